@@ -1,0 +1,376 @@
+package io.eyrie.multicast;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.BufferedReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The static cluster file: nodes, rings (acceptors in ring order), the group-to-ring map and the
+ * ring ALL, plus protocol parameters. Nothing external (no ZooKeeper) decides membership.
+ *
+ * <pre>
+ * # node.ID = host:port ; node.ID.groups = the groups whose messages this node delivers
+ * node.1 = 127.0.0.1:7001
+ * node.1.groups = 1
+ * # ring.ID.acceptors = node ids in ring order
+ * ring.1.acceptors = 1,2,3
+ * ring.2.acceptors = 4,5,6
+ * ring.0.acceptors = 1,2,3
+ * # group.ID.ring = the ring that orders messages to that group alone
+ * group.1.ring = 1
+ * group.2.ring = 2
+ * # the ring that orders messages to several groups; every learner subscribes to it
+ * ring.all = 0
+ * </pre>
+ *
+ * A ring's learners are the nodes that deliver a group mapped to it; the ALL ring's learners are all
+ * nodes that deliver any group. Unknown keys are rejected, so a typo cannot pass silently.
+ */
+public final class ClusterConfig {
+
+    /** How acceptors keep their state. */
+    public enum StorageMode { MEMORY, DURABLE }
+
+    public record Node(int id, String host, int port, int[] groups) {
+    }
+
+    public record Ring(int id, int[] acceptors, int[] learners) {
+        public int quorum() {
+            return acceptors.length / 2 + 1;
+        }
+
+        public boolean isAcceptor(int nodeId) {
+            return Arrays.stream(acceptors).anyMatch(a -> a == nodeId);
+        }
+
+        public boolean isLearner(int nodeId) {
+            return Arrays.stream(learners).anyMatch(a -> a == nodeId);
+        }
+    }
+
+    /** Protocol parameters, with defaults; times in milliseconds. */
+    public record Parameters(int slotsPerRound, int batchMaxBytes, int batchMaxMessages,
+                             int maxInFlightInstances, long heartbeatIntervalMillis, long suspectTimeoutMillis,
+                             long retransmitTimeoutMillis, StorageMode storage, String dataDir,
+                             int memoryMaxInstances, long segmentBytes, int phase1RangeInstances) {
+        public static Parameters defaults() {
+            return new Parameters(1, 256 * 1024, 1024, 64, 50, 500, 100, StorageMode.MEMORY, "data",
+                    1_000_000, 64L * 1024 * 1024, 1_000_000);
+        }
+    }
+
+    private final Map<Integer, Node> nodes;
+    private final Map<Integer, Ring> rings;
+    private final Map<Integer, Integer> groupToRing;
+    private final int allRingId;
+    private final Parameters parameters;
+
+    public ClusterConfig(Map<Integer, Node> nodes, Map<Integer, Ring> rings, Map<Integer, Integer> groupToRing,
+                         int allRingId, Parameters parameters) {
+        this.nodes = Collections.unmodifiableMap(new TreeMap<>(nodes));
+        this.rings = Collections.unmodifiableMap(new TreeMap<>(rings));
+        this.groupToRing = Collections.unmodifiableMap(new TreeMap<>(groupToRing));
+        this.allRingId = allRingId;
+        this.parameters = parameters;
+        validate();
+    }
+
+    public Map<Integer, Node> nodes() {
+        return nodes;
+    }
+
+    public Node node(int id) {
+        Node n = nodes.get(id);
+        if (n == null) {
+            throw new IllegalArgumentException("no node " + id + " in the cluster file (nodes: " + nodes.keySet() + ")");
+        }
+        return n;
+    }
+
+    public Map<Integer, Ring> rings() {
+        return rings;
+    }
+
+    public Ring ring(int id) {
+        Ring r = rings.get(id);
+        if (r == null) {
+            throw new IllegalArgumentException("no ring " + id + " in the cluster file (rings: " + rings.keySet() + ")");
+        }
+        return r;
+    }
+
+    public Map<Integer, Integer> groupToRing() {
+        return groupToRing;
+    }
+
+    public Set<Integer> groups() {
+        return groupToRing.keySet();
+    }
+
+    public int allRingId() {
+        return allRingId;
+    }
+
+    public Parameters parameters() {
+        return parameters;
+    }
+
+    /** The ring that orders a message to {@code groups} (sorted, non-empty, known). */
+    public int ringFor(int[] groups) {
+        if (groups.length == 0) {
+            throw new IllegalArgumentException("a multicast needs at least one group");
+        }
+        for (int g : groups) {
+            if (!groupToRing.containsKey(g)) {
+                throw new IllegalArgumentException("unknown group " + g + " (groups: " + groupToRing.keySet() + ")");
+            }
+        }
+        if (groups.length == 1) {
+            return groupToRing.get(groups[0]);
+        }
+        return allRingId;
+    }
+
+    /** The rings node {@code nodeId} learns, ascending. */
+    public int[] ringsLearnedBy(int nodeId) {
+        return rings.values().stream().filter(r -> r.isLearner(nodeId)).mapToInt(Ring::id).toArray();
+    }
+
+    /** The rings node {@code nodeId} is an acceptor of, ascending. */
+    public int[] ringsAcceptedBy(int nodeId) {
+        return rings.values().stream().filter(r -> r.isAcceptor(nodeId)).mapToInt(Ring::id).toArray();
+    }
+
+    private void validate() {
+        if (nodes.isEmpty()) {
+            throw new ConfigException("no nodes: add node.ID = host:port lines");
+        }
+        if (!rings.containsKey(allRingId)) {
+            throw new ConfigException("ring.all = " + allRingId + " names no ring: add ring." + allRingId + ".acceptors");
+        }
+        for (Ring r : rings.values()) {
+            if (r.id() < 0 || r.id() >= Position.MAX_RINGS) {
+                throw new ConfigException("ring." + r.id() + ": ring ids must be in [0, " + (Position.MAX_RINGS - 1) + "]");
+            }
+            if (r.acceptors().length == 0) {
+                throw new ConfigException("ring." + r.id() + ".acceptors is empty");
+            }
+            Set<Integer> seen = new TreeSet<>();
+            for (int a : r.acceptors()) {
+                if (!nodes.containsKey(a)) {
+                    throw new ConfigException("ring." + r.id() + ".acceptors names node " + a + ", which has no node." + a + " line");
+                }
+                if (!seen.add(a)) {
+                    throw new ConfigException("ring." + r.id() + ".acceptors lists node " + a + " twice");
+                }
+            }
+        }
+        for (Map.Entry<Integer, Integer> e : groupToRing.entrySet()) {
+            if (!rings.containsKey(e.getValue())) {
+                throw new ConfigException("group." + e.getKey() + ".ring = " + e.getValue() + " names no ring");
+            }
+            if (e.getValue() == allRingId) {
+                throw new ConfigException("group." + e.getKey() + ".ring: the ALL ring " + allRingId + " cannot be a group's own ring");
+            }
+        }
+        for (Node n : nodes.values()) {
+            if (n.id() < 1 || n.id() > Ballot.MAX_NODE_ID) {
+                throw new ConfigException("node." + n.id() + ": node ids must be in [1, " + Ballot.MAX_NODE_ID + "]");
+            }
+            for (int g : n.groups()) {
+                if (!groupToRing.containsKey(g)) {
+                    throw new ConfigException("node." + n.id() + ".groups names group " + g + ", which has no group." + g + ".ring line");
+                }
+            }
+        }
+        Parameters p = parameters;
+        if (p.slotsPerRound() < 1 || p.slotsPerRound() > Position.MAX_SLOTS_PER_ROUND) {
+            throw new ConfigException("merge.slotsPerRound must be in [1, " + Position.MAX_SLOTS_PER_ROUND + "]");
+        }
+        if (p.batchMaxMessages() < 1 || p.batchMaxMessages() > Position.MAX_BATCH_MESSAGES) {
+            throw new ConfigException("batch.maxMessages must be in [1, " + Position.MAX_BATCH_MESSAGES + "]");
+        }
+        if (p.batchMaxBytes() < 1024) {
+            throw new ConfigException("batch.maxBytes must be at least 1024");
+        }
+        if (p.suspectTimeoutMillis() <= p.heartbeatIntervalMillis()) {
+            throw new ConfigException("timeout.suspectMillis must exceed timeout.heartbeatMillis");
+        }
+    }
+
+    /** Parses a cluster file. */
+    public static ClusterConfig load(Path file) throws IOException {
+        return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+    }
+
+    /** Parses cluster-file text; {@code source} names it in error messages. */
+    public static ClusterConfig parse(String text, String source) {
+        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, Integer> lines = new LinkedHashMap<>();
+        try (BufferedReader r = new BufferedReader(new StringReader(text))) {
+            String line;
+            int no = 0;
+            while ((line = r.readLine()) != null) {
+                no++;
+                String t = line.strip();
+                if (t.isEmpty() || t.startsWith("#")) {
+                    continue;
+                }
+                int eq = t.indexOf('=');
+                if (eq < 0) {
+                    throw new ConfigException(source + ":" + no + ": expected key = value, got '" + t + "'");
+                }
+                String key = t.substring(0, eq).strip();
+                String value = t.substring(eq + 1).strip();
+                if (values.containsKey(key)) {
+                    throw new ConfigException(source + ":" + no + ": key '" + key + "' already set on line " + lines.get(key));
+                }
+                values.put(key, value);
+                lines.put(key, no);
+            }
+        } catch (IOException e) {
+            throw new ConfigException("cannot read " + source + ": " + e.getMessage());
+        }
+        return fromMap(values, lines, source);
+    }
+
+    private static ClusterConfig fromMap(Map<String, String> values, Map<String, Integer> lines, String source) {
+        Map<Integer, String[]> nodeAddr = new TreeMap<>();
+        Map<Integer, int[]> nodeGroups = new TreeMap<>();
+        Map<Integer, int[]> ringAcceptors = new TreeMap<>();
+        Map<Integer, Integer> groupRing = new TreeMap<>();
+        Integer all = null;
+        Parameters d = Parameters.defaults();
+        int slotsPerRound = d.slotsPerRound();
+        int batchMaxBytes = d.batchMaxBytes();
+        int batchMaxMessages = d.batchMaxMessages();
+        int maxInFlight = d.maxInFlightInstances();
+        long heartbeat = d.heartbeatIntervalMillis();
+        long suspect = d.suspectTimeoutMillis();
+        long retransmit = d.retransmitTimeoutMillis();
+        StorageMode storage = d.storage();
+        String dataDir = d.dataDir();
+        int memMax = d.memoryMaxInstances();
+        long segmentBytes = d.segmentBytes();
+        int phase1Range = d.phase1RangeInstances();
+
+        for (Map.Entry<String, String> e : values.entrySet()) {
+            String key = e.getKey();
+            String v = e.getValue();
+            String where = source + ":" + lines.get(key) + ": " + key;
+            String[] parts = key.split("\\.");
+            try {
+                if (parts[0].equals("node") && parts.length == 2) {
+                    int id = Integer.parseInt(parts[1]);
+                    int colon = v.lastIndexOf(':');
+                    if (colon <= 0) {
+                        throw new ConfigException(where + ": expected host:port, got '" + v + "'");
+                    }
+                    int port = Integer.parseInt(v.substring(colon + 1));
+                    if (port < 0 || port > 65535) {
+                        throw new ConfigException(where + ": port out of range: " + port);
+                    }
+                    nodeAddr.put(id, new String[] {v.substring(0, colon), String.valueOf(port)});
+                } else if (parts[0].equals("node") && parts.length == 3 && parts[2].equals("groups")) {
+                    nodeGroups.put(Integer.parseInt(parts[1]), intList(v, where));
+                } else if (parts[0].equals("ring") && parts.length == 2 && parts[1].equals("all")) {
+                    all = Integer.parseInt(v);
+                } else if (parts[0].equals("ring") && parts.length == 3 && parts[2].equals("acceptors")) {
+                    ringAcceptors.put(Integer.parseInt(parts[1]), intList(v, where));
+                } else if (parts[0].equals("group") && parts.length == 3 && parts[2].equals("ring")) {
+                    groupRing.put(Integer.parseInt(parts[1]), Integer.parseInt(v));
+                } else {
+                    switch (key) {
+                        case "merge.slotsPerRound" -> slotsPerRound = Integer.parseInt(v);
+                        case "batch.maxBytes" -> batchMaxBytes = Integer.parseInt(v);
+                        case "batch.maxMessages" -> batchMaxMessages = Integer.parseInt(v);
+                        case "ring.maxInFlight" -> maxInFlight = Integer.parseInt(v);
+                        case "timeout.heartbeatMillis" -> heartbeat = Long.parseLong(v);
+                        case "timeout.suspectMillis" -> suspect = Long.parseLong(v);
+                        case "timeout.retransmitMillis" -> retransmit = Long.parseLong(v);
+                        case "storage" -> {
+                            try {
+                                storage = StorageMode.valueOf(v.toUpperCase(java.util.Locale.ROOT));
+                            } catch (IllegalArgumentException ex) {
+                                throw new ConfigException(where + ": expected memory or durable, got '" + v + "'");
+                            }
+                        }
+                        case "dataDir" -> dataDir = v;
+                        case "storage.memoryMaxInstances" -> memMax = Integer.parseInt(v);
+                        case "storage.segmentBytes" -> segmentBytes = Long.parseLong(v);
+                        case "ring.phase1Range" -> phase1Range = Integer.parseInt(v);
+                        default -> throw new ConfigException(where + ": unknown key");
+                    }
+                }
+            } catch (NumberFormatException ex) {
+                throw new ConfigException(where + ": not a number: '" + v + "'");
+            }
+        }
+        if (all == null) {
+            throw new ConfigException(source + ": missing key ring.all (the ring that orders multi-group messages)");
+        }
+        for (Integer id : nodeGroups.keySet()) {
+            if (!nodeAddr.containsKey(id)) {
+                throw new ConfigException(source + ":" + lines.get("node." + id + ".groups") + ": node." + id
+                        + ".groups given but node." + id + " has no address line");
+            }
+        }
+        Map<Integer, Node> nodes = new TreeMap<>();
+        for (Map.Entry<Integer, String[]> e : nodeAddr.entrySet()) {
+            int[] groups = nodeGroups.getOrDefault(e.getKey(), new int[0]).clone();
+            Arrays.sort(groups);
+            nodes.put(e.getKey(), new Node(e.getKey(), e.getValue()[0], Integer.parseInt(e.getValue()[1]), groups));
+        }
+        Map<Integer, Ring> rings = new TreeMap<>();
+        for (Map.Entry<Integer, int[]> e : ringAcceptors.entrySet()) {
+            int ringId = e.getKey();
+            List<Integer> learners = new ArrayList<>();
+            for (Node n : nodes.values()) {
+                boolean learns = false;
+                for (int g : n.groups()) {
+                    Integer gr = groupRing.get(g);
+                    if (ringId == all || (gr != null && gr == ringId)) {
+                        learns = true;
+                    }
+                }
+                if (learns) {
+                    learners.add(n.id());
+                }
+            }
+            rings.put(ringId, new Ring(ringId, e.getValue(), learners.stream().mapToInt(Integer::intValue).toArray()));
+        }
+        Parameters p = new Parameters(slotsPerRound, batchMaxBytes, batchMaxMessages, maxInFlight, heartbeat, suspect,
+                retransmit, storage, dataDir, memMax, segmentBytes, phase1Range);
+        return new ClusterConfig(nodes, rings, groupRing, all, p);
+    }
+
+    private static int[] intList(String v, String where) {
+        if (v.isBlank()) {
+            return new int[0];
+        }
+        try {
+            return Arrays.stream(v.split(",")).map(String::strip).mapToInt(Integer::parseInt).toArray();
+        } catch (NumberFormatException ex) {
+            throw new ConfigException(where + ": expected a comma-separated list of ids, got '" + v + "'");
+        }
+    }
+
+    /** A cluster file that cannot be used; the message names the file, line and key. */
+    public static final class ConfigException extends IllegalArgumentException {
+        public ConfigException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.eyrie.multicast;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Transport SPI: best-effort delivery of opaque messages between the nodes of the cluster file.
+ *
+ * <p>The protocol above tolerates loss, duplication and reordering, so an implementation may drop
+ * a message rather than block (a full queue, a peer that is down). It must never deliver a
+ * corrupted message: frames carry a checksum and a bad frame closes the connection it came on.
+ * Implementations: Netty TCP (default), the in-memory simulated network (tests), DPDK (JNI).
+ */
+public interface Transport extends AutoCloseable {
+
+    /** Starts listening and connecting; every inbound message goes to {@code handler}. */
+    void start(InboundHandler handler);
+
+    /**
+     * Queues {@code message} (its remaining bytes) for {@code nodeId}. Never blocks. The buffer is
+     * not retained after the call returns.
+     *
+     * @return false when the message was dropped at once (unknown node, queue full, closed)
+     */
+    boolean send(int nodeId, ByteBuffer message);
+
+    /** Counters for monitoring: frames sent, received, dropped, rejected. */
+    TransportStats stats();
+
+    @Override
+    void close();
+
+    /** Callback for inbound messages and connection events. Called from transport threads. */
+    interface InboundHandler {
+        /** One whole message from {@code fromNodeId}; the buffer is only valid during the call. */
+        void onMessage(int fromNodeId, ByteBuffer message);
+
+        /** A connection to or from {@code nodeId} went up or down. */
+        default void onConnection(int nodeId, boolean up) {
+        }
+    }
+
+    /** Monotone counters. */
+    record TransportStats(long framesSent, long framesReceived, long framesDropped, long framesRejected) {
+    }
+}
