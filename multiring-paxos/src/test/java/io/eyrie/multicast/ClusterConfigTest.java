@@ -1,0 +1,80 @@
+package io.eyrie.multicast;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ClusterConfigTest {
+
+    static final String THREE_NODES = """
+            # two group rings plus ALL over three nodes
+            node.1 = 127.0.0.1:7001
+            node.2 = 127.0.0.1:7002
+            node.3 = 127.0.0.1:7003
+            node.4 = 127.0.0.1:7004
+            node.1.groups = 1
+            node.2.groups = 2
+            node.3.groups = 1,2
+            ring.1.acceptors = 1,2,3
+            ring.2.acceptors = 3,2,1
+            ring.0.acceptors = 1,2,3
+            group.1.ring = 1
+            group.2.ring = 2
+            ring.all = 0
+            merge.slotsPerRound = 2
+            storage = durable
+            """;
+
+    @Test
+    void learnersAreDerivedFromGroupsAndAllRingIsLearnedByEveryGroupMember() {
+        ClusterConfig c = ClusterConfig.parse(THREE_NODES, "test.cfg");
+        assertArrayEquals(new int[] {1, 3}, c.ring(1).learners());
+        assertArrayEquals(new int[] {2, 3}, c.ring(2).learners());
+        assertArrayEquals(new int[] {1, 2, 3}, c.ring(0).learners(), "node 4 has no groups: a pure proposer");
+        assertArrayEquals(new int[] {3, 2, 1}, c.ring(2).acceptors(), "ring order is the file's order");
+        assertArrayEquals(new int[] {0, 1}, c.ringsLearnedBy(1));
+        assertEquals(2, c.ring(1).quorum());
+        assertEquals(2, c.parameters().slotsPerRound());
+        assertEquals(ClusterConfig.StorageMode.DURABLE, c.parameters().storage());
+    }
+
+    @Test
+    void oneGroupGoesToItsRingSeveralGroupsGoToAll() {
+        ClusterConfig c = ClusterConfig.parse(THREE_NODES, "test.cfg");
+        assertEquals(1, c.ringFor(new int[] {1}));
+        assertEquals(2, c.ringFor(new int[] {2}));
+        assertEquals(0, c.ringFor(new int[] {1, 2}));
+        assertThrows(IllegalArgumentException.class, () -> c.ringFor(new int[] {9}));
+        assertThrows(IllegalArgumentException.class, () -> c.ringFor(new int[0]));
+    }
+
+    @Test
+    void errorsNameTheFileLineAndKey() {
+        ClusterConfig.ConfigException e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES + "batch.maxByts = 10\n", "test.cfg"));
+        assertTrue(e.getMessage().contains("test.cfg:17: batch.maxByts: unknown key"), e.getMessage());
+
+        e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES.replace("ring.1.acceptors = 1,2,3", "ring.1.acceptors = 1,2,9"), "t"));
+        assertTrue(e.getMessage().contains("ring.1.acceptors names node 9"), e.getMessage());
+
+        e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES.replace("node.2 = 127.0.0.1:7002", "node.2 = 127.0.0.1:x"), "t"));
+        assertTrue(e.getMessage().contains("t:3: node.2: not a number"), e.getMessage());
+
+        e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES.replace("ring.all = 0", ""), "t"));
+        assertTrue(e.getMessage().contains("missing key ring.all"), e.getMessage());
+
+        e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES + "node.1 = 127.0.0.1:1\n", "t"));
+        assertTrue(e.getMessage().contains("already set on line 2"), e.getMessage());
+
+        e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES.replace("storage = durable", "storage = tape"), "t"));
+        assertTrue(e.getMessage().contains("expected memory or durable"), e.getMessage());
+    }
+}
