@@ -181,8 +181,10 @@ public final class ClusterConfig {
             if (!rings.containsKey(e.getValue())) {
                 throw new ConfigException("group." + e.getKey() + ".ring = " + e.getValue() + " names no ring");
             }
-            if (e.getValue() == allRingId) {
-                throw new ConfigException("group." + e.getKey() + ".ring: the ALL ring " + allRingId + " cannot be a group's own ring");
+            if (e.getValue() == allRingId && groupToRing.size() > 1) {
+                // With one group the ALL ring may order it (a learner of a single ring, no merge).
+                throw new ConfigException("group." + e.getKey() + ".ring: the ALL ring " + allRingId
+                        + " cannot be a group's own ring when there are several groups");
             }
         }
         for (Node n : nodes.values()) {
