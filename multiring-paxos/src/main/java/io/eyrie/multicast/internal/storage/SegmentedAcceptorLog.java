@@ -259,7 +259,8 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     private void append(byte type, long first, long second, byte[] value) {
         ensureUsable();
         try {
-            if (currentBytes >= segmentBytes) {
+            // A segment holds at least one record, so that its successor gets a different name.
+            if (currentBytes >= segmentBytes && current.recordCount > 0) {
                 roll();
             }
             write(type, first, second, value);
