@@ -56,10 +56,10 @@ class SegmentedAcceptorLogPropertyTest {
     record Trim(long instance) implements Op {
     }
 
-    @Property(tries = 150)
+    @Property(tries = 100)
     void aCrashLosesNothingSyncedAndRecoversAPrefixOfTheOperations(
             @ForAll("operations") List<Op> ops,
-            @ForAll @IntRange(min = 1, max = 1500) int segmentBytes,
+            @ForAll @IntRange(min = 1, max = 4000) int segmentBytes,
             @ForAll @IntRange(min = 64, max = 400) int bufferBytes,
             @ForAll @IntRange(min = 0, max = 1000) int unforcedLostPermille) throws IOException {
         Path dir = Files.createTempDirectory("acceptor-log-property");
@@ -129,7 +129,7 @@ class SegmentedAcceptorLogPropertyTest {
                 net.jqwik.api.Tuple.of(8, accept),
                 net.jqwik.api.Tuple.of(4, decide),
                 net.jqwik.api.Tuple.of(3, sync),
-                net.jqwik.api.Tuple.of(1, trim)).list().ofMaxSize(60);
+                net.jqwik.api.Tuple.of(1, trim)).list().ofMaxSize(50);
     }
 
     private static void apply(SegmentedAcceptorLog log, Op op) {

@@ -303,6 +303,11 @@ class SegmentedAcceptorLogTest {
                     "value of the last entry");
             assertEquals(describe(14, B1, text("v14"), false), describe(accepted.get(14L)), "get(14)");
             assertEquals(null, accepted.get(13L), "get(13)");
+            // Values are not held in the heap: damage on disk after opening shows on the next get.
+            Path segment = log.currentSegmentForTesting();
+            flipByte(segment, Files.size(segment) - 1);
+            assertThrows(CorruptLogException.class, () -> accepted.get(18L),
+                    "get(18) after damaging its record on disk must read and check it again");
         }
     }
 
