@@ -284,7 +284,7 @@ class SegmentedAcceptorLogTest {
     }
 
     @Test
-    void theRecoveredMapReadsValuesLazilyAndNavigatesLikeATreeMap() {
+    void theRecoveredMapReadsValuesLazilyAndNavigatesLikeATreeMap() throws IOException {
         try (SegmentedAcceptorLog log = SegmentedAcceptorLog.open(tmp, BIG_SEGMENT)) {
             for (long i = 10; i < 20; i += 2) {
                 log.appendAccept(i, B1, text("v" + i));
