@@ -34,7 +34,8 @@ import java.util.stream.Stream;
  * ever hold unsynced bytes (which is what makes "torn tail of the last segment" the only benign
  * damage).
  *
- * <p>Not thread-safe: one thread (the acceptor's event loop) owns a log, the single-writer way.
+ * <p>Meant to be owned by one thread (the acceptor's event loop); its methods are synchronized
+ * anyway, which costs nothing uncontended, so that a stray reader (catch-up, metrics) is safe.
  * An I/O error fails the log for good (later calls throw {@link IllegalStateException}): after a
  * failed write or fsync the kernel may have dropped the dirty pages, so retrying could report
  * durable what is not.
@@ -113,13 +114,13 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     }
 
     @Override
-    public RecoveredState recovered() {
+    public synchronized RecoveredState recovered() {
         ensureUsable();
         return recovered;
     }
 
     @Override
-    public void appendPromise(long ballot) {
+    public synchronized void appendPromise(long ballot) {
         if (ballot < 0) {
             throw new IllegalArgumentException("ballot must not be negative: " + ballot);
         }
@@ -127,7 +128,7 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     }
 
     @Override
-    public void appendAccept(long instance, long ballot, byte[] value) {
+    public synchronized void appendAccept(long instance, long ballot, byte[] value) {
         requireInstance(instance);
         if (ballot < 0) {
             throw new IllegalArgumentException("ballot must not be negative: " + ballot);
@@ -143,13 +144,13 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     }
 
     @Override
-    public void appendDecision(long instance, long ballot) {
+    public synchronized void appendDecision(long instance, long ballot) {
         requireInstance(instance);
         append(RecordFormat.DECISION, instance, ballot, null);
     }
 
     @Override
-    public void sync() {
+    public synchronized void sync() {
         ensureUsable();
         if (!dirty) {
             return;
@@ -164,7 +165,7 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     }
 
     @Override
-    public Optional<AcceptedValue> read(long instance) {
+    public synchronized Optional<AcceptedValue> read(long instance) {
         ensureUsable();
         if (instance < floorInstance) {
             return Optional.empty();
@@ -184,7 +185,7 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
      * accepts and decisions all name instances below it. Costs an fsync when the floor moves.
      */
     @Override
-    public void trimBelow(long instance) {
+    public synchronized void trimBelow(long instance) {
         ensureUsable();
         if (instance <= floorInstance) {
             return;
@@ -209,14 +210,14 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     }
 
     @Override
-    public long lowestInstance() {
+    public synchronized long lowestInstance() {
         ensureUsable();
         return floorInstance;
     }
 
     /** Syncs and closes; closing twice is harmless. */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }
@@ -231,22 +232,22 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     }
 
     /** Closes the files without writing the buffer: what a crash leaves behind. */
-    void crashForTesting() {
+    synchronized void crashForTesting() {
         closed = true;
         closeChannels();
     }
 
     /** Bytes of the current segment written to the file but not yet fsynced (a crash may keep any prefix). */
-    long unforcedBytesForTesting() {
+    synchronized long unforcedBytesForTesting() {
         return writtenBytes - forcedBytes;
     }
 
     /** The current segment's file. */
-    Path currentSegmentForTesting() {
+    synchronized Path currentSegmentForTesting() {
         return current.path;
     }
 
-    List<Path> segmentFilesForTesting() {
+    synchronized List<Path> segmentFilesForTesting() {
         List<Path> paths = new ArrayList<>();
         for (Segment segment : segments.values()) {
             paths.add(segment.path);
@@ -372,7 +373,7 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
 
     // ---- reading ---------------------------------------------------------------------------
 
-    private byte[] readValue(long segmentSequence, long offset, long instance, long ballot) {
+    private synchronized byte[] readValue(long segmentSequence, long offset, long instance, long ballot) {
         ensureUsable();
         Segment segment = segments.get(segmentSequence);
         if (segment == null) {
