@@ -363,6 +363,31 @@ class SegmentedAcceptorLogTest {
     }
 
     @Test
+    void thousandsOfInstancesOutOfOrderAreIndexedAndTrimmedExactly() {
+        int count = 5000;
+        TreeMap<Long, String> expected = new TreeMap<>();
+        try (SegmentedAcceptorLog log = SegmentedAcceptorLog.open(tmp, 64 * 1024)) {
+            for (int i = 0; i < count; i++) {
+                long instance = (i * 7919L) % count; // every instance once, scattered
+                log.appendAccept(instance, B1, bytes(i % 50, i));
+                expected.put(instance, describe(instance, B1, bytes(i % 50, i), false));
+            }
+            log.sync();
+            log.trimBelow(count / 2);
+            expected.headMap((long) count / 2).clear();
+            for (long instance = 0; instance < count; instance++) {
+                assertEquals(expected.getOrDefault(instance, "absent"),
+                        log.read(instance).map(SegmentedAcceptorLogTest::describe).orElse("absent"),
+                        "read(" + instance + ")");
+            }
+        }
+        try (SegmentedAcceptorLog log = SegmentedAcceptorLog.open(tmp, 64 * 1024)) {
+            assertEquals(expected, describe(log.recovered().accepted()), "recovered values after trimming half");
+            assertEquals(count - 1, log.recovered().highestInstance(), "highest instance");
+        }
+    }
+
+    @Test
     void syncWithNothingAppendedDoesNotFsyncAndABatchCostsOneFsync() {
         try (SegmentedAcceptorLog log = SegmentedAcceptorLog.open(tmp, BIG_SEGMENT)) {
             long start = log.fsyncCount;
