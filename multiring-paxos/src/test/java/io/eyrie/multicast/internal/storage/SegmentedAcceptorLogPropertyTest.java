@@ -66,10 +66,16 @@ class SegmentedAcceptorLogPropertyTest {
         try {
             SegmentedAcceptorLog log = SegmentedAcceptorLog.open(dir, segmentBytes, bufferBytes);
             int synced = 0;
+            long floor = 0;
             for (int i = 0; i < ops.size(); i++) {
-                apply(log, ops.get(i));
-                if (ops.get(i) instanceof Sync || ops.get(i) instanceof Trim) {
+                Op op = ops.get(i);
+                apply(log, op);
+                // trimBelow syncs when it moves the floor (the floor must be durable before segments go).
+                if (op instanceof Sync || op instanceof Trim t && t.instance() > floor) {
                     synced = i + 1;
+                }
+                if (op instanceof Trim t) {
+                    floor = Math.max(floor, t.instance());
                 }
             }
             Path current = log.currentSegmentForTesting();
