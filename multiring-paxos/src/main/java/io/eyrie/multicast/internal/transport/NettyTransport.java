@@ -110,6 +110,7 @@ public final class NettyTransport implements Transport {
         ChannelFuture bound = server.bind(self.host(), self.port()).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+            group = null;
             closed = true;
             throw new IllegalStateException("node " + nodeId + " cannot listen on " + self.host() + ":" + self.port()
                     + ": " + bound.cause().getMessage() + " (is another process using that address?)", bound.cause());
@@ -173,12 +174,9 @@ public final class NettyTransport implements Transport {
 
     @Override
     public synchronized void close() {
-        if (closed && group == null) {
-            return;
-        }
         closed = true;
         if (group == null) {
-            return;
+            return; // never started, failed to start, or already closed
         }
         serverChannel.close().awaitUninterruptibly();
         for (Link link : links) {
