@@ -3,7 +3,6 @@ package io.eyrie.multicast.internal.transport;
 import io.eyrie.multicast.Transport.InboundHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.util.AttributeKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,23 +10,24 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The inbound side of the node: which connection currently speaks for each peer, and the handoff of
- * messages and connection events to the application's {@link InboundHandler}.
+ * The inbound side of the node: how many live connections each peer has dialled to us, and the
+ * handoff of messages and connection events to the application's {@link InboundHandler}.
  *
- * <p>A peer dials us over one connection at a time, so when a new hello arrives for a peer that
- * still has an inbound connection, the old one is stale (the peer restarted or lost it without a
- * FIN) and is closed without a "down" event: the peer is up all along.
+ * <p>A peer normally has one inbound connection, but for a while it can have two: after a restart
+ * (until the old one's close arrives) or when someone else dials claiming its id. Events are
+ * therefore per peer, not per connection: "up" when its first connection completes a hello, "down"
+ * when its last one closes. A newer connection never evicts an older one, so a stray or hostile
+ * dial cannot cut a healthy peer off; it only closes itself.
  */
 public final class InboundSessions {
 
     private static final Logger LOG = LoggerFactory.getLogger(InboundSessions.class);
-    private static final AttributeKey<Boolean> REPLACED = AttributeKey.valueOf(InboundSessions.class, "replaced");
 
     private final int localNodeId;
     private final TransportCounters counters;
     private final InboundHandler handler;
     // Connection events are rare; one lock keeps each peer's up/down events in the order they happened.
-    private final Map<Integer, Channel> current = new HashMap<>();
+    private final Map<Integer, Integer> liveConnections = new HashMap<>();
 
     public InboundSessions(int localNodeId, TransportCounters counters, InboundHandler handler) {
         this.localNodeId = localNodeId;
@@ -37,31 +37,29 @@ public final class InboundSessions {
 
     /** {@code channel} completed a valid hello from {@code peerId}. */
     void opened(Channel channel, int peerId) {
-        synchronized (current) {
-            Channel old = current.put(peerId, channel);
-            if (old != null && old != channel) {
-                old.attr(REPLACED).set(Boolean.TRUE);
-                LOG.info("node={} peer={} dialled again from {}; closing its previous connection from {}",
-                        localNodeId, peerId, channel.remoteAddress(), old.remoteAddress());
-                old.close();
-            } else {
-                LOG.info("node={} inbound connection up from peer={} at {}", localNodeId, peerId, channel.remoteAddress());
+        synchronized (liveConnections) {
+            int live = liveConnections.merge(peerId, 1, Integer::sum);
+            LOG.info("node={} inbound connection up from peer={} at {} ({} live)", localNodeId, peerId,
+                    channel.remoteAddress(), live);
+            if (live == 1) {
+                notifyConnection(peerId, true);
             }
-            notifyConnection(peerId, true);
         }
     }
 
     /** {@code channel}, which had completed a hello from {@code peerId}, closed. */
     void closed(Channel channel, int peerId) {
-        if (channel.hasAttr(REPLACED)) {
-            return;
-        }
-        synchronized (current) {
-            if (!current.remove(peerId, channel)) {
-                return;
+        synchronized (liveConnections) {
+            Integer live = liveConnections.get(peerId);
+            assert live != null && live > 0 : "close of a connection never opened, peer " + peerId;
+            LOG.info("node={} inbound connection down from peer={} at {} ({} live)", localNodeId, peerId,
+                    channel.remoteAddress(), live - 1);
+            if (live == 1) {
+                liveConnections.remove(peerId);
+                notifyConnection(peerId, false);
+            } else {
+                liveConnections.put(peerId, live - 1);
             }
-            LOG.info("node={} inbound connection down from peer={}", localNodeId, peerId);
-            notifyConnection(peerId, false);
         }
     }
 

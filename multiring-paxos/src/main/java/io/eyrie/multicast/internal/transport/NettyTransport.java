@@ -31,8 +31,9 @@ import java.util.concurrent.TimeUnit;
  * and counts it when the queue is full (the peer is slow, down or unreachable). Messages a node
  * sends to itself are delivered on a transport thread, not inside {@code send}.
  *
- * <p>{@code onConnection} reports each connection separately: the outbound one to a peer and the
- * inbound one from it each give an "up" when established and a "down" when lost. Inbound messages
+ * <p>{@code onConnection} reports two views of a peer separately: our outbound connection to it
+ * ("up" once dialled and said hello on, "down" when lost), and its inbound connections to us ("up"
+ * when the first completes a hello, "down" when the last closes). Inbound messages
  * and events arrive on transport threads, possibly several at once for different peers; per
  * connection they arrive in order.
  */
@@ -97,6 +98,8 @@ public final class NettyTransport implements Transport {
                 .channel(flavor.serverChannelClass())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // lets the kernel eventually reap a connection whose peer host vanished without a FIN
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
