@@ -151,12 +151,13 @@ final class PeerLink implements Link {
         channel = ch;
         state = State.CONNECTED;
         connectedAtNanos = System.nanoTime();
-        ch.closeFuture().addListener(f -> onClosed(ch));
         LOG.info("node={} outbound connection up to peer={} at {}", localNodeId, peerId, ch.remoteAddress());
-        ch.write(hello.encode(ch.alloc()), ch.voidPromise());
         events.notifyConnection(peerId, true);
+        ch.write(hello.encode(ch.alloc()), ch.voidPromise());
         writeQueued();
         ch.flush();
+        // Last, so that a connection already closed again reports "down" after "up", not before.
+        ch.closeFuture().addListener(f -> onClosed(ch));
     }
 
     private void onClosed(Channel ch) {
