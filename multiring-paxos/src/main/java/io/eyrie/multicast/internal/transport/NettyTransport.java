@@ -81,6 +81,7 @@ public final class NettyTransport implements Transport {
 
     @Override
     public synchronized void start(InboundHandler handler) {
+        java.util.Objects.requireNonNull(handler, "handler");
         if (group != null) {
             throw new IllegalStateException("transport of node " + nodeId + " already started");
         }
@@ -160,6 +161,11 @@ public final class NettyTransport implements Transport {
     @Override
     public TransportStats stats() {
         return counters.snapshot();
+    }
+
+    /** Counters beyond {@link #stats()}, such as socket flushes. */
+    public TransportCounters counters() {
+        return counters;
     }
 
     /** The port this node listens on (the configured one, or the one the OS chose for port 0). */

@@ -49,6 +49,7 @@ final class PeerLink implements Link {
     private Channel channel;
     private long nextBackoffMillis;
     private long connectedAtNanos;
+    private int failedDials;
     private ScheduledFuture<?> redial;
 
     PeerLink(int localNodeId, int peerId, String host, int port, EventLoop loop, Bootstrap template, Hello hello,
@@ -108,7 +109,7 @@ final class PeerLink implements Link {
         drainScheduled.set(false);
         switch (state) {
             case IDLE -> dial();
-            case CONNECTED -> writeQueued();
+            case CONNECTED -> writeQueued(false);
             case CLOSED -> counters.framesDropped(queue.clear());
             case CONNECTING, BACKOFF -> {
                 // the queue waits (bounded) for the connection
@@ -116,7 +117,8 @@ final class PeerLink implements Link {
         }
     }
 
-    private void writeQueued() {
+    /** Moves queued payloads to the socket while it is writable; one flush for all of them (and {@code alsoFlush}). */
+    private void writeQueued(boolean alsoFlush) {
         Channel ch = channel;
         int written = 0;
         ByteBuf payload;
@@ -124,8 +126,9 @@ final class PeerLink implements Link {
             ch.write(payload, ch.voidPromise());
             written++;
         }
-        if (written > 0) {
-            counters.framesSent(written);
+        counters.framesSent(written);
+        if (written > 0 || alsoFlush) {
+            counters.flushed();
             ch.flush();
         }
     }
@@ -142,11 +145,19 @@ final class PeerLink implements Link {
             return;
         }
         if (!connecting.isSuccess()) {
-            LOG.debug("node={} cannot reach peer={} at {}:{}: {}; next try in {} ms", localNodeId, peerId, host, port,
-                    connecting.cause().toString(), nextBackoffMillis);
+            failedDials++;
+            // One line when a peer becomes unreachable, not one per retry.
+            if (failedDials == 1) {
+                LOG.info("node={} cannot reach peer={} at {}:{}: {}; retrying with delays up to {} ms", localNodeId,
+                        peerId, host, port, connecting.cause().toString(), options.reconnectMaxMillis());
+            } else {
+                LOG.debug("node={} still cannot reach peer={} ({} tries): {}", localNodeId, peerId, failedDials,
+                        connecting.cause().toString());
+            }
             scheduleRedial();
             return;
         }
+        failedDials = 0;
         Channel ch = connecting.channel();
         channel = ch;
         state = State.CONNECTED;
@@ -154,8 +165,7 @@ final class PeerLink implements Link {
         LOG.info("node={} outbound connection up to peer={} at {}", localNodeId, peerId, ch.remoteAddress());
         events.notifyConnection(peerId, true);
         ch.write(hello.encode(ch.alloc()), ch.voidPromise());
-        writeQueued();
-        ch.flush();
+        writeQueued(true);
         // Last, so that a connection already closed again reports "down" after "up", not before.
         ch.closeFuture().addListener(f -> onClosed(ch));
     }
@@ -208,7 +218,7 @@ final class PeerLink implements Link {
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
             if (ctx.channel().isWritable() && ctx.channel() == channel) {
-                writeQueued();
+                writeQueued(false);
             }
             ctx.fireChannelWritabilityChanged();
         }

@@ -11,6 +11,8 @@ public final class TransportCounters {
     private final LongAdder received = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    // Not part of TransportStats: it shows whether flush coalescing works, for tests and tuning.
+    private final LongAdder flushes = new LongAdder();
 
     void frameSent() {
         sent.increment();
@@ -34,6 +36,15 @@ public final class TransportCounters {
 
     void frameRejected() {
         rejected.increment();
+    }
+
+    void flushed() {
+        flushes.increment();
+    }
+
+    /** Socket flushes of outbound connections; far fewer than frames sent when coalescing works. */
+    public long flushes() {
+        return flushes.sum();
     }
 
     public TransportStats snapshot() {

@@ -14,7 +14,7 @@ import java.util.function.Predicate;
  * What a real transport delivered to its node: per sender, the sequence numbers (first 4 bytes of
  * each message) in arrival order, and the connection events. Tests wait on it for a condition.
  */
-final class Inbox implements Transport.InboundHandler {
+class Inbox implements Transport.InboundHandler {
 
     private final Map<Integer, List<Integer>> bySender = new HashMap<>();
     private final List<String> events = new ArrayList<>();

@@ -81,6 +81,48 @@ class NettyTransportTest {
     }
 
     @Test
+    void aBurstOfSendsIsWrittenWithOneFlush() throws Exception {
+        ClusterConfig config = TestCluster.config(TestCluster.freePorts(2));
+        java.util.concurrent.CountDownLatch loopHeld = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        int holdMarker = -1;
+        Inbox one = new Inbox() {
+            @Override
+            public void onMessage(int fromNodeId, ByteBuffer message) {
+                if (message.getInt(message.position()) == holdMarker) {
+                    // Holds node 1's only event loop, so the burst below piles up behind it.
+                    loopHeld.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                super.onMessage(fromNodeId, message);
+            }
+        };
+        Inbox two = new Inbox();
+        NettyTransport t1 = start(config, 1, one, new TransportOptions(1, 8L << 20, 512 << 10, 2 << 20, 20, 1000,
+                2000, 5000, true));
+        start(config, 2, two, TransportOptions.defaults());
+        assertTrue(t1.send(2, Inbox.message(0, 8)));
+        two.awaitCount(1, 1, WAIT);
+
+        assertTrue(t1.send(1, Inbox.message(holdMarker, 8)));
+        assertTrue(loopHeld.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS), "the loop was not held");
+        long flushesBefore = t1.counters().flushes();
+        int burst = 1000;
+        for (int i = 1; i <= burst; i++) {
+            assertTrue(t1.send(2, Inbox.message(i, 8)));
+        }
+        release.countDown();
+        two.awaitCount(1, burst + 1, WAIT);
+        assertEquals(Inbox.range(0, burst + 1), two.from(1));
+        assertEquals(1, t1.counters().flushes() - flushesBefore, "flushes for a burst of " + burst
+                + " messages queued in one event loop turn");
+    }
+
+    @Test
     void connectionEventsReportOutboundAndInboundConnections() throws Exception {
         ClusterConfig config = TestCluster.config(TestCluster.freePorts(2));
         Inbox one = new Inbox();
@@ -153,6 +195,7 @@ class NettyTransportTest {
     void startingOnAPortInUseFailsNamingTheAddress() throws Exception {
         int[] ports = TestCluster.freePorts(2);
         try (ServerSocket squatter = new ServerSocket(ports[0], 50, InetAddress.getByName("127.0.0.1"))) {
+            assertEquals(ports[0], squatter.getLocalPort());
             NettyTransport t = new NettyTransport(TestCluster.config(ports), 1, MAX_FRAME, TransportOptions.defaults());
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> t.start(new Inbox()));
             assertTrue(e.getMessage().contains("127.0.0.1:" + ports[0]), "message names the address: " + e.getMessage());
