@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -66,13 +67,20 @@ public final class InboundSessions {
     /** Hands one message to the application and releases it. */
     void deliver(int fromNodeId, ByteBuf payload) {
         try {
+            deliver(fromNodeId, payload.nioBuffer());
+        } finally {
+            payload.release();
+        }
+    }
+
+    /** Hands one message to the application; it may read {@code message} only during the call. */
+    void deliver(int fromNodeId, ByteBuffer message) {
+        try {
             counters.frameReceived();
-            handler.onMessage(fromNodeId, payload.nioBuffer());
+            handler.onMessage(fromNodeId, message);
         } catch (RuntimeException e) {
             // A bug above us; the bytes were fine, so the connection stays up and the bug is loud in the log.
             LOG.error("node={} inbound handler failed on a message from node={}", localNodeId, fromNodeId, e);
-        } finally {
-            payload.release();
         }
     }
 

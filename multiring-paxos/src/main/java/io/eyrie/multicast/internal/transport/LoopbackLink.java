@@ -1,6 +1,6 @@
 package io.eyrie.multicast.internal.transport;
 
-import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 import io.netty.channel.EventLoop;
 
 import java.util.concurrent.RejectedExecutionException;
@@ -34,9 +34,8 @@ final class LoopbackLink implements Link {
     private static final int MESSAGES_PER_PASS = 4096;
 
     @Override
-    public boolean send(ByteBuf payload) {
+    public boolean send(byte[] payload) {
         if (!queue.offer(payload)) {
-            payload.release();
             return false;
         }
         scheduleDrain();
@@ -61,17 +60,16 @@ final class LoopbackLink implements Link {
 
     private void drain() {
         drainScheduled.set(false);
-        ByteBuf payload;
+        byte[] payload;
         int delivered = 0;
         while (delivered < MESSAGES_PER_PASS && (payload = queue.poll()) != null) {
             delivered++;
             if (closed) {
-                payload.release();
                 counters.frameDropped();
                 continue;
             }
             counters.frameSent();
-            sessions.deliver(localNodeId, payload);
+            sessions.deliver(localNodeId, ByteBuffer.wrap(payload));
         }
         if (delivered == MESSAGES_PER_PASS && queue.queuedBytes() > 0) {
             scheduleDrain();

@@ -4,8 +4,6 @@ import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -149,8 +147,9 @@ public final class NettyTransport implements Transport {
             counters.frameDropped();
             return false;
         }
-        ByteBuf copy = ByteBufAllocator.DEFAULT.buffer(length);
-        copy.writeBytes(message.duplicate());
+        // A plain array: cheap to allocate on any thread, and freed by the GC wherever it ends up.
+        byte[] copy = new byte[length];
+        message.duplicate().get(copy);
         if (!byId[toNodeId].send(copy)) {
             counters.frameDropped();
             return false;

@@ -1,7 +1,5 @@
 package io.eyrie.multicast.internal.transport;
 
-import io.netty.buffer.ByteBuf;
-
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,7 +14,7 @@ final class OutboundQueue {
     /** A rough per-entry cost of the queue node and buffer object. */
     static final int ENTRY_OVERHEAD_BYTES = 64;
 
-    private final Queue<ByteBuf> items = new ConcurrentLinkedQueue<>();
+    private final Queue<byte[]> items = new ConcurrentLinkedQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final long limitBytes;
 
@@ -24,8 +22,8 @@ final class OutboundQueue {
         this.limitBytes = limitBytes;
     }
 
-    /** Adds {@code payload} (ownership passes to the queue) or returns false, leaving it to the caller. */
-    boolean offer(ByteBuf payload) {
+    /** Adds {@code payload}, which nobody may modify any more, or returns false when the queue is full. */
+    boolean offer(byte[] payload) {
         long cost = cost(payload);
         long after = queuedBytes.addAndGet(cost);
         if (after > limitBytes && after != cost) {
@@ -36,21 +34,19 @@ final class OutboundQueue {
         return true;
     }
 
-    /** The oldest payload, or null; the caller owns it. */
-    ByteBuf poll() {
-        ByteBuf payload = items.poll();
+    /** The oldest payload, or null. */
+    byte[] poll() {
+        byte[] payload = items.poll();
         if (payload != null) {
             queuedBytes.addAndGet(-cost(payload));
         }
         return payload;
     }
 
-    /** Releases everything queued and returns how many payloads that was. */
+    /** Discards everything queued and returns how many payloads that was. */
     int clear() {
         int n = 0;
-        ByteBuf payload;
-        while ((payload = poll()) != null) {
-            payload.release();
+        while (poll() != null) {
             n++;
         }
         return n;
@@ -60,7 +56,7 @@ final class OutboundQueue {
         return queuedBytes.get();
     }
 
-    private static long cost(ByteBuf payload) {
-        return payload.readableBytes() + ENTRY_OVERHEAD_BYTES;
+    private static long cost(byte[] payload) {
+        return payload.length + ENTRY_OVERHEAD_BYTES;
     }
 }

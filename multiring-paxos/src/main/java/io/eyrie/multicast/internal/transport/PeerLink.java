@@ -1,7 +1,6 @@
 package io.eyrie.multicast.internal.transport;
 
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -30,6 +29,9 @@ final class PeerLink implements Link {
     private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
 
     private enum State { IDLE, CONNECTING, CONNECTED, BACKOFF, CLOSED }
+
+    /** Large enough that per-write costs vanish, small enough to stay in the allocator's pooled sizes. */
+    static final int BATCH_BYTES = 64 * 1024;
 
     private final int localNodeId;
     private final int peerId;
@@ -75,9 +77,8 @@ final class PeerLink implements Link {
     }
 
     @Override
-    public boolean send(ByteBuf payload) {
+    public boolean send(byte[] payload) {
         if (!queue.offer(payload)) {
-            payload.release();
             return false;
         }
         scheduleDrain();
@@ -117,14 +118,28 @@ final class PeerLink implements Link {
         }
     }
 
-    /** Moves queued payloads to the socket while it is writable; one flush for all of them (and {@code alsoFlush}). */
+    /**
+     * Moves queued payloads to the socket while it is writable, in batches of about
+     * {@link #BATCH_BYTES}; one flush for all of them (and for earlier writes when {@code alsoFlush}).
+     */
     private void writeQueued(boolean alsoFlush) {
         Channel ch = channel;
         int written = 0;
-        ByteBuf payload;
+        FrameBatch batch = null;
+        byte[] payload;
         while (ch.isWritable() && (payload = queue.poll()) != null) {
-            ch.write(payload, ch.voidPromise());
+            if (batch == null) {
+                batch = new FrameBatch();
+            }
+            batch.add(payload);
             written++;
+            if (batch.frameBytes() >= BATCH_BYTES) {
+                ch.write(batch, ch.voidPromise());
+                batch = null;
+            }
+        }
+        if (batch != null) {
+            ch.write(batch, ch.voidPromise());
         }
         counters.framesSent(written);
         if (written > 0 || alsoFlush) {

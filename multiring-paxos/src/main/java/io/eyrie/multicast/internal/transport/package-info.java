@@ -8,7 +8,10 @@
  * and one inbound connection per peer that sends to it. Any bad input (wrong magic, a length above
  * the limit, a checksum mismatch, data before a valid hello) closes that one connection.
  *
- * <p>Pipelines, in order: inbound {@code FrameDecoder -> HandshakeAcceptor -> InboundDispatcher};
- * outbound {@code FrameEncoder -> OutboundLinkHandler}.
+ * <p>Pipelines, in order: accepted connections {@code FrameDecoder -> HandshakeAcceptor}, which
+ * replaces itself by an {@code InboundDispatcher} once the hello is valid; dialled connections
+ * {@code FrameEncoder -> PeerLink.LinkHandler}. {@code send} copies the message into the peer's
+ * bounded {@code OutboundQueue}; the peer's event loop drains it in {@link
+ * io.eyrie.multicast.internal.transport.FrameBatch}es and flushes once per pass.
  */
 package io.eyrie.multicast.internal.transport;

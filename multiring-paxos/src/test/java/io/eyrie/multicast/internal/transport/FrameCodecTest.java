@@ -67,6 +67,21 @@ class FrameCodecTest {
     }
 
     @Test
+    void aBatchEncodesAsItsFramesBackToBackInOneBuffer() {
+        EmbeddedChannel encoder = new EmbeddedChannel(FrameEncoder.INSTANCE);
+        FrameBatch batch = new FrameBatch();
+        for (String p : List.of("x", "", "yz")) {
+            batch.add(p.getBytes(StandardCharsets.UTF_8));
+        }
+        assertTrue(encoder.writeOutbound(batch));
+        ByteBuf wire = encoder.readOutbound();
+        assertNull(encoder.readOutbound(), "one buffer for the whole batch");
+        byte[] expected = Frames.concat(Frames.frame("x"), Frames.frame(""), Frames.frame("yz"));
+        assertEquals(batch.frameBytes(), expected.length, "frameBytes() counts payloads and headers");
+        assertArrayEquals(expected, Frames.bytes(wire));
+    }
+
+    @Test
     void encodedFrameHasMagicLengthAndCrc32cHeader() {
         byte[] f = Frames.frame("hello");
         ByteBuf b = Unpooled.wrappedBuffer(f);
