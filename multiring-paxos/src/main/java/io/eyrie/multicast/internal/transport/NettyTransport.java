@@ -34,6 +34,11 @@ import java.util.concurrent.TimeUnit;
  * when the first completes a hello, "down" when the last closes). Inbound messages
  * and events arrive on transport threads, possibly several at once for different peers; per
  * connection they arrive in order.
+ *
+ * <p>{@link #stats()}: framesSent counts messages handed to a socket (including those to oneself);
+ * a message in the socket when its connection breaks is neither delivered nor counted as dropped.
+ * framesDropped counts refused sends and messages still queued at {@link #close()}. framesRejected
+ * counts connections closed for bad input. The hello is not counted.
  */
 public final class NettyTransport implements Transport {
 

@@ -184,9 +184,14 @@ class NettyTransportTest {
         try (ServerSocket again = new ServerSocket(ports[0], 50, InetAddress.getByName("127.0.0.1"))) {
             assertEquals(ports[0], again.getLocalPort());
         }
-        List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
-                .map(Thread::getName).filter(n -> n.startsWith("eyrie-transport-1-")).toList();
-        assertEquals(List.of(), left, "transport threads still alive after close()");
+        // close() waited for the event loops to terminate; their threads are at most returning from run().
+        List<Thread> loops = Thread.getAllStackTraces().keySet().stream()
+                .filter(th -> th.getName().startsWith("eyrie-transport-1-")).toList();
+        for (Thread th : loops) {
+            th.join(2000);
+        }
+        List<String> left = loops.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+        assertEquals(List.of(), left, "transport threads still alive 2 s after close()");
         assertFalse(t.send(2, Inbox.message(1, 4)), "send after close");
         t.close(); // idempotent
     }
