@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -84,7 +85,7 @@ public final class NettyTransport implements Transport {
 
     @Override
     public synchronized void start(InboundHandler handler) {
-        java.util.Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(handler, "handler");
         if (group != null) {
             throw new IllegalStateException("transport of node " + nodeId + " already started");
         }
@@ -95,6 +96,23 @@ public final class NettyTransport implements Transport {
         group = flavor.newGroup(options.ioThreads(), new DefaultThreadFactory("eyrie-transport-" + nodeId, true));
         InboundSessions sessions = new InboundSessions(nodeId, counters, handler);
         WriteBufferWaterMark waterMark = new WriteBufferWaterMark(options.writeBufferLowBytes(), options.writeBufferHighBytes());
+
+        Bootstrap dialer = new Bootstrap()
+                .channel(flavor.channelClass())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, options.connectTimeoutMillis())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
+        Hello hello = new Hello(nodeId, fingerprint);
+        int maxId = config.nodes().keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+        Link[] byId = new Link[maxId + 1];
+        for (ClusterConfig.Node peer : config.nodes().values()) {
+            byId[peer.id()] = peer.id() == nodeId
+                    ? new LoopbackLink(nodeId, group.next(), options, counters, sessions)
+                    : new PeerLink(nodeId, peer.id(), peer.host(), peer.port(), group.next(),
+                    dialer, hello, options, counters, sessions);
+        }
+        // Before binding: a handler may answer the very first inbound message.
+        links = byId;
 
         ClusterConfig.Node self = config.node(nodeId);
         ServerBootstrap server = new ServerBootstrap()
@@ -124,21 +142,6 @@ public final class NettyTransport implements Transport {
         }
         serverChannel = bound.channel();
 
-        Bootstrap dialer = new Bootstrap()
-                .channel(flavor.channelClass())
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, options.connectTimeoutMillis())
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
-        Hello hello = new Hello(nodeId, fingerprint);
-        int maxId = config.nodes().keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
-        Link[] byId = new Link[maxId + 1];
-        for (ClusterConfig.Node peer : config.nodes().values()) {
-            byId[peer.id()] = peer.id() == nodeId
-                    ? new LoopbackLink(nodeId, group.next(), options, counters, sessions)
-                    : new PeerLink(nodeId, peer.id(), peer.host(), peer.port(), group.next(),
-                    dialer, hello, options, counters, sessions);
-        }
-        links = byId;
         LOG.info("node={} transport listening on {} ({}, {} io threads, max frame {} bytes)", nodeId,
                 serverChannel.localAddress(), flavor, options.ioThreads(), maxFrameBytes);
     }
