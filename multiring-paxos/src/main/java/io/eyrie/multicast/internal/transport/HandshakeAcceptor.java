@@ -1,0 +1,106 @@
+package io.eyrie.multicast.internal.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+
+/**
+ * Guards an accepted connection until its first frame, which must be a valid {@link Hello} from a
+ * node of our cluster file (same fingerprint, not our own id). On success it hands the connection
+ * to an {@link InboundDispatcher} for that peer; anything else, or silence past the hello timeout,
+ * rejects the connection.
+ */
+public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
+
+    private final int localNodeId;
+    private final long clusterFingerprint;
+    private final IntPredicate isClusterNode;
+    private final long helloTimeoutMillis;
+    private final ConnectionRejector rejector;
+    private final InboundSessions sessions;
+    private ScheduledFuture<?> timeout;
+
+    public HandshakeAcceptor(int localNodeId, long clusterFingerprint, IntPredicate isClusterNode,
+                             long helloTimeoutMillis, ConnectionRejector rejector, InboundSessions sessions) {
+        this.localNodeId = localNodeId;
+        this.clusterFingerprint = clusterFingerprint;
+        this.isClusterNode = isClusterNode;
+        this.helloTimeoutMillis = helloTimeoutMillis;
+        this.rejector = rejector;
+        this.sessions = sessions;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        // An idle connection that never says hello would hold a socket forever.
+        timeout = ctx.executor().schedule(
+                () -> rejector.reject(ctx, "no hello within " + helloTimeoutMillis + " ms"),
+                helloTimeoutMillis, TimeUnit.MILLISECONDS);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        cancelTimeout();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        cancelTimeout();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf payload = (ByteBuf) msg;
+        try {
+            if (ConnectionRejector.isRejected(ctx)) {
+                return;
+            }
+            Hello hello = Hello.decode(payload);
+            String refusal = refusal(hello);
+            if (refusal != null) {
+                rejector.reject(ctx, refusal);
+                return;
+            }
+            cancelTimeout();
+            ctx.pipeline().replace(this, "dispatcher", new InboundDispatcher(hello.nodeId(), sessions));
+            sessions.opened(ctx.channel(), hello.nodeId());
+        } catch (Hello.MalformedHello e) {
+            rejector.reject(ctx, e.getMessage());
+        } finally {
+            payload.release();
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // A reset before the hello: nothing to report beyond the close.
+        ctx.close();
+    }
+
+    private String refusal(Hello hello) {
+        if (hello.clusterFingerprint() != clusterFingerprint) {
+            return String.format("hello from node %d with cluster fingerprint %016x, ours is %016x "
+                    + "(started with another cluster file?)", hello.nodeId(), hello.clusterFingerprint(), clusterFingerprint);
+        }
+        if (hello.nodeId() == localNodeId) {
+            return "hello claims our own node id " + localNodeId + " (two processes started as the same node?)";
+        }
+        if (!isClusterNode.test(hello.nodeId())) {
+            return "hello from node " + hello.nodeId() + ", which is not in the cluster file";
+        }
+        return null;
+    }
+
+    private void cancelTimeout() {
+        if (timeout != null) {
+            timeout.cancel(false);
+            timeout = null;
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package io.eyrie.multicast.internal.transport;
+
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.Transport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The default {@link Transport}: TCP through Netty (epoll when available, NIO otherwise).
+ *
+ * <p>The node listens on its own {@code host:port} from the cluster file. It dials a peer on the
+ * first message for it and keeps that one-way connection up, redialling with a capped exponential
+ * delay. {@link #send} never blocks: it copies the message into the peer's bounded queue, or drops
+ * and counts it when the queue is full (the peer is slow, down or unreachable). Messages a node
+ * sends to itself are delivered on a transport thread, not inside {@code send}.
+ *
+ * <p>{@code onConnection} reports two views of a peer separately: our outbound connection to it
+ * ("up" once dialled and said hello on, "down" when lost), and its inbound connections to us ("up"
+ * when the first completes a hello, "down" when the last closes). Inbound messages
+ * and events arrive on transport threads, possibly several at once for different peers; per
+ * connection they arrive in order.
+ *
+ * <p>{@link #stats()}: framesSent counts messages handed to a socket (including those to oneself);
+ * a message in the socket when its connection breaks is neither delivered nor counted as dropped.
+ * framesDropped counts refused sends and messages still queued at {@link #close()}. framesRejected
+ * counts connections closed for bad input. The hello is not counted.
+ */
+public final class NettyTransport implements Transport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NettyTransport.class);
+
+    private final ClusterConfig config;
+    private final int nodeId;
+    private final int maxFrameBytes;
+    private final TransportOptions options;
+    private final TransportCounters counters = new TransportCounters();
+    private final ConnectionRejector rejector;
+    private final long fingerprint;
+    private final Set<Channel> inboundChannels = ConcurrentHashMap.newKeySet();
+
+    // Written once by start(), then read by any sender: volatile publishes the finished array.
+    private volatile Link[] links;
+    private volatile boolean closed;
+    private EventLoopGroup group;
+    private Channel serverChannel;
+    private SocketFlavor flavor;
+
+    /**
+     * @param maxFrameBytes the largest message payload this node sends or accepts; every node of a
+     *                      cluster must use the same value, or larger messages are refused
+     */
+    public NettyTransport(ClusterConfig config, int nodeId, int maxFrameBytes) {
+        this(config, nodeId, maxFrameBytes, TransportOptions.defaults());
+    }
+
+    public NettyTransport(ClusterConfig config, int nodeId, int maxFrameBytes, TransportOptions options) {
+        config.node(nodeId); // fails with a message naming the known nodes
+        if (maxFrameBytes < Hello.PAYLOAD_BYTES || maxFrameBytes > FrameFormat.MAX_PAYLOAD_BYTES_LIMIT) {
+            throw new IllegalArgumentException("maxFrameBytes must be in [" + Hello.PAYLOAD_BYTES + ", "
+                    + FrameFormat.MAX_PAYLOAD_BYTES_LIMIT + "], got " + maxFrameBytes);
+        }
+        this.config = config;
+        this.nodeId = nodeId;
+        this.maxFrameBytes = maxFrameBytes;
+        this.options = options;
+        this.rejector = new ConnectionRejector(counters, nodeId);
+        this.fingerprint = ClusterFingerprint.of(config);
+    }
+
+    @Override
+    public synchronized void start(InboundHandler handler) {
+        Objects.requireNonNull(handler, "handler");
+        if (group != null) {
+            throw new IllegalStateException("transport of node " + nodeId + " already started");
+        }
+        if (closed) {
+            throw new IllegalStateException("transport of node " + nodeId + " is closed");
+        }
+        flavor = SocketFlavor.choose(options.preferNative());
+        group = flavor.newGroup(options.ioThreads(), new DefaultThreadFactory("eyrie-transport-" + nodeId, true));
+        InboundSessions sessions = new InboundSessions(nodeId, counters, handler);
+        WriteBufferWaterMark waterMark = new WriteBufferWaterMark(options.writeBufferLowBytes(), options.writeBufferHighBytes());
+
+        Bootstrap dialer = new Bootstrap()
+                .channel(flavor.channelClass())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, options.connectTimeoutMillis())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
+        Hello hello = new Hello(nodeId, fingerprint);
+        int maxId = config.nodes().keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+        Link[] byId = new Link[maxId + 1];
+        for (ClusterConfig.Node peer : config.nodes().values()) {
+            byId[peer.id()] = peer.id() == nodeId
+                    ? new LoopbackLink(nodeId, group.next(), options, counters, sessions)
+                    : new PeerLink(nodeId, peer.id(), peer.host(), peer.port(), group.next(),
+                    dialer, hello, options, counters, sessions);
+        }
+        // Before binding: a handler may answer the very first inbound message.
+        links = byId;
+
+        ClusterConfig.Node self = config.node(nodeId);
+        ServerBootstrap server = new ServerBootstrap()
+                .group(group)
+                .channel(flavor.serverChannelClass())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                // lets the kernel eventually reap a connection whose peer host vanished without a FIN
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        inboundChannels.add(ch);
+                        ch.closeFuture().addListener(f -> inboundChannels.remove(ch));
+                        ch.pipeline().addLast("frameDecoder", new FrameDecoder(maxFrameBytes, rejector));
+                        ch.pipeline().addLast("handshake", new HandshakeAcceptor(nodeId, fingerprint,
+                                id -> config.nodes().containsKey(id), options.helloTimeoutMillis(), rejector, sessions));
+                    }
+                });
+        ChannelFuture bound = server.bind(self.host(), self.port()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+            group = null;
+            closed = true;
+            throw new IllegalStateException("node " + nodeId + " cannot listen on " + self.host() + ":" + self.port()
+                    + ": " + bound.cause().getMessage() + " (is another process using that address?)", bound.cause());
+        }
+        serverChannel = bound.channel();
+
+        LOG.info("node={} transport listening on {} ({}, {} io threads, max frame {} bytes)", nodeId,
+                serverChannel.localAddress(), flavor, options.ioThreads(), maxFrameBytes);
+    }
+
+    @Override
+    public boolean send(int toNodeId, ByteBuffer message) {
+        Link[] byId = links;
+        int length = message.remaining();
+        if (closed || byId == null || toNodeId < 0 || toNodeId >= byId.length || byId[toNodeId] == null
+                || length > maxFrameBytes) {
+            counters.frameDropped();
+            return false;
+        }
+        // A plain array: cheap to allocate on any thread, and freed by the GC wherever it ends up.
+        byte[] copy = new byte[length];
+        message.duplicate().get(copy);
+        if (!byId[toNodeId].send(copy)) {
+            counters.frameDropped();
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public TransportStats stats() {
+        return counters.snapshot();
+    }
+
+    /** Counters beyond {@link #stats()}, such as socket flushes. */
+    public TransportCounters counters() {
+        return counters;
+    }
+
+    /** The port this node listens on (the configured one, or the one the OS chose for port 0). */
+    public synchronized int boundPort() {
+        if (serverChannel == null) {
+            throw new IllegalStateException("transport of node " + nodeId + " is not listening (start it first)");
+        }
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Which socket implementation this transport runs on; known after {@link #start}. */
+    public synchronized SocketFlavor flavor() {
+        return flavor;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (group == null) {
+            return; // never started, failed to start, or already closed
+        }
+        serverChannel.close().awaitUninterruptibly();
+        for (Link link : links) {
+            if (link != null) {
+                link.close();
+            }
+        }
+        for (Channel ch : inboundChannels) {
+            ch.close();
+        }
+        // No quiet period: nothing new may arrive, and close() should return promptly.
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        group = null;
+        LOG.info("node={} transport closed; {}", nodeId, counters.snapshot());
+    }
+}
