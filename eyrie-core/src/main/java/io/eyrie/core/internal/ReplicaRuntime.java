@@ -88,6 +88,7 @@ public final class ReplicaRuntime implements AutoCloseable {
     private HashMap<Integer, CopyTable> readerCaches = new HashMap<>();
     private HashMap<Integer, CopyTable> shipMirrors = new HashMap<>();
     private long lastPosition = Position.NONE;
+    private volatile long executingPosition = Position.NONE;
     private long deliveriesSinceCheckpoint;
 
     private volatile boolean closed;
@@ -165,6 +166,11 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** The position of the last command this replica finished, or {@link Position#NONE}. */
     public long lastPosition() {
         return lastPosition;
+    }
+
+    /** The position of the command being executed (or last executed), or {@link Position#NONE}. */
+    public long executingPosition() {
+        return executingPosition;
     }
 
     /** The error that stopped the executor, if any. */
@@ -269,6 +275,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             throw new IllegalStateException("delivery " + d + " is not addressed to partition " + partition);
         }
         Wire.Request request = Wire.decodeRequest(d.payload());
+        executingPosition = position;
         switch (replies.classify(request)) {
             case IGNORE -> {
             }
