@@ -68,8 +68,15 @@ public class RegisterMachine extends StateMachine {
         return register.charAt(1) - '0';
     }
 
+    private final int nodeId;
+
     public RegisterMachine(MulticastEndpoint endpoint) {
         super(endpoint, new Oracle());
+        this.nodeId = endpoint.nodeId();
+    }
+
+    int nodeIdForTest() {
+        return nodeId;
     }
 
     @Override

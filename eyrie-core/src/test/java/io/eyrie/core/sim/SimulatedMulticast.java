@@ -175,6 +175,13 @@ public final class SimulatedMulticast implements AutoCloseable {
         return node(nodeId).sent.get();
     }
 
+    /** The highest learner checkpoint {@code nodeId}'s application declared durable, or {@link Position#NONE}. */
+    public long checkpointedPosition(int nodeId) {
+        synchronized (lock) {
+            return node(nodeId).checkpointed;
+        }
+    }
+
     public long multicasts() {
         return multicasts.get();
     }
