@@ -50,17 +50,19 @@ public final class Partition implements Comparable<Partition> {
                 + getPartitionList() + ")");
     }
 
-    /** Makes the groups of {@code config} the partition list; a cluster has one partition list per JVM. */
+    /**
+     * Makes the groups of {@code config} the partition list. The list is per JVM, as in the paper's
+     * API: a JVM serves one cluster at a time, and the last cluster file installed wins.
+     */
     public static synchronized void install(ClusterConfig config) {
         List<Partition> list = new ArrayList<>();
         for (int g : config.groups()) {
             list.add(new Partition(g));
         }
-        Collections.sort(list);
-        if (!partitions.isEmpty() && !partitions.equals(list)) {
-            throw new IllegalStateException("this JVM already runs partitions " + partitions
-                    + "; a second cluster file names " + list);
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("the cluster file names no groups, so there are no partitions");
         }
+        Collections.sort(list);
         partitions = List.copyOf(list);
     }
 

@@ -172,8 +172,9 @@ class ScalableSmrPaperTest {
         CompletableFuture<Object> cxy = cluster.client(0).executeAsync(new Command("writeAll", 7, "x1", "y2"));
         int xSender = cluster.sim.replicasOf(X)[0];
         // X's signal reaches Y's replicas before they deliver Cxy
-        SimCluster.awaitTrue("X's designated replica sends its signal to both Y replicas",
-                () -> cluster.stats(xSender).exchangesSent.get() == 2);
+        SimCluster.awaitTrue("both Y replicas hold X's signal for a command they have not delivered",
+                () -> java.util.Arrays.stream(cluster.sim.replicasOf(Y)).allMatch(y -> cluster.runtime(y).bufferedExchanges() == 1));
+        assertEquals(2, cluster.stats(xSender).exchangesSent.get(), "X's designated replica signals both Y replicas");
         cluster.sim.resumePartition(Y);
         assertEquals("ok", cxy.get(30, TimeUnit.SECONDS));
         cluster.awaitQuiescent();
@@ -189,6 +190,7 @@ class ScalableSmrPaperTest {
     void algorithm1_anExchangedObjectStandsForASignal() throws Exception {
         start(2, 60_000);
         cluster.client(0).execute(new Command("add", "x1", 5));
+        cluster.awaitQuiescent(); // both replies of the add are out
         long before = cluster.sim.directMessagesSent();
         // sum reads x1 at Y and y2 at X: each partition's designated replica sends one message per replica
         // of the other partition, carrying its object, and that message is the only signal

@@ -173,6 +173,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         return executingPosition;
     }
 
+    /** Exchanges held for commands not yet finished here (early ones included). */
+    public int bufferedExchanges() {
+        return inbox.buffered();
+    }
+
     /** The error that stopped the executor, if any. */
     public Throwable failure() {
         return failure;
