@@ -123,4 +123,17 @@ class RepliesAndRetriesTest {
             assertTrue(f.isDone());
         }
     }
+
+    @Test
+    void aMalformedRequestIsSkippedByEveryReplicaAndTheServiceGoesOn() throws Exception {
+        start(60_000);
+        MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[1]);
+        raw.multicast(new int[] {1, 2}, new byte[] {1, 2, 3});
+        byte[] undecodableCommand = Wire.encode(new Wire.Request(((long) raw.nodeId() << 32) | 5, 1, 1, new byte[] {9, 9}));
+        raw.multicast(new int[] {1, 2}, undecodableCommand);
+        assertEquals(3, cluster.client(0).execute(new Command("add", "x1", 3)));
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+        assertEquals(0, cluster.total(s -> s.exchangesSent.get()), "nobody exchanged anything for the bad requests");
+    }
 }

@@ -87,7 +87,7 @@ public final class ReplicaRuntime implements AutoCloseable {
     private ReplyTable replies = new ReplyTable();
     private HashMap<Integer, CopyTable> readerCaches = new HashMap<>();
     private HashMap<Integer, CopyTable> shipMirrors = new HashMap<>();
-    private long lastPosition = Position.NONE;
+    private volatile long lastPosition = Position.NONE;
     private volatile long executingPosition = Position.NONE;
     private long deliveriesSinceCheckpoint;
 
@@ -279,9 +279,17 @@ public final class ReplicaRuntime implements AutoCloseable {
         if (!d.addressedTo(partition)) {
             throw new IllegalStateException("delivery " + d + " is not addressed to partition " + partition);
         }
-        Wire.Request request = Wire.decodeRequest(d.payload());
         executingPosition = position;
-        switch (replies.classify(request)) {
+        Wire.Request request;
+        try {
+            request = Wire.decodeRequest(d.payload());
+        } catch (RuntimeException e) {
+            // every replica delivers the same bytes and skips them alike, so the replicas stay equal
+            log.warn("node={} skips malformed request at position={}: {}", nodeId, Position.toString(position),
+                    e.getMessage());
+            request = null;
+        }
+        switch (request == null ? ReplyTable.Verdict.IGNORE : replies.classify(request)) {
             case IGNORE -> {
             }
             case RESEND -> {
@@ -296,10 +304,23 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     private void execute(long position, int[] groups, Wire.Request request) throws InterruptedException {
-        Command command = (Command) KryoCodec.decode(request.command());
         int[] others = Arrays.stream(groups).filter(g -> g != partition).toArray();
         inbox.begin(position);
-        CommandRun run = new CommandRun(position, request.name(), command, others);
+        Command command;
+        CommandRun run;
+        try {
+            command = (Command) KryoCodec.decode(request.command());
+            run = new CommandRun(position, request.name(), command, others);
+        } catch (RuntimeException e) {
+            // an undecodable command or a failing oracle fails the same way at every destination:
+            // nobody sends or awaits exchanges for it, and the client gets the error
+            log.warn("node={} cmd={} cannot be executed: {}", nodeId, request.name(), e.toString());
+            byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), false,
+                    ("cannot execute command: " + e).getBytes(StandardCharsets.UTF_8)));
+            replies.record(request.clientId(), request.seq(), reply);
+            send(request.clientNode(), reply);
+            return;
+        }
         if (others.length > 0) {
             shipExchanges(run);
         }
