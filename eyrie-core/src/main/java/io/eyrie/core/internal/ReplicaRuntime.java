@@ -554,8 +554,9 @@ public final class ReplicaRuntime implements AutoCloseable {
                 }
                 value = copy.value;
             }
-            target.updateFromDiff(KryoCodec.decode(value));
+            // marked first: updateFromDiff may call the object's own (intercepted) methods
             refreshed.add(id);
+            target.updateFromDiff(KryoCodec.decode(value));
             stats.remoteReads.incrementAndGet();
         }
 
