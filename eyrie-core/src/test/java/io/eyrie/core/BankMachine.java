@@ -62,8 +62,11 @@ public class BankMachine extends StateMachine {
     private final List<Money> afterCommand = new ArrayList<>();
     private final List<Money> atCheckpoint = new ArrayList<>();
 
+    private final int nodeId;
+
     public BankMachine(MulticastEndpoint endpoint, int partitions, int accounts, long opening) {
         super(endpoint, new Oracle(partitions));
+        this.nodeId = endpoint.nodeId();
         this.accounts = accounts;
         this.opening = opening;
         for (int a = 0; a < accounts; a++) {
@@ -120,6 +123,10 @@ public class BankMachine extends StateMachine {
 
     public synchronized List<Money> atCheckpoint() {
         return new ArrayList<>(atCheckpoint);
+    }
+
+    public int nodeId() {
+        return nodeId;
     }
 
     public long opening() {

@@ -52,8 +52,7 @@ class PartitionedBankTest {
                 endpoint -> new BankMachine(endpoint, PARTITIONS, ACCOUNTS, OPENING),
                 m -> {
                     m.setExchangeTimeoutMillis(20);
-                    m.setCheckpointing(dir.resolve("node-" + m.getLocalPartition().getId() + "-"
-                            + System.identityHashCode(m)), 4);
+                    m.setCheckpointing(dir.resolve("node-" + ((BankMachine) m).nodeId()), 4);
                 })
                 .withClients(new BankMachine.Oracle(PARTITIONS), 4, 300);
         cluster.sim.setDirectFaults(0.02, 0.02, 2);
@@ -138,6 +137,62 @@ class PartitionedBankTest {
         assertEquals(totalOpening, finalTotal, "seed " + seed + ": total money at the end");
         cluster.close();
         cluster = null;
+    }
+
+    /**
+     * The designated sender of a partition crashes mid-run: the other replicas answer the asks, the
+     * service goes on, and the crashed replica later restarts from its checkpoint and catches up.
+     */
+    @Test
+    void aCrashedDesignatedSenderIsReplacedAndRecoversFromItsCheckpoint(@TempDir Path dir) throws Exception {
+        long seed = Long.getLong("sim.firstSeed", 1);
+        cluster = new SimCluster(PARTITIONS, 3, 2, seed,
+                endpoint -> new BankMachine(endpoint, PARTITIONS, ACCOUNTS, OPENING),
+                m -> {
+                    m.setExchangeTimeoutMillis(20);
+                    m.setCheckpointing(dir.resolve("node-" + ((BankMachine) m).nodeId()), 3);
+                })
+                .withClients(new BankMachine.Oracle(PARTITIONS), 4, 300);
+        int designated = cluster.sim.replicasOf(2)[0];
+        History history = new History();
+        Random random = new Random(seed);
+        for (int i = 0; i < 40; i++) {
+            if (i == 15) {
+                cluster.crash(designated);
+            }
+            int client = i % 2;
+            int from = random.nextInt(ACCOUNTS);
+            int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+            long amount = 1 + random.nextInt(60);
+            long call = System.nanoTime();
+            Object done = cluster.client(client).execute(new Command("transfer", from, to, amount));
+            history.add(client, call, System.nanoTime(), List.of("transfer", from, to, amount), done);
+        }
+        long total = 0;
+        for (int a = 0; a < ACCOUNTS; a++) {
+            long call = System.nanoTime();
+            Object balance = cluster.client(0).execute(new Command("balance", a));
+            history.add(0, call, System.nanoTime(), List.of("balance", a), balance);
+            total += (Long) balance;
+        }
+        assertEquals(ACCOUNTS * OPENING, total, "money after the crash");
+        LinearizabilityChecker.Result verdict = new LinearizabilityChecker().check(new BankModel(ACCOUNTS, OPENING),
+                history.operations());
+        assertTrue(verdict.linearizable(), verdict.explanation());
+        int[] peers = cluster.sim.replicasOf(2);
+        assertTrue(cluster.stats(peers[1]).asksAnswered.get() + cluster.stats(peers[2]).asksAnswered.get() > 0,
+                "the surviving replicas of partition 2 should have answered asks for the crashed sender");
+
+        // the crashed replica restarts from its newest checkpoint (a fresh object, as after a process restart)
+        StateMachine restarted = cluster.startReplica(designated);
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+        assertEquals(((BankMachine) cluster.replica(peers[1])).localMoney(), ((BankMachine) restarted).localMoney(),
+                "the restarted replica holds the same money as its peers");
+        long replayed = cluster.stats(designated).commandsExecuted.get();
+        long all = cluster.stats(peers[1]).commandsExecuted.get();
+        assertTrue(replayed < all - 5, "the restarted replica should replay from its checkpoint, not from the "
+                + "beginning: it executed " + replayed + " of its partition's " + all + " commands");
     }
 
     /** A partition's money after the last of its commands at or before {@code position}. */
