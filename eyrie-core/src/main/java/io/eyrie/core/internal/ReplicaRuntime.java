@@ -376,7 +376,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                     continue;
                 }
                 byte[] value = KryoCodec.encode(o.getDiff(Partition.get(q)));
-                long hash = hash(value);
+                long hash = mirror == null ? 0 : hash(value);
                 CopyTable.Copy held = mirror == null ? null : mirror.get(id);
                 if (held != null && held.hash == hash) {
                     objects.add(new Wire.ShippedObject(id, Wire.ShipKind.UNCHANGED, hash, null));
