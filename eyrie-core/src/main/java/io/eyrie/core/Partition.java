@@ -1,0 +1,88 @@
+package io.eyrie.core;
+
+import io.eyrie.multicast.ClusterConfig;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A partition of the state: one group of the cluster file. Its replicas are the nodes whose
+ * {@code groups} contain it.
+ */
+public final class Partition implements Comparable<Partition> {
+
+    private static volatile List<Partition> partitions = List.of();
+
+    private final int id;
+
+    private Partition(int id) {
+        this.id = id;
+    }
+
+    /** The group id of the cluster file. */
+    public int getId() {
+        return id;
+    }
+
+    /**
+     * Every partition of the cluster, ascending by id. Filled from the cluster file when a
+     * {@link StateMachine} or {@link EyrieClient} is created (or by {@link #install}).
+     */
+    public static List<Partition> getPartitionList() {
+        List<Partition> list = partitions;
+        if (list.isEmpty()) {
+            throw new IllegalStateException("no partitions known yet: create a StateMachine or EyrieClient first, "
+                    + "or call Partition.install(clusterConfig)");
+        }
+        return list;
+    }
+
+    /** The partition with group id {@code id}. */
+    public static Partition get(int id) {
+        for (Partition p : getPartitionList()) {
+            if (p.id == id) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("no partition " + id + " in the cluster file (partitions: "
+                + getPartitionList() + ")");
+    }
+
+    /**
+     * Makes the groups of {@code config} the partition list. The list is per JVM, as in the paper's
+     * API: a JVM serves one cluster at a time, and the last cluster file installed wins.
+     */
+    public static synchronized void install(ClusterConfig config) {
+        List<Partition> list = new ArrayList<>();
+        for (int g : config.groups()) {
+            list.add(new Partition(g));
+        }
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("the cluster file names no groups, so there are no partitions");
+        }
+        Collections.sort(list);
+        partitions = List.copyOf(list);
+    }
+
+    @Override
+    public int compareTo(Partition o) {
+        return Integer.compare(id, o.id);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Partition p && p.id == id;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(id);
+    }
+
+    @Override
+    public String toString() {
+        return "P" + id;
+    }
+}

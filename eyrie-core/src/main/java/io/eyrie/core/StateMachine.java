@@ -1,0 +1,190 @@
+package io.eyrie.core;
+
+import io.eyrie.core.internal.Application;
+import io.eyrie.core.internal.ReplicaOptions;
+import io.eyrie.core.internal.ReplicaRuntime;
+import io.eyrie.multicast.MulticastEndpoint;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A replica of one partition. Implement {@link #executeCommand} exactly as for classical state-machine
+ * replication: deterministic, using the objects of {@link #getObject}; Eyrie makes the partitions
+ * agree (Algorithm 1 of the S-SMR paper). The replica's partition is the one group its node has in
+ * the cluster file.
+ *
+ * <p>Keep the replicated state in PRObjects held here ({@link #registerObject}, or created on demand by
+ * {@link #createObject}): the default checkpoint hooks snapshot exactly these. A state machine with
+ * other state overrides {@link #snapshotState} and {@link #restoreState}.
+ */
+public abstract class StateMachine implements AutoCloseable {
+
+    private final MulticastEndpoint endpoint;
+    private final PartitioningOracle oracle;
+    private HashMap<Object, PRObject> objects = new HashMap<>();
+    private boolean cachingEnabled;
+    private int cacheCapacity = ReplicaOptions.defaults().cacheCapacity();
+    private long exchangeTimeoutMillis = ReplicaOptions.defaults().exchangeTimeoutMillis();
+    private Path checkpointDirectory;
+    private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
+    private ReplicaRuntime runtime;
+
+    /**
+     * @param endpoint this node's multicast endpoint (its node must belong to exactly one group)
+     * @param oracle   the same oracle the clients use
+     */
+    protected StateMachine(MulticastEndpoint endpoint, PartitioningOracle oracle) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+        this.oracle = Objects.requireNonNull(oracle, "oracle");
+        Partition.install(endpoint.config());
+    }
+
+    /** Executes one command and returns its result (sent to the client; Kryo must serialize it). */
+    public abstract Object executeCommand(Command c);
+
+    /** Starts the replica: restores the newest checkpoint, if any, then delivers and executes commands. Returns at once. */
+    public final synchronized void runStateMachine() {
+        if (runtime != null) {
+            throw new IllegalStateException("runStateMachine() was already called");
+        }
+        ReplicaOptions options = ReplicaOptions.defaults()
+                .withCaching(cachingEnabled)
+                .withCacheCapacity(cacheCapacity)
+                .withExchangeTimeoutMillis(exchangeTimeoutMillis)
+                .withCheckpoints(checkpointDirectory, checkpointInterval);
+        runtime = new ReplicaRuntime(endpoint, oracle, new Application() {
+            @Override
+            public Object execute(Command c) {
+                return executeCommand(c);
+            }
+
+            @Override
+            public PRObject object(Object id) {
+                return getObject(id);
+            }
+
+            @Override
+            public Object snapshotState() {
+                return StateMachine.this.snapshotState();
+            }
+
+            @Override
+            public void restoreState(Object state) {
+                StateMachine.this.restoreState(state);
+            }
+        }, options);
+        runtime.start();
+    }
+
+    /** This replica's partition. */
+    public Partition getLocalPartition() {
+        int[] groups = endpoint.config().node(endpoint.nodeId()).groups();
+        if (groups.length != 1) {
+            throw new IllegalStateException("node." + endpoint.nodeId() + ".groups must name exactly one partition");
+        }
+        return Partition.get(groups[0]);
+    }
+
+    public PartitioningOracle getOracle() {
+        return oracle;
+    }
+
+    /** Adds an object to the state held by this replica (local ones, and copies of remote ones). */
+    public void registerObject(PRObject o) {
+        PRObject previous = objects.putIfAbsent(o.getId(), o);
+        if (previous != null && previous != o) {
+            throw new IllegalArgumentException("an object with id " + o.getId() + " is already registered");
+        }
+    }
+
+    /** The object with this id, created by {@link #createObject} on first use; null if there is none. */
+    public PRObject getObject(Object id) {
+        PRObject o = objects.get(id);
+        if (o == null) {
+            o = createObject(id);
+            if (o != null) {
+                if (!o.getId().equals(id)) {
+                    throw new IllegalStateException("createObject(" + id + ") returned an object with id " + o.getId());
+                }
+                objects.put(id, o);
+            }
+        }
+        return o;
+    }
+
+    /** Removes an object (for example a deleted key); returns it, or null. */
+    public PRObject removeObject(Object id) {
+        return objects.remove(id);
+    }
+
+    /** The objects this replica holds, by id (read-only view). */
+    public Map<Object, PRObject> getObjects() {
+        return java.util.Collections.unmodifiableMap(objects);
+    }
+
+    /**
+     * Creates the object with {@code id} when a command (or the owner, to ship it) asks for one that
+     * does not exist yet; must be deterministic. Default: none (null).
+     */
+    protected PRObject createObject(Object id) {
+        return null;
+    }
+
+    /** The state a checkpoint stores (serialized with Kryo). Default: the objects of {@link #getObjects}. */
+    protected Object snapshotState() {
+        return objects;
+    }
+
+    /** Replaces the state with one from {@link #snapshotState}, on restart. */
+    @SuppressWarnings("unchecked")
+    protected void restoreState(Object state) {
+        objects = (HashMap<Object, PRObject>) state;
+    }
+
+    /** Keep copies of remote objects and ask owners only to validate them; all replicas must agree. Before run. */
+    public void setCachingEnabled(boolean enabled) {
+        requireNotRunning();
+        this.cachingEnabled = enabled;
+    }
+
+    /** Cached copies per owner partition; all replicas must agree. Before run. */
+    public void setCacheCapacity(int objects) {
+        requireNotRunning();
+        this.cacheCapacity = objects;
+    }
+
+    /** How long to wait for another partition's signal before asking its other replicas. Before run. */
+    public void setExchangeTimeoutMillis(long millis) {
+        requireNotRunning();
+        this.exchangeTimeoutMillis = millis;
+    }
+
+    /** Write a checkpoint every {@code interval} deliveries into {@code directory}. Before run. */
+    public void setCheckpointing(Path directory, int interval) {
+        requireNotRunning();
+        this.checkpointDirectory = directory;
+        this.checkpointInterval = interval;
+    }
+
+    /** Stops executing; the multicast endpoint stays open (its owner closes it). */
+    @Override
+    public synchronized void close() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    /** The running replica (tests and monitoring); null before {@link #runStateMachine}. */
+    synchronized ReplicaRuntime runtime() {
+        return runtime;
+    }
+
+    private void requireNotRunning() {
+        if (runtime != null) {
+            throw new IllegalStateException("set options before runStateMachine()");
+        }
+    }
+}

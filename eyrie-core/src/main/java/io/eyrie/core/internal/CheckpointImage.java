@@ -1,0 +1,13 @@
+package io.eyrie.core.internal;
+
+import java.util.HashMap;
+
+/** Everything a replica restores from: the application, the reply table, the caches, and where the learner was. */
+final class CheckpointImage {
+    long position;
+    byte[] learnerCheckpoint;
+    Object applicationState;
+    ReplyTable replies;
+    HashMap<Integer, CopyTable> readerCaches;
+    HashMap<Integer, CopyTable> shipMirrors;
+}

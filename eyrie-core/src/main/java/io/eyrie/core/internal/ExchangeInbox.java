@@ -1,0 +1,101 @@
+package io.eyrie.core.internal;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Exchanges (signals and objects) received from other partitions, by command position, including
+ * those that arrive before this replica delivers their command. Bounded: when full, an exchange
+ * for a command other than the one executing is dropped, and the waiting replica's ask recovers it.
+ */
+final class ExchangeInbox {
+
+    private final int positionsMax;
+    private final TreeMap<Long, Map<Integer, Wire.Exchange>> byPosition = new TreeMap<>();
+    private long finishedUpTo = Long.MIN_VALUE;
+    private long executing = Long.MIN_VALUE;
+    private boolean closed;
+    private long dropped;
+    private final java.util.Set<Long> early = new java.util.HashSet<>();
+
+    ExchangeInbox(int positionsMax) {
+        this.positionsMax = positionsMax;
+    }
+
+    /** Stores an arriving exchange; false when it was stale or dropped for space. */
+    synchronized boolean offer(Wire.Exchange e) {
+        if (e.position() <= finishedUpTo) {
+            return false;
+        }
+        Map<Integer, Wire.Exchange> forPosition = byPosition.get(e.position());
+        if (forPosition == null) {
+            if (byPosition.size() >= positionsMax && e.position() != executing) {
+                dropped++;
+                return false;
+            }
+            forPosition = new HashMap<>();
+            byPosition.put(e.position(), forPosition);
+        }
+        if (e.position() != executing) {
+            early.add(e.position());
+        }
+        forPosition.putIfAbsent(e.from(), e);
+        notifyAll();
+        return true;
+    }
+
+    synchronized void begin(long position) {
+        executing = position;
+    }
+
+    /** The exchange of partition {@code from} for {@code position}, or null if none came by {@code deadlineNanos}. */
+    synchronized Wire.Exchange await(long position, int from, long deadlineNanos) throws InterruptedException {
+        while (true) {
+            if (closed) {
+                throw new InterruptedException("replica closed");
+            }
+            Map<Integer, Wire.Exchange> forPosition = byPosition.get(position);
+            Wire.Exchange e = forPosition == null ? null : forPosition.get(from);
+            if (e != null) {
+                return e;
+            }
+            long waitNanos = deadlineNanos - System.nanoTime();
+            if (waitNanos <= 0) {
+                return null;
+            }
+            wait(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
+        }
+    }
+
+    synchronized Wire.Exchange peek(long position, int from) {
+        Map<Integer, Wire.Exchange> forPosition = byPosition.get(position);
+        return forPosition == null ? null : forPosition.get(from);
+    }
+
+    /** Forgets everything at or below {@code position}: commands execute in position order. */
+    synchronized void finish(long position) {
+        finishedUpTo = Math.max(finishedUpTo, position);
+        byPosition.headMap(position, true).clear();
+        early.removeIf(p -> p <= position);
+        executing = Long.MIN_VALUE;
+    }
+
+    /** Whether some exchange for {@code position} arrived before this replica began executing it. */
+    synchronized boolean arrivedEarly(long position) {
+        return early.contains(position);
+    }
+
+    synchronized void close() {
+        closed = true;
+        notifyAll();
+    }
+
+    synchronized int buffered() {
+        return byPosition.size();
+    }
+
+    synchronized long dropped() {
+        return dropped;
+    }
+}

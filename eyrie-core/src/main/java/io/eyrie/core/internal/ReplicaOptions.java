@@ -1,0 +1,56 @@
+package io.eyrie.core.internal;
+
+import java.nio.file.Path;
+
+/**
+ * Settings of one replica. All replicas of a cluster must agree on {@code cachingEnabled} and
+ * {@code cacheCapacity}: the owner of an object predicts the reader's cache from them.
+ *
+ * @param exchangeTimeoutMillis how long a replica waits for another partition's exchange before it
+ *                              asks that partition's replicas (covers loss and a failed designated sender)
+ * @param checkpointDir         null for no checkpoints
+ * @param checkpointInterval    deliveries between checkpoints
+ */
+public record ReplicaOptions(boolean cachingEnabled, int cacheCapacity, long exchangeTimeoutMillis,
+                             Path checkpointDir, int checkpointInterval, int deliveryQueueMax,
+                             int inboxPositionsMax, int sentPositionsMax) {
+
+    public static ReplicaOptions defaults() {
+        return new ReplicaOptions(false, 4096, 200, null, 1000, 1024, 4096, 4096);
+    }
+
+    public ReplicaOptions withCaching(boolean on) {
+        return new ReplicaOptions(on, cacheCapacity, exchangeTimeoutMillis, checkpointDir, checkpointInterval,
+                deliveryQueueMax, inboxPositionsMax, sentPositionsMax);
+    }
+
+    public ReplicaOptions withCacheCapacity(int capacity) {
+        return new ReplicaOptions(cachingEnabled, capacity, exchangeTimeoutMillis, checkpointDir, checkpointInterval,
+                deliveryQueueMax, inboxPositionsMax, sentPositionsMax);
+    }
+
+    public ReplicaOptions withExchangeTimeoutMillis(long millis) {
+        return new ReplicaOptions(cachingEnabled, cacheCapacity, millis, checkpointDir, checkpointInterval,
+                deliveryQueueMax, inboxPositionsMax, sentPositionsMax);
+    }
+
+    public ReplicaOptions withCheckpoints(Path dir, int interval) {
+        return new ReplicaOptions(cachingEnabled, cacheCapacity, exchangeTimeoutMillis, dir, interval,
+                deliveryQueueMax, inboxPositionsMax, sentPositionsMax);
+    }
+
+    void validate() {
+        if (cacheCapacity < 1) {
+            throw new IllegalArgumentException("cacheCapacity must be at least 1, got " + cacheCapacity);
+        }
+        if (exchangeTimeoutMillis < 1) {
+            throw new IllegalArgumentException("exchangeTimeoutMillis must be at least 1, got " + exchangeTimeoutMillis);
+        }
+        if (checkpointDir != null && checkpointInterval < 1) {
+            throw new IllegalArgumentException("checkpointInterval must be at least 1 delivery, got " + checkpointInterval);
+        }
+        if (deliveryQueueMax < 1 || inboxPositionsMax < 1 || sentPositionsMax < 1) {
+            throw new IllegalArgumentException("queue bounds must be positive: " + this);
+        }
+    }
+}

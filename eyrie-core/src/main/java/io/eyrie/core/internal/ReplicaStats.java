@@ -1,0 +1,31 @@
+package io.eyrie.core.internal;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Counters of one replica, for tests and monitoring. */
+public final class ReplicaStats {
+    /** Exchange messages sent to other partitions' replicas (first sends and answers to asks). */
+    public final AtomicLong exchangesSent = new AtomicLong();
+    /** Object values shipped in full. */
+    public final AtomicLong valuesShipped = new AtomicLong();
+    /** Objects shipped as "unchanged since the copy you hold" (caching). */
+    public final AtomicLong valuesValidated = new AtomicLong();
+    /** Remote objects brought up to date before a call. */
+    public final AtomicLong remoteReads = new AtomicLong();
+    public final AtomicLong asksSent = new AtomicLong();
+    public final AtomicLong asksAnswered = new AtomicLong();
+    public final AtomicLong repliesSent = new AtomicLong();
+    public final AtomicLong commandsExecuted = new AtomicLong();
+    public final AtomicLong duplicatesAnswered = new AtomicLong();
+    public final AtomicLong checkpointsTaken = new AtomicLong();
+    /** Exchanges that arrived before their command was delivered here and were used later. */
+    public final AtomicLong earlyExchangesUsed = new AtomicLong();
+
+    @Override
+    public String toString() {
+        return "exchangesSent=" + exchangesSent + " valuesShipped=" + valuesShipped + " valuesValidated="
+                + valuesValidated + " remoteReads=" + remoteReads + " asksSent=" + asksSent + " asksAnswered="
+                + asksAnswered + " repliesSent=" + repliesSent + " commandsExecuted=" + commandsExecuted
+                + " duplicatesAnswered=" + duplicatesAnswered + " checkpointsTaken=" + checkpointsTaken;
+    }
+}

@@ -1,0 +1,188 @@
+package io.eyrie.core.internal;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The bytes Eyrie puts on the wire: requests (multicast payloads) and the direct messages between
+ * replicas (exchanges, asks) and to clients (replies). User values inside them are Kryo bytes.
+ */
+public final class Wire {
+
+    static final byte EXCHANGE = 1;
+    static final byte ASK = 2;
+    static final byte REPLY = 3;
+
+    private static final int ITEMS_MAX = 1 << 20;
+
+    private Wire() {
+    }
+
+    /** A client's command: {@code ackedBelow} says every seq below it has its reply at the client. */
+    public record Request(long clientId, long seq, long ackedBelow, byte[] command) {
+        public int clientNode() {
+            return (int) (clientId >>> 32);
+        }
+
+        public String name() {
+            return Long.toHexString(clientId) + ":" + seq;
+        }
+    }
+
+    /** What one object's owner says about it for one command. */
+    public enum ShipKind { VALUE, UNCHANGED, ABSENT }
+
+    public record ShippedObject(Object id, ShipKind kind, long hash, byte[] value) {
+    }
+
+    /**
+     * Partition {@code from}'s message to partition {@code to} for the command at {@code position}:
+     * a signal, plus the values of {@code from}'s objects that the command reads.
+     */
+    public record Exchange(long position, int from, int to, List<ShippedObject> objects) {
+        public ShippedObject object(Object id) {
+            for (ShippedObject o : objects) {
+                if (o.id().equals(id)) {
+                    return o;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Node {@code askerNode} of partition {@code asker} still lacks {@code owner}'s exchange for a command. */
+    public record Ask(long position, int asker, int owner, int askerNode) {
+    }
+
+    /** The outcome of a client's command: a result (Kryo bytes) or an error message. */
+    public record Reply(long clientId, long seq, boolean ok, byte[] body) {
+    }
+
+    public static byte[] encode(Request r) {
+        return write(out -> {
+            out.writeLong(r.clientId());
+            out.writeLong(r.seq());
+            out.writeLong(r.ackedBelow());
+            writeBytes(out, r.command());
+        });
+    }
+
+    public static Request decodeRequest(byte[] bytes) {
+        return read(bytes, in -> new Request(in.readLong(), in.readLong(), in.readLong(), readBytes(in)));
+    }
+
+    public static byte[] encode(Exchange e) {
+        return write(out -> {
+            out.writeByte(EXCHANGE);
+            out.writeLong(e.position());
+            out.writeInt(e.from());
+            out.writeInt(e.to());
+            out.writeInt(e.objects().size());
+            for (ShippedObject o : e.objects()) {
+                writeBytes(out, KryoCodec.encode(o.id()));
+                out.writeByte(o.kind().ordinal());
+                out.writeLong(o.hash());
+                writeBytes(out, o.value() == null ? new byte[0] : o.value());
+            }
+        });
+    }
+
+    public static byte[] encode(Ask a) {
+        return write(out -> {
+            out.writeByte(ASK);
+            out.writeLong(a.position());
+            out.writeInt(a.asker());
+            out.writeInt(a.owner());
+            out.writeInt(a.askerNode());
+        });
+    }
+
+    public static byte[] encode(Reply r) {
+        return write(out -> {
+            out.writeByte(REPLY);
+            out.writeLong(r.clientId());
+            out.writeLong(r.seq());
+            out.writeBoolean(r.ok());
+            writeBytes(out, r.body());
+        });
+    }
+
+    /** Decodes a direct message: an {@link Exchange}, {@link Ask} or {@link Reply}. */
+    public static Object decodeDirect(byte[] bytes) {
+        return read(bytes, in -> {
+            byte type = in.readByte();
+            switch (type) {
+                case EXCHANGE -> {
+                    long position = in.readLong();
+                    int from = in.readInt();
+                    int to = in.readInt();
+                    int n = in.readInt();
+                    if (n < 0 || n > ITEMS_MAX) {
+                        throw new IOException("exchange with " + n + " objects");
+                    }
+                    List<ShippedObject> objects = new ArrayList<>(n);
+                    for (int i = 0; i < n; i++) {
+                        Object id = KryoCodec.decode(readBytes(in));
+                        ShipKind kind = ShipKind.values()[in.readByte()];
+                        long hash = in.readLong();
+                        byte[] value = readBytes(in);
+                        objects.add(new ShippedObject(id, kind, hash, kind == ShipKind.VALUE ? value : null));
+                    }
+                    return new Exchange(position, from, to, List.copyOf(objects));
+                }
+                case ASK -> {
+                    return new Ask(in.readLong(), in.readInt(), in.readInt(), in.readInt());
+                }
+                case REPLY -> {
+                    return new Reply(in.readLong(), in.readLong(), in.readBoolean(), readBytes(in));
+                }
+                default -> throw new IOException("unknown direct message type " + type);
+            }
+        });
+    }
+
+    private interface Writer {
+        void write(DataOutputStream out) throws IOException;
+    }
+
+    private interface Reader<T> {
+        T read(DataInputStream in) throws IOException;
+    }
+
+    private static byte[] write(Writer w) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            w.write(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static <T> T read(byte[] bytes, Reader<T> r) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            return r.read(in);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("malformed Eyrie message (" + bytes.length + " bytes): " + e.getMessage(), e);
+        }
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+        out.writeInt(b.length);
+        out.write(b);
+    }
+
+    private static byte[] readBytes(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > in.available()) {
+            throw new IOException("length " + n + " exceeds the " + in.available() + " bytes left");
+        }
+        return in.readNBytes(n);
+    }
+}

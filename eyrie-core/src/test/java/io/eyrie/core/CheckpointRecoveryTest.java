@@ -1,0 +1,112 @@
+package io.eyrie.core;
+
+import io.eyrie.core.internal.KryoCodec;
+import io.eyrie.core.internal.Wire;
+import io.eyrie.multicast.MulticastEndpoint;
+import io.eyrie.multicast.Position;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A replica snapshots its state, reply table and learner position inside the delivery order, tells
+ * the multicast once the snapshot is durable, and on restart restores it and replays what follows.
+ */
+class CheckpointRecoveryTest {
+
+    private SimCluster cluster;
+
+    @AfterEach
+    void tearDown() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private SimCluster start(Path dir, int interval) {
+        cluster = new SimCluster(2, 2, 1, 1, RegisterMachine::new, m -> {
+            m.setExchangeTimeoutMillis(50);
+            m.setCheckpointing(dir.resolve("replica-" + m.getLocalPartition().getId() + "-"
+                    + ((RegisterMachine) m).nodeIdForTest()), interval);
+        }).withClients(new RegisterMachine.Oracle(), 4, 60_000);
+        return cluster;
+    }
+
+    @Test
+    void aRestartedReplicaRestoresItsCheckpointReplaysTheRestAndAgreesWithItsPeer(@TempDir Path dir) throws Exception {
+        start(dir, 3);
+        EyrieClient client = cluster.client(0);
+        for (int i = 1; i <= 7; i++) {
+            client.execute(new Command("add", "x1", i));
+            client.execute(new Command("sum", "x1", "y2"));
+        }
+        cluster.awaitQuiescent();
+        int victim = cluster.sim.replicasOf(1)[1];
+        long durable = cluster.sim.checkpointedPosition(victim);
+        assertTrue(durable != Position.NONE, "the replica should have declared a checkpoint durable");
+        try (Stream<Path> files = Files.list(dir.resolve("replica-1-" + victim))) {
+            assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("checkpoint-")),
+                    "a checkpoint file on disk");
+        }
+        cluster.crash(victim);
+        for (int i = 1; i <= 3; i++) {
+            client.execute(new Command("add", "x1", 100));
+        }
+        RegisterMachine restarted = (RegisterMachine) cluster.startReplica(victim);
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+        int expected = 28 + 300;
+        assertEquals(expected, restarted.valueOf("x1"), "restarted replica's x1");
+        assertEquals(expected, ((RegisterMachine) cluster.replica(cluster.sim.replicasOf(1)[0])).valueOf("x1"));
+        long replayed = cluster.stats(victim).commandsExecuted.get();
+        assertTrue(replayed < 17, "the restarted replica should replay only what follows its checkpoint, but executed "
+                + replayed + " of 17 commands");
+    }
+
+    @Test
+    void theReplyTableSurvivesARestartSoARetryIsNotExecutedAgain(@TempDir Path dir) throws Exception {
+        start(dir, 1);
+        MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[0]);
+        List<Object> replies = new ArrayList<>();
+        raw.onDirect((from, message) -> {
+            synchronized (replies) {
+                replies.add(Wire.decodeDirect(message));
+            }
+        });
+        long clientId = ((long) raw.nodeId() << 32) | 3;
+        byte[] add = Wire.encode(new Wire.Request(clientId, 1, 1, KryoCodec.encode(new Command("add", "x1", 5))));
+        raw.multicast(new int[] {1}, add);
+        cluster.awaitQuiescent();
+        for (int node : cluster.sim.replicasOf(1)) {
+            SimCluster.awaitTrue("replica " + node + " checkpoints the add", () ->
+                    cluster.sim.checkpointedPosition(node) == cluster.runtime(node).lastPosition());
+        }
+        for (int node : cluster.sim.replicasOf(1)) {
+            cluster.crash(node);
+        }
+        for (int node : cluster.sim.replicasOf(1)) {
+            cluster.startReplica(node);
+        }
+        raw.multicast(new int[] {1}, add); // the client's retry, after every replica of the partition restarted
+        cluster.awaitQuiescent();
+        SimCluster.awaitTrue("4 replies (2 replicas x 2 deliveries)", () -> {
+            synchronized (replies) {
+                return replies.size() == 4;
+            }
+        });
+        for (int node : cluster.sim.replicasOf(1)) {
+            assertEquals(5, ((RegisterMachine) cluster.replica(node)).valueOf("x1"), "x1 at replica " + node);
+            assertEquals(0, cluster.stats(node).commandsExecuted.get(), "replica " + node + " re-executed a command");
+            assertEquals(1, cluster.stats(node).duplicatesAnswered.get(), "replica " + node + " answers the retry");
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.eyrie.core;
+
+import io.eyrie.core.internal.KryoCodec;
+import io.eyrie.core.internal.Wire;
+import io.eyrie.multicast.MulticastEndpoint;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every replica may reply, the first reply wins, and a retried command executes at most once. */
+class RepliesAndRetriesTest {
+
+    private SimCluster cluster;
+
+    @AfterEach
+    void tearDown() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private SimCluster start(long retryMillis) {
+        cluster = new SimCluster(2, 3, 2, 1, RegisterMachine::new, m -> m.setExchangeTimeoutMillis(50))
+                .withClients(new RegisterMachine.Oracle(), 4, retryMillis);
+        return cluster;
+    }
+
+    @Test
+    void aClientWhoseRepliesAreLostRetriesAndTheCommandExecutesOnce() throws Exception {
+        start(100);
+        int clientNode = cluster.sim.clients()[0];
+        cluster.sim.cutDirect((from, to) -> to == clientNode);
+        CompletableFuture<Object> add = cluster.client(0).executeAsync(new Command("add", "x1", 1));
+        SimCluster.awaitTrue("the client multicasts its command again", () -> cluster.sim.multicasts() >= 3);
+        cluster.sim.cutDirect((from, to) -> false);
+        assertEquals(1, add.get(30, TimeUnit.SECONDS), "the retried add returns the result of its only execution");
+        cluster.awaitQuiescent();
+        for (int node : cluster.sim.replicasOf(1)) {
+            assertEquals(1, ((RegisterMachine) cluster.replica(node)).valueOf("x1"),
+                    "replica " + node + " executed the add more than once");
+            assertTrue(cluster.stats(node).duplicatesAnswered.get() >= 1,
+                    "replica " + node + " should have answered a retry from its reply table");
+        }
+    }
+
+    @Test
+    void aDuplicatedMultiPartitionRequestIsAnsweredFromTheTableByEveryPartition() throws Exception {
+        start(60_000);
+        MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[1]);
+        List<Object> replies = new ArrayList<>();
+        raw.onDirect((from, message) -> {
+            synchronized (replies) {
+                replies.add(Wire.decodeDirect(message));
+            }
+        });
+        long clientId = ((long) raw.nodeId() << 32) | 7;
+        byte[] request = Wire.encode(new Wire.Request(clientId, 1, 1, KryoCodec.encode(new Command("sum", "x1", "y2"))));
+        raw.multicast(new int[] {1, 2}, request);
+        raw.multicast(new int[] {1, 2}, request);
+        cluster.awaitQuiescent();
+        SimCluster.awaitTrue("12 replies (6 replicas x 2 deliveries)", () -> {
+            synchronized (replies) {
+                return replies.size() == 12;
+            }
+        });
+        assertEquals(6, cluster.total(s -> s.commandsExecuted.get()), "each replica executes the sum once");
+        assertEquals(6, cluster.total(s -> s.duplicatesAnswered.get()), "and answers the copy from its table");
+    }
+
+    @Test
+    void aRequestBelowTheClientsAcknowledgedSeqIsIgnored() throws Exception {
+        start(60_000);
+        MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[1]);
+        List<Object> replies = new ArrayList<>();
+        raw.onDirect((from, message) -> {
+            synchronized (replies) {
+                replies.add(Wire.decodeDirect(message));
+            }
+        });
+        long clientId = ((long) raw.nodeId() << 32) | 9;
+        byte[] first = Wire.encode(new Wire.Request(clientId, 1, 1, KryoCodec.encode(new Command("add", "x1", 5))));
+        byte[] second = Wire.encode(new Wire.Request(clientId, 2, 2, KryoCodec.encode(new Command("add", "x1", 5))));
+        raw.multicast(new int[] {1}, first);
+        raw.multicast(new int[] {1}, second);
+        raw.multicast(new int[] {1}, first); // a late copy of seq 1, which the client has acknowledged
+        cluster.awaitQuiescent();
+        SimCluster.awaitTrue("6 replies", () -> {
+            synchronized (replies) {
+                return replies.size() == 6;
+            }
+        });
+        for (int node : cluster.sim.replicasOf(1)) {
+            assertEquals(10, ((RegisterMachine) cluster.replica(node)).valueOf("x1"));
+        }
+        assertEquals(0, cluster.total(s -> s.duplicatesAnswered.get()), "the late copy gets no reply and no execution");
+    }
+
+    @Test
+    void theWindowBoundsOutstandingCommands() throws Exception {
+        start(60_000);
+        cluster.sim.pausePartition(1);
+        EyrieClient client = cluster.client(0);
+        List<CompletableFuture<Object>> futures = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            futures.add(client.executeAsync(new Command("add", "x1", 1)));
+        }
+        CompletableFuture<Object> fifth = CompletableFuture.supplyAsync(() -> client.executeAsync(new Command("add", "x1", 1)))
+                .thenCompose(f -> f);
+        SimCluster.awaitTrue("4 commands multicast", () -> cluster.sim.multicasts() == 4);
+        assertEquals(4, client.outstanding(), "a window of 4");
+        assertFalse(fifth.isDone(), "the fifth command must wait for a free slot in the window");
+        cluster.sim.resumePartition(1);
+        assertEquals(5, fifth.get(30, TimeUnit.SECONDS));
+        for (CompletableFuture<Object> f : futures) {
+            assertTrue(f.isDone());
+        }
+    }
+
+    @Test
+    void aMalformedRequestIsSkippedByEveryReplicaAndTheServiceGoesOn() throws Exception {
+        start(60_000);
+        MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[1]);
+        raw.multicast(new int[] {1, 2}, new byte[] {1, 2, 3});
+        byte[] undecodableCommand = Wire.encode(new Wire.Request(((long) raw.nodeId() << 32) | 5, 1, 1, new byte[] {9, 9}));
+        raw.multicast(new int[] {1, 2}, undecodableCommand);
+        assertEquals(3, cluster.client(0).execute(new Command("add", "x1", 3)));
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+        assertEquals(0, cluster.total(s -> s.exchangesSent.get()), "nobody exchanged anything for the bad requests");
+    }
+}

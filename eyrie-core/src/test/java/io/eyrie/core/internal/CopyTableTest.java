@@ -1,0 +1,35 @@
+package io.eyrie.core.internal;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** A reader's cache and its owner's mirror evict the same entries when touched in the same order. */
+class CopyTableTest {
+
+    @Test
+    void leastRecentlyTouchedIsEvictedFirst() {
+        CopyTable t = new CopyTable(2);
+        t.touch("a", 1, null);
+        t.touch("b", 2, null);
+        t.touch("a", 1, null);
+        t.touch("c", 3, null);
+        assertNull(t.get("b"), "b was touched least recently");
+        assertNotNull(t.get("a"));
+        assertNotNull(t.get("c"));
+    }
+
+    @Test
+    void theOrderSurvivesACheckpoint() {
+        CopyTable t = new CopyTable(2);
+        t.touch("a", 1, new byte[] {1});
+        t.touch("b", 2, new byte[] {2});
+        t.touch("a", 1, new byte[] {1});
+        CopyTable restored = (CopyTable) KryoCodec.copy(t);
+        restored.touch("c", 3, null);
+        assertNull(restored.get("b"), "after restore b is still the eldest");
+        assertEquals(1, restored.get("a").hash);
+    }
+}

@@ -1,0 +1,49 @@
+package io.eyrie.core.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Early exchanges are buffered up to a bound; stale ones are dropped; the executing command always gets its own. */
+class ExchangeInboxTest {
+
+    private static Wire.Exchange signal(long position, int from) {
+        return new Wire.Exchange(position, from, 1, List.of());
+    }
+
+    @Test
+    void earlyExchangesAreBufferedUpToTheBoundAndTheExecutingCommandIsNeverRefused() throws Exception {
+        ExchangeInbox inbox = new ExchangeInbox(2);
+        assertTrue(inbox.offer(signal(10, 2)));
+        assertTrue(inbox.offer(signal(11, 2)));
+        assertFalse(inbox.offer(signal(12, 2)), "a third future position exceeds the bound of 2");
+        inbox.begin(12);
+        assertTrue(inbox.offer(signal(12, 2)), "the command being executed is always accepted");
+        assertNotNull(inbox.await(12, 2, System.nanoTime()));
+        assertTrue(inbox.arrivedEarly(10));
+        assertEquals(1, inbox.dropped());
+    }
+
+    @Test
+    void exchangesForFinishedCommandsAreStale() throws Exception {
+        ExchangeInbox inbox = new ExchangeInbox(8);
+        inbox.offer(signal(5, 2));
+        inbox.finish(7);
+        assertNull(inbox.peek(5, 2), "finishing position 7 forgets position 5");
+        assertFalse(inbox.offer(signal(6, 3)), "position 6 is behind the replica");
+        assertEquals(0, inbox.buffered());
+    }
+
+    @Test
+    void awaitReturnsNullAtTheDeadlineSoTheReplicaCanAskAgain() throws Exception {
+        ExchangeInbox inbox = new ExchangeInbox(8);
+        inbox.begin(3);
+        assertNull(inbox.await(3, 2, System.nanoTime() + 5_000_000));
+    }
+}

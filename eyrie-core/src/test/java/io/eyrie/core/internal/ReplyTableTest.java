@@ -1,0 +1,50 @@
+package io.eyrie.core.internal;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The reply table decides, identically at every replica, whether a delivered request runs. */
+class ReplyTableTest {
+
+    private static Wire.Request request(long seq, long ackedBelow) {
+        return new Wire.Request(42L << 32, seq, ackedBelow, new byte[0]);
+    }
+
+    @Test
+    void aNewSeqExecutesARecordedOneIsResentAndOneBelowTheAckIsIgnored() {
+        ReplyTable t = new ReplyTable();
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(1, 1)));
+        t.record(42L << 32, 1, new byte[] {7});
+        assertEquals(ReplyTable.Verdict.RESEND, t.classify(request(1, 1)));
+        assertArrayEquals(new byte[] {7}, t.reply(42L << 32, 1));
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(2, 2)), "seq 2 acknowledges seq 1");
+        assertEquals(ReplyTable.Verdict.IGNORE, t.classify(request(1, 1)), "a late copy of seq 1");
+        assertEquals(0, t.size(), "the acknowledged reply is dropped, and seq 2 has none yet");
+    }
+
+    @Test
+    void outOfOrderSeqsWithinTheWindowEachExecuteOnce() {
+        // a window of 3: seqs 1..3 may be delivered in any order at a partition
+        ReplyTable t = new ReplyTable();
+        for (long seq : new long[] {3, 1, 2}) {
+            assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(seq, 1)), "seq " + seq);
+            t.record(42L << 32, seq, new byte[] {(byte) seq});
+        }
+        for (long seq : new long[] {1, 2, 3}) {
+            assertEquals(ReplyTable.Verdict.RESEND, t.classify(request(seq, 1)), "retry of seq " + seq);
+        }
+        assertEquals(3, t.size());
+    }
+
+    @Test
+    void theTableSurvivesKryo() {
+        ReplyTable t = new ReplyTable();
+        t.classify(request(5, 4));
+        t.record(42L << 32, 5, new byte[] {1, 2});
+        ReplyTable copy = (ReplyTable) KryoCodec.copy(t);
+        assertEquals(ReplyTable.Verdict.RESEND, copy.classify(request(5, 4)));
+        assertEquals(ReplyTable.Verdict.IGNORE, copy.classify(request(3, 4)));
+    }
+}

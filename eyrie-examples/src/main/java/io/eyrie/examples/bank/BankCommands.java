@@ -1,0 +1,23 @@
+package io.eyrie.examples.bank;
+
+import io.eyrie.core.Command;
+
+/** The bank's commands, as a client builds them. */
+public final class BankCommands {
+
+    public static final String TRANSFER = "transfer";
+    public static final String BALANCE = "balance";
+
+    private BankCommands() {
+    }
+
+    /** Moves {@code amount} if {@code from} holds it; the result is true if it moved. */
+    public static Command transfer(int from, int to, long amount) {
+        return new Command(TRANSFER, from, to, amount);
+    }
+
+    /** The result is the balance. */
+    public static Command balance(int account) {
+        return new Command(BALANCE, account);
+    }
+}
