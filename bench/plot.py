@@ -6,7 +6,7 @@
 Reports are grouped into series by file name, <label>-c<clients>-r<run>.json (as run-sweep.sh
 writes them). For each series: median throughput per client count with its min-max spread,
 saturation (the best median), and the latency of the point nearest 75% of saturation, whose
-CDF is drawn. Writes NAME.png (throughput vs clients, latency CDF) and NAME.md (tables).
+CDF is drawn. Writes NAME.png (throughput vs clients, latency CDF) and NAME-tables.md.
 If matplotlib is missing, the script makes bench/.venv from bench/requirements.txt and re-runs
 itself there.
 """
@@ -46,7 +46,7 @@ def load(dirs):
     """{label: {clients: [(report, servers-or-None), ...]}}"""
     series = defaultdict(lambda: defaultdict(list))
     for d in dirs:
-        for f in sorted(Path(d).glob("*.json")):
+        for f in sorted(Path(d).glob("*-r*.json")):
             m = NAME.match(f.name)
             if not m:
                 continue
@@ -182,7 +182,7 @@ def main():
     note = (f"Runs of {c['warmupSeconds']} s warm-up + {c['durationSeconds']} s measured, "
             f"{c['outstanding']} requests in flight per client, {c['znodes']} znodes in {c['subtrees']} subtree(s). "
             f"Latency at the client count whose median throughput is nearest 75% of saturation.")
-    md = args.out / f"{args.name}.md"
+    md = args.out / f"{args.name}-tables.md"
     md.write_text(tables(series, note))
     print(f"plot.py: wrote {png} and {md}")
 

@@ -82,7 +82,7 @@ for c in $clients; do
     out="$results/$label-c$c-r$r.json"
     cmd=(java -Xms256m -Xmx1g -cp "$cp" io.volery.bench.VoleryBench --connect "$connect" --workload "$workload"
          --clients "$c" --warmup "$warmup" --duration "$duration" --seed "$r" --out "$out" "${extra[@]}")
-    echo "# $(date -u +%FT%TZ) ${cmd[*]/#-cp/-cp}" | sed "s#$cp#<classpath>#" >> "$results/sweep.log"
+    echo "# $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg): ${cmd[*]}" | sed "s#$cp#<classpath>#" >> "$results/sweep.log"
     before=""; [ ${#server_pids[@]} -gt 0 ] && before="$(server_snapshot)"
     "${cmd[@]}" 2> >(grep -v '^volery-bench .*[0-9]/[0-9]*s ' >&2) || die "volery-bench failed for $c clients, run $r"
     if [ ${#server_pids[@]} -gt 0 ]; then

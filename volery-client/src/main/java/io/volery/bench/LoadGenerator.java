@@ -86,7 +86,6 @@ public final class LoadGenerator {
         List<TimelinePoint> timeline = new ArrayList<>(totalSeconds);
 
         Instant startedAt = Instant.now();
-        recorder.takeInterval(); // discards nothing real: clients have not started; resets the recorders' clocks
         for (BenchClient c : clients) {
             c.start();
         }
