@@ -155,8 +155,13 @@ final class BenchClient implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         running = false;
-        zk.close();
+        try {
+            zk.close();
+        } catch (InterruptedException e) {
+            // Closing only waits for the server to acknowledge the session's end; keep the interrupt for the caller.
+            Thread.currentThread().interrupt();
+        }
     }
 }
