@@ -15,7 +15,7 @@ bench_classpath() {
   sum="$(cat "$REPO_DIR/pom.xml" "$REPO_DIR/volery-client/pom.xml" | sha1sum | cut -c1-12)"
   cpfile="$target/bench-classpath-$sum.txt"
   if [ ! -s "$cpfile" ] || [ ! -d "$target/classes/io/volery/bench" ]; then
-    local mvn_args=(-B -q -pl volery-client -am compile dependency:build-classpath
+    local mvn_args=(-B -q -Dstyle.color=never -pl volery-client -am compile dependency:build-classpath
                     "-Dmdep.outputFile=$cpfile" -Dmdep.includeScope=test)
     (cd "$REPO_DIR" && { mvn -o "${mvn_args[@]}" >&2 || mvn "${mvn_args[@]}" >&2; }) \
       || die "could not build volery-client and resolve its classpath with Maven"

@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
  * {@code volery-bench}: drives any ZooKeeper endpoint (Volery or ZooKeeper itself) through the
  * ZooKeeper Java client with the S-SMR paper's workloads and writes a JSON report.
  */
-@Command(name = "volery-bench", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "volery-bench", version = "volery-bench 0.1.0 (ZooKeeper client 3.9.5)",
+        mixinStandardHelpOptions = true, sortOptions = false,
         description = "Load generator for ZooKeeper-compatible services (closed loop, asynchronous clients).")
 public final class VoleryBench implements Callable<Integer> {
 
