@@ -1,0 +1,38 @@
+# Shared helpers of the bench/ scripts; sourced, not run.
+# shellcheck shell=bash
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
+CGROUP_CPU_ROOT="${CGROUP_CPU_ROOT:-/sys/fs/cgroup/cpu}"
+
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+# Prints the runtime classpath of volery-client (its classes, the ZooKeeper 3.9.5 server and client,
+# and the server's metrics-core and snappy-java), compiling the module first. Cached per pom
+# checksum in volery-client/target/bench-classpath.txt.
+bench_classpath() {
+  local target="$REPO_DIR/volery-client/target" cpfile sum
+  sum="$(cat "$REPO_DIR/pom.xml" "$REPO_DIR/volery-client/pom.xml" | sha1sum | cut -c1-12)"
+  cpfile="$target/bench-classpath-$sum.txt"
+  if [ ! -s "$cpfile" ] || [ ! -d "$target/classes/io/volery/bench" ]; then
+    local mvn_args=(-B -q -Dstyle.color=never -pl volery-client -am compile dependency:build-classpath
+                    "-Dmdep.outputFile=$cpfile" -Dmdep.includeScope=test)
+    (cd "$REPO_DIR" && { mvn -o "${mvn_args[@]}" >&2 || mvn "${mvn_args[@]}" >&2; }) \
+      || die "could not build volery-client and resolve its classpath with Maven"
+  fi
+  echo "$target/classes:$(cat "$cpfile")"
+}
+
+# Prints a TCP port on 127.0.0.1 that was free a moment ago (the OS picks it).
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# CPU seconds (user + system) a process has used so far, from /proc; empty if it is gone.
+proc_cpu_seconds() {
+  local pid="$1" ticks
+  [ -r "/proc/$pid/stat" ] || return 0
+  ticks="$(getconf CLK_TCK)"
+  # Fields 14 and 15 (utime, stime) after the parenthesised command name, which may contain spaces.
+  sed 's/^.*) //' "/proc/$pid/stat" | awk -v t="$ticks" '{ printf "%.2f\n", ($12 + $13) / t }'
+}

@@ -1,0 +1,47 @@
+package io.volery.bench;
+
+/**
+ * Where the benchmark's znodes live: {@code znodes} leaves spread round-robin over the top-level
+ * subtrees {@code /bench-0 .. /bench-(N-1)}. Top-level subtrees are what Volery partitions by, so
+ * the number of subtrees decides how many partitions the local commands reach.
+ */
+final class ZnodeLayout {
+
+    private final String[] subtreePaths;
+    private final String[] znodePaths;
+
+    ZnodeLayout(int znodes, int subtrees) {
+        subtreePaths = new String[subtrees];
+        for (int s = 0; s < subtrees; s++) {
+            subtreePaths[s] = "/bench-" + s;
+        }
+        znodePaths = new String[znodes];
+        for (int i = 0; i < znodes; i++) {
+            znodePaths[i] = subtreePaths[i % subtrees] + "/n-" + i;
+        }
+    }
+
+    int subtreeCount() {
+        return subtreePaths.length;
+    }
+
+    String subtree(int index) {
+        return subtreePaths[index];
+    }
+
+    int znodeCount() {
+        return znodePaths.length;
+    }
+
+    String znode(int index) {
+        return znodePaths[index];
+    }
+
+    /**
+     * A path no pre-created znode uses, for a create/delete pair: unique per run, client and counter,
+     * so leftovers of an interrupted run cannot make a later run's creates fail.
+     */
+    String pairPath(int subtreeIndex, String runTag, int clientIndex, long counter) {
+        return subtreePaths[subtreeIndex] + "/pair-" + runTag + "-" + clientIndex + "-" + counter;
+    }
+}

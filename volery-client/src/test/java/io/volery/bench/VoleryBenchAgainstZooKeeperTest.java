@@ -1,0 +1,206 @@
+package io.volery.bench;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * volery-bench driving a real ZooKeeper 3.9.5 server in this JVM: each workload runs for three
+ * seconds (one of warm-up) through the command line and its JSON report is read back.
+ */
+class VoleryBenchAgainstZooKeeperTest {
+
+    @TempDir
+    static Path dir;
+    static InProcessZooKeeper zookeeper;
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zookeeper = new InProcessZooKeeper(dir.resolve("zk-data"));
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws Exception {
+        if (zookeeper != null) {
+            zookeeper.close();
+        }
+    }
+
+    /** The outcome of one command-line run: exit code, what it printed on stderr, and the parsed report. */
+    record Run(int exitCode, String stderr, Map<String, Object> report) {
+    }
+
+    @SuppressWarnings("unchecked")
+    static Run bench(String... options) throws Exception {
+        Path out = Files.createTempFile(dir, "report-", ".json");
+        List<String> args = new ArrayList<>(List.of("--connect", zookeeper.connectString(), "--clients", "2",
+                "--warmup", "1", "--duration", "2", "--out", out.toString()));
+        args.addAll(List.of(options));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
+        CommandLine cli = new CommandLine(new VoleryBench(errStream));
+        cli.setErr(new java.io.PrintWriter(errStream, true));
+        int code = cli.execute(args.toArray(String[]::new));
+        String stderr = err.toString(StandardCharsets.UTF_8);
+        String json = Files.readString(out);
+        Map<String, Object> report = json.isEmpty() ? null : (Map<String, Object>) MiniJson.parse(json);
+        return new Run(code, stderr, report);
+    }
+
+    static long count(Map<String, Object> report, String operation) {
+        return (long) MiniJson.number(MiniJson.object(MiniJson.object(report, "byOperation"), operation), "count");
+    }
+
+    static void assertPercentilesOrdered(Map<String, Object> latency, String what) {
+        double min = MiniJson.number(latency, "min");
+        double p50 = MiniJson.number(latency, "p50");
+        double p90 = MiniJson.number(latency, "p90");
+        double p99 = MiniJson.number(latency, "p99");
+        double p999 = MiniJson.number(latency, "p999");
+        double max = MiniJson.number(latency, "max");
+        assertTrue(min <= p50 && p50 <= p90 && p90 <= p99 && p99 <= p999 && p999 <= max,
+                what + ": expected min <= p50 <= p90 <= p99 <= p99.9 <= max, got " + latency);
+        assertTrue(p50 > 0, what + ": a round trip to a server takes more than 0 µs, got p50 " + p50);
+    }
+
+    /** The checks every successful run must pass, whatever the workload. */
+    static void assertSoundReport(Run run, String workload) {
+        assertEquals(0, run.exitCode(), "exit code; stderr was:\n" + run.stderr());
+        Map<String, Object> r = run.report();
+        double ops = MiniJson.number(r, "operations");
+        double measured = MiniJson.number(r, "measuredSeconds");
+        assertAll(
+                () -> assertEquals(workload, MiniJson.object(r, "config").get("workload"), "workload echoed in config"),
+                () -> assertTrue(ops > 0, "expected completed operations, got " + ops),
+                () -> assertTrue(measured > 1.5 && measured < 3.0,
+                        "measured window should be the 2 s after the 1 s warm-up, got " + measured),
+                () -> assertEquals(ops / measured, MiniJson.number(r, "throughputOpsPerSec"), Math.max(1.0, ops / measured * 0.01),
+                        "throughput = operations / measured seconds"),
+                () -> assertEquals(ops, MiniJson.number(MiniJson.object(r, "latencyMicros"), "count"),
+                        "latency histogram holds every measured operation"),
+                () -> assertPercentilesOrdered(MiniJson.object(r, "latencyMicros"), "latencyMicros"),
+                () -> assertEquals(3, MiniJson.array(r, "timeline").size(), "one timeline point per second (1 + 2)"),
+                () -> assertTrue(MiniJson.number(MiniJson.object(r, "cpu"), "processCpuSeconds") > 0,
+                        "the load generator's own CPU time is measured"),
+                () -> assertEquals(Boolean.TRUE, r.get("drained"), "every request in flight completed before closing"),
+                () -> assertTrue(run.stderr().contains("measure") && run.stderr().contains("ops/s"),
+                        "a progress line per second on stderr, got:\n" + run.stderr()),
+                () -> assertTrue(!MiniJson.array(r, "latencyCdf").isEmpty(), "a latency CDF is present"));
+    }
+
+    static void assertNoErrors(Map<String, Object> report) {
+        assertAll(
+                () -> assertEquals(Map.of(), MiniJson.object(report, "errors"), "errors in the measured window"),
+                () -> assertEquals(Map.of(), MiniJson.object(report, "warmupErrors"), "errors in the warm-up"));
+    }
+
+    @Test
+    void setDataWorkloadWritesExistingZnodesWithoutErrors() throws Exception {
+        Run run = bench("--workload", "setdata", "--bytes", "1000", "--znodes", "200");
+        assertSoundReport(run, "setdata");
+        assertNoErrors(run.report());
+        assertEquals(MiniJson.number(run.report(), "operations"), count(run.report(), "setData"),
+                "a setdata run issues only setData");
+    }
+
+    @Test
+    void getDataWorkloadReadsWithoutErrors() throws Exception {
+        Run run = bench("--workload", "getdata", "--znodes", "200");
+        assertSoundReport(run, "getdata");
+        assertNoErrors(run.report());
+        assertEquals(MiniJson.number(run.report(), "operations"), count(run.report(), "getData"),
+                "a getdata run issues only getData");
+    }
+
+    @Test
+    void mixedRead90IsNinetyPercentGetData() throws Exception {
+        Run run = bench("--workload", "mixed-read90", "--znodes", "200");
+        assertSoundReport(run, "mixed-read90");
+        assertNoErrors(run.report());
+        double reads = count(run.report(), "getData");
+        double writes = count(run.report(), "setData");
+        double share = reads / (reads + writes);
+        assertTrue(share > 0.85 && share < 0.95, "expected about 90% getData, got " + share
+                + " (" + reads + " reads, " + writes + " writes)");
+    }
+
+    @Test
+    void createDeletePairsAreTheAskedShareAndAllSucceed() throws Exception {
+        Run run = bench("--workload", "createdelete", "--global-percent", "10", "--subtrees", "4", "--znodes", "200");
+        assertSoundReport(run, "createdelete");
+        assertNoErrors(run.report());
+        long creates = count(run.report(), "create");
+        long deletes = count(run.report(), "delete");
+        long sets = count(run.report(), "setData");
+        assertTrue(creates > 0 && deletes > 0, "expected creates and deletes, got " + creates + " and " + deletes);
+        // A pair's halves can fall on either side of the window's edges: at most one window per client apart.
+        assertTrue(Math.abs(creates - deletes) <= 2 * 25, "creates and deletes come in pairs, got " + creates + " vs " + deletes);
+        double share = (double) (creates + deletes) / (creates + deletes + sets);
+        assertTrue(share > 0.06 && share < 0.14, "expected about 10% create/delete, got " + share);
+    }
+
+    @Test
+    void znodesAreSpreadOverTheTopLevelSubtreesWithTheAskedPayload() throws Exception {
+        Run run = bench("--workload", "getdata", "--subtrees", "3", "--znodes", "30", "--bytes", "321", "--quiet");
+        assertEquals(0, run.exitCode(), "exit code; stderr was:\n" + run.stderr());
+        ZooKeeper zk = BenchClient.connectSession(BenchConfig.defaults(zookeeper.connectString(), Workload.GETDATA));
+        try {
+            for (int j = 0; j < 30; j++) {
+                String path = "/bench-" + (j % 3) + "/n-" + j;
+                Stat stat = zk.exists(path, false);
+                assertTrue(stat != null, "znode " + j + " belongs in subtree " + (j % 3) + " at " + path + ", which is missing");
+                assertEquals(321, stat.getDataLength(), "payload bytes of " + path);
+            }
+        } finally {
+            zk.close();
+        }
+    }
+
+    @Test
+    void globalPercentWithALocalWorkloadIsAUsageErrorNamingTheOption() throws Exception {
+        Run run = bench("--workload", "setdata", "--global-percent", "5");
+        assertEquals(2, run.exitCode(), "picocli's usage-error exit code");
+        assertTrue(run.stderr().contains("--global-percent"), "message should name --global-percent, got:\n" + run.stderr());
+    }
+
+    @Test
+    void unknownWorkloadIsAUsageErrorListingTheValidOnes() throws Exception {
+        Run run = bench("--workload", "writes");
+        assertEquals(2, run.exitCode(), "picocli's usage-error exit code");
+        assertTrue(run.stderr().contains("mixed-read90"), "message should list the workloads, got:\n" + run.stderr());
+    }
+
+    @Test
+    void anUnreachableEndpointFailsWithAClearMessage() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = s.getLocalPort();
+        }
+        BenchConfig config = BenchConfig.defaults("127.0.0.1:" + closedPort, Workload.SETDATA)
+                .withProgress(false);
+        config = new BenchConfig(config.connect(), 1, 25, Duration.ofSeconds(1), Duration.ZERO, Workload.SETDATA, 0,
+                100, 10, 1, 1, Duration.ofSeconds(1), false);
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                new LoadGenerator(config, System.err)::run);
+        assertTrue(e.getMessage().contains("could not connect") && e.getMessage().contains(config.connect()),
+                "message should say the endpoint could not be reached and name it, got: " + e.getMessage());
+    }
+}
