@@ -9,8 +9,11 @@ sealed interface Message {
     record Heartbeat(List<RingSummary> rings) implements Message {
     }
 
-    /** @param firstUndecided every instance below it is decided and held by the sender */
-    record RingSummary(int ring, long promisedBallot, long firstUndecided) {
+    /**
+     * @param firstUndecided every instance below it is decided and held by the sender
+     * @param highestDecided the highest instance the sender knows decided
+     */
+    record RingSummary(int ring, long promisedBallot, long firstUndecided, long highestDecided) {
     }
 
     /** Proposer to coordinator. */

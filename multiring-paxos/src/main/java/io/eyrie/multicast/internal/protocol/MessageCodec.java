@@ -33,7 +33,7 @@ final class MessageCodec {
         if (m instanceof Heartbeat h) {
             s.u8(HEARTBEAT).i32(h.rings().size());
             for (RingSummary r : h.rings()) {
-                s.i32(r.ring()).i64(r.promisedBallot()).i64(r.firstUndecided());
+                s.i32(r.ring()).i64(r.promisedBallot()).i64(r.firstUndecided()).i64(r.highestDecided());
             }
         } else if (m instanceof Propose p) {
             s.u8(PROPOSE).i32(p.ring());
@@ -90,10 +90,10 @@ final class MessageCodec {
         byte type = r.u8("message type");
         Message m = switch (type) {
             case HEARTBEAT -> {
-                int n = r.count("heartbeat rings", 20);
+                int n = r.count("heartbeat rings", 28);
                 List<RingSummary> rings = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
-                    rings.add(new RingSummary(ring(r), r.i64("promise"), r.i64("first undecided")));
+                    rings.add(new RingSummary(ring(r), r.i64("promise"), r.i64("first undecided"), r.i64("highest decided")));
                 }
                 yield new Heartbeat(rings);
             }

@@ -43,9 +43,12 @@ public final class NodeProtocol {
     private final Merger merger;
     private final Map<Integer, RingAcceptor> acceptors = new TreeMap<>();
     private final Map<Integer, RingCoordinator> coordinators = new TreeMap<>();
-    /** Per learned ring: acceptor -> the decided prefix it last reported. */
-    private final Map<Integer, Map<Integer, Long>> reportedPrefix = new HashMap<>();
+    /** Per ring: acceptor -> what it last reported (its decided prefix and highest decided). */
+    private final Map<Integer, Map<Integer, RingSummary>> reported = new HashMap<>();
     private final Map<Integer, Long> lastFetchMillis = new HashMap<>();
+    private final Map<Integer, Long> lastAcceptorFetchMillis = new HashMap<>();
+    /** Rotates learner fetches over acceptors that may hold a decision nobody holds a prefix to. */
+    private int fetchRotation;
     private final Map<Integer, long[]> lastSkipRequest = new HashMap<>();
     private Map<Integer, Long> checkpointedInstances = Map.of();
     private long lastHeartbeatMillis = Long.MIN_VALUE / 2;
@@ -236,7 +239,11 @@ public final class NodeProtocol {
                 send(from, new Learned(f.ring(), a.lowestInstance(), votes));
             }
         } else if (m instanceof Learned l) {
+            RingAcceptor a = acceptors.get(l.ring());
             for (Vote v : l.decided()) {
+                if (a != null) {
+                    a.storeDecided(v.instance(), v.ballot(), v.value());
+                }
                 learn(l.ring(), v.instance(), v.value());
             }
         } else if (m instanceof SkipRequest r) {
@@ -259,7 +266,7 @@ public final class NodeProtocol {
     private void heartbeat() {
         List<RingSummary> rings = new ArrayList<>();
         for (RingAcceptor a : acceptors.values()) {
-            rings.add(new RingSummary(a.ringId(), a.promisedBallot(), a.firstUndecided()));
+            rings.add(new RingSummary(a.ringId(), a.promisedBallot(), a.firstUndecided(), a.highestDecided()));
         }
         Heartbeat h = new Heartbeat(rings);
         for (int n : config.nodes().keySet()) {
@@ -291,8 +298,8 @@ public final class NodeProtocol {
             } else if (c != null) {
                 c.observeBallot(s.promisedBallot());
             }
-            if (merger.stream(s.ring()) != null) {
-                reportedPrefix.computeIfAbsent(s.ring(), k -> new HashMap<>()).put(from, s.firstUndecided());
+            if (merger.stream(s.ring()) != null || acceptors.containsKey(s.ring())) {
+                reported.computeIfAbsent(s.ring(), k -> new HashMap<>()).put(from, s);
             }
         }
     }
@@ -380,37 +387,79 @@ public final class NodeProtocol {
         }
     }
 
-    /** A learner that sees a gap, or hears of decisions it lacks, fetches them from an acceptor. */
+    /**
+     * Catch-up. A learner blocked on an instance that some acceptor reports decided (or with later
+     * instances buffered) fetches from an acceptor whose decided prefix covers it, else from the
+     * acceptors that know later decisions in turn. An acceptor whose decided prefix lags another's
+     * fetches too, so that prefixes (and with them trimming and Phase 1 ranges) keep moving.
+     */
     private void catchUp() {
         for (int ringId : merger.ringIds()) {
             Merger.RingStream s = merger.stream(ringId);
             if (s.buffered.containsKey(s.nextInstance)) {
                 continue;
             }
-            ClusterConfig.Ring ring = config.ring(ringId);
-            int target = -1;
-            long best = s.nextInstance;
-            Map<Integer, Long> reported = reportedPrefix.getOrDefault(ringId, Map.of());
-            for (int a : ring.acceptors()) {
-                Long p = a == nodeId ? Long.valueOf(acceptors.get(ringId).firstUndecided()) : reported.get(a);
-                if (p != null && p > best && !fd.suspected(a, now)) {
-                    best = p;
-                    target = a;
-                }
-            }
-            if (target < 0 && !s.buffered.isEmpty()) {
-                target = fd.coordinatorOf(ring, now);
-            }
-            if (target < 0) {
-                continue;
-            }
             Long last = lastFetchMillis.get(ringId);
             if (last != null && now - last < params.retransmitTimeoutMillis()) {
                 continue;
             }
-            lastFetchMillis.put(ringId, now);
-            send(target, new Fetch(ringId, s.nextInstance, FETCH_MAX_INSTANCES));
+            int target = fetchTarget(config.ring(ringId), s.nextInstance, !s.buffered.isEmpty());
+            if (target >= 0) {
+                lastFetchMillis.put(ringId, now);
+                send(target, new Fetch(ringId, s.nextInstance, FETCH_MAX_INSTANCES));
+            }
         }
+        for (RingAcceptor a : acceptors.values()) {
+            Long last = lastAcceptorFetchMillis.get(a.ringId());
+            if (last != null && now - last < params.retransmitTimeoutMillis()) {
+                continue;
+            }
+            int best = -1;
+            long bestPrefix = a.firstUndecided();
+            for (Map.Entry<Integer, RingSummary> e : reported.getOrDefault(a.ringId(), Map.of()).entrySet()) {
+                if (e.getValue().firstUndecided() > bestPrefix && !fd.suspected(e.getKey(), now)) {
+                    bestPrefix = e.getValue().firstUndecided();
+                    best = e.getKey();
+                }
+            }
+            if (best >= 0) {
+                lastAcceptorFetchMillis.put(a.ringId(), now);
+                send(best, new Fetch(a.ringId(), a.firstUndecided(), FETCH_MAX_INSTANCES));
+            }
+        }
+    }
+
+    private int fetchTarget(ClusterConfig.Ring ring, long instance, boolean laterBuffered) {
+        Map<Integer, RingSummary> reports = reported.getOrDefault(ring.id(), Map.of());
+        List<Integer> knowLater = new ArrayList<>();
+        for (int a : ring.acceptors()) {
+            if (fd.suspected(a, now)) {
+                continue;
+            }
+            long prefix;
+            long highest;
+            if (a == nodeId) {
+                prefix = acceptors.get(ring.id()).firstUndecided();
+                highest = acceptors.get(ring.id()).highestDecided();
+            } else {
+                RingSummary r = reports.get(a);
+                if (r == null) {
+                    continue;
+                }
+                prefix = r.firstUndecided();
+                highest = r.highestDecided();
+            }
+            if (prefix > instance) {
+                return a;
+            }
+            if (highest >= instance || laterBuffered) {
+                knowLater.add(a);
+            }
+        }
+        if (knowLater.isEmpty()) {
+            return laterBuffered ? fd.coordinatorOf(ring, now) : -1;
+        }
+        return knowLater.get(Math.floorMod(fetchRotation++, knowLater.size()));
     }
 
     /** The merge waits on an idle ring while another has a value ready: ask for a skip. */

@@ -23,6 +23,8 @@ final class RingAcceptor {
     private long highestInstance;
     /** Every instance below it is decided and held here (from the log's lowest instance on). */
     private long firstUndecided;
+    /** The highest instance known decided here (-1: none). */
+    private long highestDecided = -1;
     /** Per learner node: the instance below which it has checkpointed everything. */
     private final Map<Integer, Long> learnerCheckpoints = new HashMap<>();
 
@@ -35,6 +37,9 @@ final class RingAcceptor {
         this.highestInstance = Math.max(rs.highestInstance(), rs.lowestInstance() - 1);
         for (AcceptedValue a : rs.accepted().values()) {
             highestInstance = Math.max(highestInstance, a.instance());
+            if (a.decided()) {
+                highestDecided = Math.max(highestDecided, a.instance());
+            }
         }
         this.firstUndecided = log.lowestInstance();
         advanceDecidedPrefix();
@@ -54,6 +59,10 @@ final class RingAcceptor {
 
     long firstUndecided() {
         return firstUndecided;
+    }
+
+    long highestDecided() {
+        return Math.max(highestDecided, firstUndecided - 1);
     }
 
     long lowestInstance() {
@@ -87,11 +96,13 @@ final class RingAcceptor {
 
     /** Phase 2: true if this acceptor votes for {@code value} in {@code instance} at {@code ballot}. */
     boolean accept(long instance, long ballot, byte[] value) {
-        if (instance < log.lowestInstance()) {
-            return true; // trimmed, hence decided: see isDecided
-        }
         if (!promise(ballot)) {
             return false;
+        }
+        if (instance < log.lowestInstance()) {
+            // Trimmed, hence decided at a ballot this acceptor promised: a ballot that passed the
+            // promise carries the decided value (see storeDecided), so this vote is harmless.
+            return true;
         }
         Optional<AcceptedValue> cur = log.read(instance);
         if (cur.isPresent() && (cur.get().decided() || cur.get().ballot() == ballot)) {
@@ -137,6 +148,7 @@ final class RingAcceptor {
             }
             log.appendDecision(instance, ballot);
         }
+        highestDecided = Math.max(highestDecided, instance);
         advanceDecidedPrefix();
         return true;
     }
@@ -149,9 +161,16 @@ final class RingAcceptor {
         if (instance < log.lowestInstance() || isDecided(instance)) {
             return;
         }
+        // Promise the decided ballot: a stale lower-ballot proposal for this instance must then be
+        // refused rather than counted as a vote for an instance known decided (see accept).
+        if (ballot > promisedBallot) {
+            promisedBallot = ballot;
+            log.appendPromise(ballot);
+        }
         log.appendAccept(instance, ballot, value);
         log.appendDecision(instance, ballot);
         highestInstance = Math.max(highestInstance, instance);
+        highestDecided = Math.max(highestDecided, instance);
         advanceDecidedPrefix();
     }
 
@@ -159,10 +178,10 @@ final class RingAcceptor {
     List<Vote> decidedFrom(long from, int maxCount, int maxBytes) {
         List<Vote> out = new ArrayList<>();
         int bytes = 0;
-        for (long i = Math.max(from, log.lowestInstance()); i < firstUndecided && out.size() < maxCount
+        for (long i = Math.max(from, log.lowestInstance()); out.size() < maxCount
                 && bytes < maxBytes; i++) {
             Optional<AcceptedValue> a = log.read(i);
-            if (a.isEmpty()) {
+            if (a.isEmpty() || !a.get().decided()) {
                 break;
             }
             out.add(new Vote(i, a.get().ballot(), true, a.get().value()));
