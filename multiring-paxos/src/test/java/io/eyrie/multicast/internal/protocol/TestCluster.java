@@ -18,7 +18,19 @@ import java.util.function.Predicate;
  * nodes tick every millisecond, and a test can watch or drop messages and crash or restart nodes.
  */
 final class TestCluster {
-    record Sent(long at, int from, int to, Message message, int bytes) {
+    record Sent(long at, int from, int to, Message message, byte[] bytes) {
+        boolean carries(byte[] pattern) {
+            outer:
+            for (int i = 0; i + pattern.length <= bytes.length; i++) {
+                for (int j = 0; j < pattern.length; j++) {
+                    if (bytes[i + j] != pattern[j]) {
+                        continue outer;
+                    }
+                }
+                return true;
+            }
+            return false;
+        }
     }
 
     record Delivered(long at, int node, Delivery delivery) {
@@ -63,6 +75,12 @@ final class TestCluster {
         nodes.put(id, new NodeProtocol(config, id, inc, logs.get(id), null, now));
     }
 
+    /** Restarts with a learner checkpoint (the application's snapshot). */
+    void start(int id, byte[] learnerCheckpoint) {
+        long inc = incarnations.merge(id, 1L, Long::sum);
+        nodes.put(id, new NodeProtocol(config, id, inc, logs.get(id), learnerCheckpoint, now));
+    }
+
     void crash(int id) {
         nodes.remove(id);
     }
@@ -71,7 +89,7 @@ final class TestCluster {
         return new Output() {
             @Override
             public void send(int to, byte[] message) {
-                Sent s = new Sent(now, id, to, MessageCodec.decode(ByteBuffer.wrap(message)), message.length);
+                Sent s = new Sent(now, id, to, MessageCodec.decode(ByteBuffer.wrap(message)), message);
                 sent.add(s);
                 if (!drop.test(s)) {
                     network.add(new InTransit(now + linkMillis, seq++, id, to, message));
