@@ -39,6 +39,7 @@ final class Simulation {
     final long healDeadlineMillis;
     double lossRate;
     double duplicateRate;
+    final double faultLossRate;
     int maxDelayMillis;
     final boolean useCheckpoints;
     long now;
@@ -98,6 +99,7 @@ final class Simulation {
         this.healDeadlineMillis = faultPhaseMillis + 6000;
         this.lossRate = rnd.nextInt(3) == 0 ? 0 : rnd.nextDouble() * 0.1;
         this.duplicateRate = rnd.nextInt(3) == 0 ? 0 : rnd.nextDouble() * 0.05;
+        this.faultLossRate = lossRate;
         this.maxDelayMillis = 1 + rnd.nextInt(12);
         this.useCheckpoints = rnd.nextBoolean();
         for (int id : config.nodes().keySet()) {
@@ -429,7 +431,7 @@ final class Simulation {
             sb.append(r.id()).append('=').append(Arrays.toString(r.acceptors())).append(" learners ")
                     .append(Arrays.toString(r.learners())).append("; ");
         }
-        sb.append("M=").append(config.parameters().slotsPerRound()).append(" loss=").append(String.format("%.3f", lossRate))
+        sb.append("M=").append(config.parameters().slotsPerRound()).append(" loss=").append(String.format("%.3f", faultLossRate))
                 .append(" checkpoints=").append(useCheckpoints).append(" steps=").append(steps).append(" t=").append(now);
         return sb.toString();
     }
@@ -439,4 +441,23 @@ final class Simulation {
     }
 
 
+
+    /**
+     * Replays one seed with a trace of crashes and restarts and the final state of every node:
+     * {@code java -cp ... io.eyrie.multicast.internal.protocol.Simulation SEED}.
+     */
+    public static void main(String[] args) {
+        Simulation sim = new Simulation(Long.parseLong(args[0]), NodeProtocol.Faults.NONE, true);
+        try {
+            sim.run();
+            System.out.println("seed " + args[0] + " passed");
+        } catch (AssertionError e) {
+            System.out.println(e.getMessage());
+        }
+        System.out.println(sim.describe());
+        sim.trace().forEach(System.out::println);
+        for (SimNode n : sim.nodes.values()) {
+            System.out.println(n.up() ? n.proto.status() : "node " + n.id + " down");
+        }
+    }
 }

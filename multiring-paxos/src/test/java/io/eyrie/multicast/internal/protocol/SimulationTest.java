@@ -51,17 +51,15 @@ class SimulationTest {
 
     @Test
     void checkerCatchesPlantedBug_acceptorsThatForgetPromises() {
-        int caught = 0;
-        StringBuilder first = new StringBuilder();
-        for (long seed = 1; seed <= 300 && caught == 0; seed++) {
+        List<String> safetyFailures = new ArrayList<>();
+        for (long seed = 1; seed <= 400 && safetyFailures.isEmpty(); seed++) {
             String failure = runSeed(seed, new NodeProtocol.Faults(true));
-            if (failure != null) {
-                caught++;
-                first.append(failure);
+            if (failure != null && !failure.contains("liveness")) {
+                safetyFailures.add(failure);
             }
         }
-        assertTrue(caught > 0, "with acceptors ignoring their promises, expected some seed among 1..300 to break "
-                + "agreement, but every seed passed: the checker cannot fail");
-        assertFalse(first.isEmpty());
+        assertFalse(safetyFailures.isEmpty(), "with acceptors ignoring their promises, some seed among 1..400 should "
+                + "break a safety invariant, but none did: the checker could not fail");
+        System.out.println("planted bug caught: " + safetyFailures.get(0));
     }
 }
