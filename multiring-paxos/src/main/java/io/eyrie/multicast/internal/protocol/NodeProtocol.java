@@ -20,6 +20,10 @@ import java.util.TreeMap;
  * and merge over the rings it learns) as one deterministic state machine: no threads, sockets,
  * clocks or randomness. The runtime feeds it messages, ticks and proposals; after each step it
  * syncs the acceptor logs, then sends what the step produced.
+ *
+ * <p>Not thread-safe: one thread (the node's event loop) calls everything. {@code incarnation}
+ * must grow with every process start of the node (a restart counter or the start time): learners
+ * keep dedup state for the latest few incarnations of each proposer and drop older ones.
  */
 public final class NodeProtocol {
     /** Catch-up asks for at most this many instances per fetch. */
@@ -100,14 +104,14 @@ public final class NodeProtocol {
             throw new MalformedMessageException("message from node " + fromNodeId + ", which is not in the cluster file");
         }
         Message m = MessageCodec.decode(message);
-        begin(nowMillis, out);
+        Output outer = begin(nowMillis, out);
         fd.heard(fromNodeId, nowMillis);
         dispatch(fromNodeId, m);
-        finish();
+        finish(outer);
     }
 
     public void onTick(long nowMillis, Output out) {
-        begin(nowMillis, out);
+        Output outer = begin(nowMillis, out);
         if (now - lastHeartbeatMillis >= params.heartbeatIntervalMillis()) {
             lastHeartbeatMillis = now;
             heartbeat();
@@ -119,7 +123,7 @@ public final class NodeProtocol {
             send(fd.coordinatorOf(config.ring(p.ring()), now), p);
         }
         catchUp();
-        finish();
+        finish(outer);
     }
 
     public long propose(int[] groups, byte[] payload, long nowMillis, Output out) {
@@ -137,9 +141,9 @@ public final class NodeProtocol {
                     + params.batchMaxBytes());
         }
         Propose p = proposer.propose(ring, g, payload, nowMillis);
-        begin(nowMillis, out);
+        Output outer = begin(nowMillis, out);
         send(fd.coordinatorOf(config.ring(ring), now), p);
-        finish();
+        finish(outer);
         return p.proposal().seq();
     }
 
@@ -149,10 +153,10 @@ public final class NodeProtocol {
 
     public void checkpointed(byte[] cp, long nowMillis, Output out) {
         Map<Integer, Long> instances = Merger.checkpointedInstances(cp);
-        begin(nowMillis, out);
+        Output outer = begin(nowMillis, out);
         checkpointedInstances = instances;
         announceCheckpoint();
-        finish();
+        finish(outer);
     }
 
     public static byte[] encodeDirect(byte[] appMessage) {
@@ -178,21 +182,30 @@ public final class NodeProtocol {
 
     // ---- step plumbing ------------------------------------------------------------------------
 
-    private void begin(long nowMillis, Output o) {
+    /**
+     * Starts a step; returns the output of an enclosing step, if this one runs inside it (the
+     * application may propose or checkpoint from inside deliver()).
+     */
+    private Output begin(long nowMillis, Output o) {
+        Output outer = this.out;
         this.now = Math.max(now, nowMillis);
         this.out = o;
+        return outer;
     }
 
     /** Runs the messages this node sent itself, then lets the merge ask for skips. */
-    private void finish() {
-        while (!toSelf.isEmpty()) {
-            dispatch(nodeId, toSelf.poll());
+    private void finish(Output outer) {
+        if (outer == null) {
+            while (!toSelf.isEmpty()) {
+                dispatch(nodeId, toSelf.poll());
+            }
+            requestSkip();
+            while (!toSelf.isEmpty()) {
+                dispatch(nodeId, toSelf.poll());
+            }
         }
-        requestSkip();
-        while (!toSelf.isEmpty()) {
-            dispatch(nodeId, toSelf.poll());
-        }
-        out = null;
+        // A nested step leaves its messages to itself to the enclosing step's loop.
+        out = outer;
     }
 
     private void send(int to, Message m) {
@@ -208,7 +221,7 @@ public final class NodeProtocol {
             onHeartbeat(from, h);
         } else if (m instanceof Propose p) {
             RingCoordinator c = coordinators.get(p.ring());
-            if (c != null && config.ringFor(p.proposal().groups()) == p.ring()) {
+            if (c != null && p.proposal().node() == from && orderedBy(p.proposal().groups()) == p.ring()) {
                 c.onPropose(p.proposal(), now);
             }
         } else if (m instanceof Ordered o) {
@@ -246,6 +259,14 @@ public final class NodeProtocol {
                 }
                 learn(l.ring(), v.instance(), v.value());
             }
+            if (l.decided().size() >= FETCH_MAX_INSTANCES) {
+                // A full page: the sender holds more, so a lagging learner need not wait a timeout.
+                long next = l.decided().get(l.decided().size() - 1).instance() + 1;
+                Merger.RingStream s = merger.stream(l.ring());
+                if ((s != null && next < s.nextInstance + Merger.WINDOW) || (a != null && next == a.firstUndecided())) {
+                    send(from, new Fetch(l.ring(), next, FETCH_MAX_INSTANCES));
+                }
+            }
         } else if (m instanceof SkipRequest r) {
             RingCoordinator c = coordinators.get(r.ring());
             if (c != null) {
@@ -262,6 +283,16 @@ public final class NodeProtocol {
     }
 
     // ---- handlers -----------------------------------------------------------------------------
+
+    /** The ring that orders a message to {@code groups}, or -1 if a group is unknown. */
+    private int orderedBy(int[] groups) {
+        for (int g : groups) {
+            if (!config.groupToRing().containsKey(g)) {
+                return -1;
+            }
+        }
+        return config.ringFor(groups);
+    }
 
     private void heartbeat() {
         List<RingSummary> rings = new ArrayList<>();
@@ -325,6 +356,11 @@ public final class NodeProtocol {
         ClusterConfig.Ring ring = config.rings().get(m.ring());
         if (ring == null || m.route()[m.hop()] != nodeId) {
             return;
+        }
+        for (int n : m.route()) {
+            if (!config.nodes().containsKey(n)) {
+                return;
+            }
         }
         boolean decided = m.decided();
         int votes = m.votes();

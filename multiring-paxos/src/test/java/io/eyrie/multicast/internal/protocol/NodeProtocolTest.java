@@ -150,4 +150,23 @@ class NodeProtocolTest {
         assertEquals(1, out.direct.size());
         assertArrayEquals(new byte[] {7, 7}, out.direct.get(0));
     }
+
+    @Test
+    void applicationMayProposeAndCheckpointFromInsideDeliver() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        c.run(100);
+        c.onDeliver = (node, d) -> {
+            if (node == 2 && d.payload()[0] == 1) {
+                c.nodes.get(2).learnerCheckpoint();
+                c.propose(2, new int[] {2}, new byte[] {2});
+            }
+        };
+        c.propose(1, new int[] {1}, new byte[] {1});
+        c.run(100);
+        for (int n = 1; n <= 3; n++) {
+            List<Delivery> got = c.deliveriesAt(n);
+            assertEquals(2, got.size(), "node " + n + " should deliver the message and the one proposed from deliver()");
+            assertEquals(2, got.get(1).payload()[0]);
+        }
+    }
 }

@@ -51,6 +51,8 @@ final class TestCluster {
     final List<Sent> sent = new ArrayList<>();
     final List<Delivered> delivered = new ArrayList<>();
     final List<long[]> ordered = new ArrayList<>();
+    /** Called inside deliver(), as an application would be. */
+    java.util.function.BiConsumer<Integer, Delivery> onDeliver = (n, d) -> { };
     /** Messages for which this returns true are lost. */
     Predicate<Sent> drop = s -> false;
 
@@ -99,6 +101,7 @@ final class TestCluster {
             @Override
             public void deliver(Delivery d) {
                 delivered.add(new Delivered(now, id, d));
+                onDeliver.accept(id, d);
             }
 
             @Override
