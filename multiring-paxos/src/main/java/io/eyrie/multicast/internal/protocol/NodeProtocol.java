@@ -173,7 +173,7 @@ public final class NodeProtocol {
                 continue;
             }
             long ballot = c != null ? c.maxBallotSeen() : Ballot.NONE;
-            long decided = a != null ? a.firstUndecided() - 1 : (s != null ? s.nextInstance - 1 : -1);
+            long decided = a != null ? a.highestDecided() : (s != null ? s.nextInstance - 1 : -1);
             rings.add(new NodeStatus.RingStatus(r.id(), fd.coordinatorOf(r, now), ballot, decided,
                     s != null ? s.nextInstance : -1));
         }
@@ -328,6 +328,9 @@ public final class NodeProtocol {
                 c.onNack(s.promisedBallot(), now);
             } else if (c != null) {
                 c.observeBallot(s.promisedBallot());
+            }
+            if (c != null) {
+                c.observeDecidedPrefix(s.firstUndecided());
             }
             if (merger.stream(s.ring()) != null || acceptors.containsKey(s.ring())) {
                 reported.computeIfAbsent(s.ring(), k -> new HashMap<>()).put(from, s);

@@ -52,6 +52,8 @@ final class RingCoordinator {
     private Phase phase = Phase.IDLE;
     private long ballot = Ballot.NONE;
     private long maxBallotSeen = Ballot.NONE;
+    /** The highest decided prefix another acceptor of the ring reported: below it nothing needs re-proposing. */
+    private long reportedPrefix;
     private long retryAtMillis;
     private long phase1From;
     private long phase1SentMillis;
@@ -99,6 +101,10 @@ final class RingCoordinator {
         maxBallotSeen = Math.max(maxBallotSeen, b);
     }
 
+    void observeDecidedPrefix(long firstUndecided) {
+        reportedPrefix = Math.max(reportedPrefix, firstUndecided);
+    }
+
     void tick(long now) {
         if (fd.coordinatorOf(ring, now) != self) {
             if (phase != Phase.IDLE) {
@@ -139,7 +145,9 @@ final class RingCoordinator {
         ballot = Ballot.of(Ballot.round(seen) + 1, self);
         phase = Phase.PHASE1;
         phase1Replies.clear();
-        phase1From = acceptor.firstUndecided();
+        // Instances below another acceptor's decided prefix are decided and held there (learners and
+        // this acceptor fetch them): only what may be undecided needs Phase 1 and re-proposal.
+        phase1From = Math.max(acceptor.firstUndecided(), reportedPrefix);
         phase1SentMillis = now;
         for (int a : ring.acceptors()) {
             net.send(a, new Phase1a(ring.id(), ballot, phase1From));
@@ -187,8 +195,8 @@ final class RingCoordinator {
     }
 
     void onPropose(Proposal p, long now) {
-        if (phase == Phase.IDLE) {
-            return;
+        if (phase == Phase.IDLE && fd.coordinatorOf(ring, now) != self) {
+            return; // not ours: the proposer retransmits to whom it believes is coordinator
         }
         ProposalId id = p.id();
         if (recentlyDecided.containsKey(id)) {

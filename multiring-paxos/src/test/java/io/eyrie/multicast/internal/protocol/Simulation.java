@@ -97,7 +97,7 @@ final class Simulation {
         this.checker = new SimChecker(config);
         this.faultPhaseMillis = 600 + rnd.nextInt(600);
         this.healDeadlineMillis = faultPhaseMillis + 6000;
-        this.lossRate = rnd.nextInt(3) == 0 ? 0 : rnd.nextDouble() * 0.1;
+        this.lossRate = rnd.nextInt(3) == 0 ? 0 : rnd.nextDouble() * (rnd.nextInt(4) == 0 ? 0.25 : 0.1);
         this.duplicateRate = rnd.nextInt(3) == 0 ? 0 : rnd.nextDouble() * 0.05;
         this.faultLossRate = lossRate;
         this.maxDelayMillis = 1 + rnd.nextInt(12);
@@ -176,14 +176,14 @@ final class Simulation {
 
     private void scheduleFaults() {
         int[] ids = config.nodes().keySet().stream().mapToInt(Integer::intValue).toArray();
-        int crashes = rnd.nextInt(3);
+        int crashes = rnd.nextInt(rnd.nextInt(4) == 0 ? 5 : 3);
         for (int i = 0; i < crashes; i++) {
             long at = rnd.nextLong(faultPhaseMillis - 50);
             int node = ids[rnd.nextInt(ids.length)];
             schedule(at, CRASH, 0, node, 0, null);
             schedule(Math.min(faultPhaseMillis, at + 20 + rnd.nextInt(400)), RESTART, 0, node, 0, null);
         }
-        int partitions = rnd.nextInt(3);
+        int partitions = rnd.nextInt(rnd.nextInt(4) == 0 ? 4 : 3);
         for (int i = 0; i < partitions; i++) {
             long at = rnd.nextLong(faultPhaseMillis - 50);
             byte[] links = partitionLinks(ids);
@@ -442,11 +442,30 @@ final class Simulation {
 
 
 
+    /** Runs seeds [first, first + count) and prints each failure: {@code Simulation FIRST COUNT}. */
+    static void sweep(long first, long count) {
+        long failures = 0;
+        long started = System.nanoTime();
+        for (long seed = first; seed < first + count; seed++) {
+            String f = SimulationTest.runSeed(seed, NodeProtocol.Faults.NONE);
+            if (f != null) {
+                failures++;
+                System.out.println("FAILED " + f + "\n  replay: " + SimulationTest.replay(seed));
+            }
+        }
+        System.out.println(count + " seeds from " + first + ": " + failures + " failed, "
+                + (System.nanoTime() - started) / 1_000_000 + " ms");
+    }
+
     /**
      * Replays one seed with a trace of crashes and restarts and the final state of every node:
      * {@code java -cp ... io.eyrie.multicast.internal.protocol.Simulation SEED}.
      */
     public static void main(String[] args) {
+        if (args.length == 2) {
+            sweep(Long.parseLong(args[0]), Long.parseLong(args[1]));
+            return;
+        }
         Simulation sim = new Simulation(Long.parseLong(args[0]), NodeProtocol.Faults.NONE, true);
         try {
             sim.run();
