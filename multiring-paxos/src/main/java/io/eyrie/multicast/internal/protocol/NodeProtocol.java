@@ -30,8 +30,8 @@ public final class NodeProtocol {
     static final int FETCH_MAX_INSTANCES = 64;
 
     /** Test-only fault switches; production code uses {@link #NONE}. */
-    record Faults(boolean acceptorsForgetPromises) {
-        static final Faults NONE = new Faults(false);
+    record Faults(boolean acceptorsForgetPromises, boolean learnersKeepDuplicates) {
+        static final Faults NONE = new Faults(false, false);
     }
 
     /** Test hook: told of every (ring, instance, value) this node learns as decided. */
@@ -81,6 +81,7 @@ public final class NodeProtocol {
         this.fd = new FailureDetector(config, nodeId, nowMillis);
         this.proposer = new Proposer(nodeId, incarnation, params.retransmitTimeoutMillis());
         this.merger = new Merger(config.ringsLearnedBy(nodeId), params.slotsPerRound(), node.groups(), learnerCheckpoint);
+        merger.keepDuplicates = faults.learnersKeepDuplicates();
         for (int r : accepted) {
             RingAcceptor a = new RingAcceptor(r, acceptorLogs.get(r), faults.acceptorsForgetPromises());
             acceptors.put(r, a);

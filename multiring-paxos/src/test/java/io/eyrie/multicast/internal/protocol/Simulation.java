@@ -45,6 +45,42 @@ final class Simulation {
     long now;
     long steps;
     long messagesSent;
+    /** What actually happened in this run, for the coverage summary. */
+    final Coverage coverage = new Coverage();
+
+    static final class Coverage {
+        long runs;
+        long crashes;
+        long partitions;
+        long messagesLost;
+        long messagesDuplicated;
+        long proposals;
+        long deliveries;
+        long ballotChanges;
+        long skips;
+        long trimmedLogs;
+
+        void add(Coverage o) {
+            runs += o.runs;
+            crashes += o.crashes;
+            partitions += o.partitions;
+            messagesLost += o.messagesLost;
+            messagesDuplicated += o.messagesDuplicated;
+            proposals += o.proposals;
+            deliveries += o.deliveries;
+            ballotChanges += o.ballotChanges;
+            skips += o.skips;
+            trimmedLogs += o.trimmedLogs;
+        }
+
+        @Override
+        public String toString() {
+            return runs + " runs: " + crashes + " crashes, " + partitions + " partitions, " + messagesLost + " messages lost, "
+                    + messagesDuplicated + " duplicated, " + proposals + " multicasts, " + deliveries + " deliveries, "
+                    + ballotChanges + " Phase 1 ballots beyond each ring's first, " + skips + " skips at rings' lowest-id acceptor, "
+                    + trimmedLogs + " acceptor logs trimmed";
+        }
+    }
     private long eventSeq;
     private final PriorityQueue<Event> events = new PriorityQueue<>();
     final Map<Integer, SimNode> nodes = new TreeMap<>();
@@ -264,6 +300,7 @@ final class Simulation {
         @Override
         public void deliver(Delivery d) {
             checker.delivered(node.id, node.incarnation, d, now);
+            coverage.deliveries++;
             if (useCheckpoints) {
                 node.checkpoint = node.proto.learnerCheckpoint();
             }
@@ -288,12 +325,20 @@ final class Simulation {
         }
     }
 
+    private final Set<Long> phase1Ballots = new HashSet<>();
+
     private void transmit(int from, int to, byte[] msg) {
         messagesSent++;
+        if (msg[0] == MessageCodec.PHASE1A) {
+            Message.Phase1a p = (Message.Phase1a) MessageCodec.decode(ByteBuffer.wrap(msg));
+            phase1Ballots.add((long) p.ring() << 48 | p.ballot());
+        }
         if (blocked.contains(from * 1000 + to) || rnd.nextDouble() < lossRate) {
+            coverage.messagesLost++;
             return;
         }
         int copies = rnd.nextDouble() < duplicateRate ? 2 : 1;
+        coverage.messagesDuplicated += copies - 1;
         for (int c = 0; c < copies; c++) {
             schedule(now + 1 + rnd.nextInt(maxDelayMillis), DELIVER, from, to, 0, msg);
         }
@@ -301,6 +346,31 @@ final class Simulation {
 
     /** Runs until every expectation holds after healing; fails (AssertionError) otherwise. */
     void run() {
+        try {
+            runUntilLive();
+        } finally {
+            coverage.runs = 1;
+            for (SimNode n : nodes.values()) {
+                for (Map.Entry<Integer, MemoryAcceptorLog> l : n.logs.entrySet()) {
+                    if (l.getValue().lowestInstance() > 0) {
+                        coverage.trimmedLogs++;
+                    }
+                    for (AcceptorLog.AcceptedValue v : l.getValue().recovered().accepted().values()) {
+                        if (RingValue.decode(v.value()) instanceof RingValue.Skip k && k.slots() > 0 && n.id == lowestAcceptor(l.getKey())) {
+                            coverage.skips++;
+                        }
+                    }
+                }
+            }
+            coverage.ballotChanges = Math.max(0, phase1Ballots.size() - config.rings().size());
+        }
+    }
+
+    private int lowestAcceptor(int ring) {
+        return Arrays.stream(config.ring(ring).acceptors()).min().orElseThrow();
+    }
+
+    private void runUntilLive() {
         long lastLivenessCheck = 0;
         while (!events.isEmpty()) {
             Event e = events.poll();
@@ -378,13 +448,19 @@ final class Simulation {
                     try {
                         long seq = n.proto.propose(groups, payload, now, out);
                         checker.proposed(payloadId, n.id, n.incarnation, seq, groups);
+                        coverage.proposals++;
                     } catch (MulticastException overloaded) {
                         note("propose refused at " + n.id + ": " + overloaded.getMessage());
                     }
                     out.flush();
                 }
             }
-            case CRASH -> crash(nodes.get(e.to));
+            case CRASH -> {
+                if (nodes.get(e.to).up()) {
+                    coverage.crashes++;
+                }
+                crash(nodes.get(e.to));
+            }
             case RESTART -> {
                 SimNode n = nodes.get(e.to);
                 if (!n.up()) {
@@ -393,6 +469,7 @@ final class Simulation {
                 }
             }
             case PARTITION -> {
+                coverage.partitions++;
                 ByteBuffer b = ByteBuffer.wrap(e.bytes);
                 while (b.hasRemaining()) {
                     blocked.add(b.get() * 1000 + b.get());
