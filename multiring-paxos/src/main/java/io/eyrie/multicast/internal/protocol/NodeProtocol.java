@@ -28,6 +28,8 @@ import java.util.TreeMap;
 public final class NodeProtocol {
     /** Catch-up asks for at most this many instances per fetch. */
     static final int FETCH_MAX_INSTANCES = 64;
+    /** A Phase 1b page carries about this many batches' worth of votes. */
+    static final int PHASE1_PAGE_BATCHES = 4;
 
     /** Test-only fault switches; production code uses {@link #NONE}. */
     record Faults(boolean acceptorsForgetPromises, boolean learnersKeepDuplicates) {
@@ -85,7 +87,7 @@ public final class NodeProtocol {
         for (int r : accepted) {
             RingAcceptor a = new RingAcceptor(r, acceptorLogs.get(r), faults.acceptorsForgetPromises());
             acceptors.put(r, a);
-            coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send));
+            coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send, nowMillis));
         }
         this.now = nowMillis;
     }
@@ -349,8 +351,10 @@ public final class NodeProtocol {
             mine.onNack(p.ballot(), now);
         }
         if (a.promise(p.ballot())) {
-            send(from, new Phase1b(p.ring(), p.ballot(), a.lowestInstance(), a.highestInstance(),
-                    a.votesFrom(p.fromInstance())));
+            RingAcceptor.VotePage page = a.votesFrom(p.fromInstance(), params.phase1RangeInstances(),
+                    PHASE1_PAGE_BATCHES * params.batchMaxBytes());
+            send(from, new Phase1b(p.ring(), p.ballot(), p.fromInstance(), a.lowestInstance(), a.highestInstance(),
+                    page.nextFrom(), page.votes()));
         } else {
             send(from, new Nack(p.ring(), a.promisedBallot()));
         }

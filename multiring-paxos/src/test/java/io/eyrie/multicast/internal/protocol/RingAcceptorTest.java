@@ -37,8 +37,10 @@ class RingAcceptorTest {
         assertEquals(1, a.firstUndecided());
         assertTrue(a.accept(0, HIGH, RingValue.encodeSkip(9)), "a decided instance keeps its value");
         assertArrayEquals(v, a.decidedValue(0).orElseThrow());
-        assertEquals(1, a.votesFrom(0).size());
-        assertTrue(a.votesFrom(0).get(0).decided());
+        RingAcceptor.VotePage page = a.votesFrom(0, 1000, 1 << 20);
+        assertEquals(1, page.votes().size());
+        assertTrue(page.votes().get(0).decided());
+        assertEquals(Long.MAX_VALUE, page.nextFrom(), "a complete page says so");
     }
 
     @Test
@@ -63,5 +65,21 @@ class RingAcceptorTest {
         assertEquals(0, log.lowestInstance(), "learner 2 has not checkpointed yet");
         a.learnerCheckpointed(2, 9, new int[] {1, 2});
         assertEquals(6, log.lowestInstance(), "trim below min(8, 9) but never past the decided prefix 6");
+    }
+
+    @Test
+    void phase1Votes_comeInPagesBoundedByInstancesAndBytes() {
+        RingAcceptor a = new RingAcceptor(1, new MemoryAcceptorLog(100), false);
+        for (long i = 0; i < 10; i++) {
+            a.accept(i, LOW, new byte[100]);
+        }
+        RingAcceptor.VotePage byCount = a.votesFrom(2, 3, 1 << 20);
+        assertEquals(3, byCount.votes().size());
+        assertEquals(5, byCount.nextFrom());
+        RingAcceptor.VotePage byBytes = a.votesFrom(0, 1000, 250);
+        assertEquals(2, byBytes.votes().size(), "about 250 bytes hold two 100-byte votes");
+        assertEquals(2, byBytes.nextFrom());
+        RingAcceptor.VotePage tiny = a.votesFrom(7, 1000, 1);
+        assertEquals(1, tiny.votes().size(), "a page holds at least one vote, so Phase 1 always progresses");
     }
 }
