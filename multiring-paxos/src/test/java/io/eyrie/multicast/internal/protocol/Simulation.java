@@ -4,7 +4,6 @@ import io.eyrie.multicast.AcceptorLog;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Delivery;
 import io.eyrie.multicast.MulticastException;
-import io.eyrie.multicast.Position;
 import io.eyrie.multicast.internal.storage.MemoryAcceptorLog;
 
 import java.nio.ByteBuffer;
@@ -12,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
