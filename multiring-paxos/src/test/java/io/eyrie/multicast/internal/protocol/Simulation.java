@@ -261,7 +261,10 @@ final class Simulation {
         for (MemoryAcceptorLog l : n.logs.values()) {
             l.reopen();
         }
-        Map<Integer, AcceptorLog> logs = new TreeMap<>(n.logs);
+        Map<Integer, AcceptorLog> logs = new TreeMap<>();
+        for (Map.Entry<Integer, MemoryAcceptorLog> l : n.logs.entrySet()) {
+            logs.put(l.getKey(), new CheckedAcceptorLog(l.getKey(), l.getValue(), checker));
+        }
         byte[] cp = useCheckpoints ? n.checkpoint : null;
         checker.restarted(n.id, n.incarnation, cp != null);
         n.proto = new NodeProtocol(config, n.id, n.incarnation, logs, cp, now, faults);
