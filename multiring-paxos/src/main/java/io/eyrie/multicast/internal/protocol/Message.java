@@ -16,8 +16,11 @@ sealed interface Message {
     record RingSummary(int ring, long promisedBallot, long firstUndecided, long highestDecided) {
     }
 
-    /** Proposer to coordinator. */
-    record Propose(int ring, Proposal proposal) implements Message {
+    /**
+     * Proposer to coordinator; a node that is not the coordinator forwards it once (then
+     * {@code forwarded}) to the coordinator it sees, for a proposer whose view differs.
+     */
+    record Propose(int ring, Proposal proposal, boolean forwarded) implements Message {
     }
 
     /** Coordinator to proposer: these seqs of that incarnation are decided. */

@@ -36,7 +36,7 @@ final class MessageCodec {
                 s.i32(r.ring()).i64(r.promisedBallot()).i64(r.firstUndecided()).i64(r.highestDecided());
             }
         } else if (m instanceof Propose p) {
-            s.u8(PROPOSE).i32(p.ring());
+            s.u8(PROPOSE).i32(p.ring()).u8(p.forwarded() ? 1 : 0);
             Proposal q = p.proposal();
             ByteBuffer b = ByteBuffer.allocate(q.encodedSize());
             RingValue.writeProposal(b, q);
@@ -98,7 +98,11 @@ final class MessageCodec {
                 }
                 yield new Heartbeat(rings);
             }
-            case PROPOSE -> new Propose(ring(r), RingValue.readProposal(r));
+            case PROPOSE -> {
+                int ring = ring(r);
+                boolean forwarded = r.bool("forwarded");
+                yield new Propose(ring, RingValue.readProposal(r), forwarded);
+            }
             case ORDERED -> new Ordered(ring(r), r.i64("incarnation"), r.longs("seqs"));
             case PHASE1A -> new Phase1a(ring(r), r.i64("ballot"), instance(r));
             case PHASE1B -> new Phase1b(ring(r), r.i64("ballot"), instance(r), instance(r), r.i64("highest instance"),

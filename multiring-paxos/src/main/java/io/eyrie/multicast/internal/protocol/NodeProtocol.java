@@ -223,10 +223,7 @@ public final class NodeProtocol {
         if (m instanceof Heartbeat h) {
             onHeartbeat(from, h);
         } else if (m instanceof Propose p) {
-            RingCoordinator c = coordinators.get(p.ring());
-            if (c != null && p.proposal().node() == from && orderedBy(p.proposal().groups()) == p.ring()) {
-                c.onPropose(p.proposal(), now);
-            }
+            onPropose(from, p);
         } else if (m instanceof Ordered o) {
             for (long seq : proposer.ordered(o.incarnation(), o.seqs())) {
                 out.ordered(seq);
@@ -338,6 +335,22 @@ public final class NodeProtocol {
             if (merger.stream(s.ring()) != null || acceptors.containsKey(s.ring())) {
                 reported.computeIfAbsent(s.ring(), k -> new HashMap<>()).put(from, s);
             }
+        }
+    }
+
+    private void onPropose(int from, Propose p) {
+        if ((p.proposal().node() != from && !p.forwarded()) || orderedBy(p.proposal().groups()) != p.ring()
+                || !config.nodes().containsKey(p.proposal().node())) {
+            return;
+        }
+        RingCoordinator c = coordinators.get(p.ring());
+        if (c != null && c.takesProposals(now)) {
+            c.onPropose(p.proposal(), now);
+            return;
+        }
+        int coordinator = fd.coordinatorOf(config.ring(p.ring()), now);
+        if (!p.forwarded() && coordinator != nodeId && coordinator != from) {
+            send(coordinator, new Propose(p.ring(), p.proposal(), true));
         }
     }
 

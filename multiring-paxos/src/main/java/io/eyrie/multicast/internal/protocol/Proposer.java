@@ -67,7 +67,8 @@ final class Proposer {
     }
 
     private Message.Propose message(long seq, Pending p) {
-        return new Message.Propose(p.ring, new Proposal(node, incarnation, seq, watermark(p.ring), p.groups, p.payload));
+        return new Message.Propose(p.ring, new Proposal(node, incarnation, seq, watermark(p.ring), p.groups, p.payload),
+                false);
     }
 
     /** The lowest seq of {@code ring} still pending: everything of that ring below it is decided. */

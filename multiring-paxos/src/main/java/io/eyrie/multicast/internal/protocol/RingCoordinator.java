@@ -3,6 +3,8 @@ package io.eyrie.multicast.internal.protocol;
 import io.eyrie.multicast.Ballot;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.internal.protocol.Message.*;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -21,6 +23,7 @@ import java.util.TreeMap;
  * of queued proposals in opportunistic batches, at most ring.maxInFlight undecided at once.
  */
 final class RingCoordinator {
+    private static final Logger LOG = LoggerFactory.getLogger(RingCoordinator.class);
     static final int MAX_QUEUE = 4096;
     static final int RECENTLY_DECIDED = 4096;
 
@@ -206,6 +209,8 @@ final class RingCoordinator {
         if (covered > phase1Highest) {
             nextInstance = Math.max(phase1Highest + 1, pageFrom);
             phase = Phase.ACTIVE;
+            LOG.debug("ring {}: node {} coordinates with ballot {}, re-proposing {} instances, next instance {}",
+                    ring.id(), self, Ballot.toString(ballot), reproposals.size(), nextInstance);
             pump(now);
             return;
         }
@@ -216,9 +221,14 @@ final class RingCoordinator {
         }
     }
 
+    /** Leading, or about to (first in line): proposals are queued here. */
+    boolean takesProposals(long now) {
+        return phase != Phase.IDLE || fd.coordinatorOf(ring, now) == self;
+    }
+
     void onPropose(Proposal p, long now) {
-        if (phase == Phase.IDLE && fd.coordinatorOf(ring, now) != self) {
-            return; // not ours: the proposer retransmits to whom it believes is coordinator
+        if (!takesProposals(now)) {
+            return;
         }
         ProposalId id = p.id();
         if (recentlyDecided.containsKey(id)) {
@@ -346,6 +356,8 @@ final class RingCoordinator {
     }
 
     private void stepDown() {
+        LOG.debug("ring {}: node {} steps down from ballot {} (highest seen {})", ring.id(), self,
+                Ballot.toString(ballot), Ballot.toString(maxBallotSeen()));
         phase = Phase.IDLE;
         phase1Replies.clear();
         reproposals.clear();

@@ -22,7 +22,8 @@ class MessageCodecTest {
         return List.of(
                 new Heartbeat(List.of(new RingSummary(0, 65537, 10, 12), new RingSummary(2, 0, 0, -1))),
                 new Heartbeat(List.of()),
-                new Propose(1, p),
+                new Propose(1, p, false),
+                new Propose(1, p, true),
                 new Ordered(1, 7, new long[] {1, 5, 9}),
                 new Phase1a(2, 131074, 100),
                 new Phase1b(2, 131074, 100, 5, 120, 121, List.of(new Vote(100, 65537, false, batch), new Vote(101, 65537, true, skip))),
@@ -87,7 +88,7 @@ class MessageCodecTest {
         MalformedMessageException e = assertThrows(MalformedMessageException.class,
                 () -> MessageCodec.decode(ByteBuffer.wrap(learned)));
         assertTrue(e.getMessage().contains("count"), e.getMessage());
-        ByteBuffer q = ByteBuffer.allocate(64).put(MessageCodec.PROPOSE).putInt(1).putInt(3).putLong(1).putLong(0).putLong(0)
+        ByteBuffer q = ByteBuffer.allocate(64).put(MessageCodec.PROPOSE).putInt(1).put((byte) 0).putInt(3).putLong(1).putLong(0).putLong(0)
                 .putInt(1).putInt(1).putInt(Integer.MAX_VALUE);
         q.flip();
         assertThrows(MalformedMessageException.class, () -> MessageCodec.decode(q));

@@ -169,4 +169,20 @@ class NodeProtocolTest {
             assertEquals(2, got.get(1).payload()[0]);
         }
     }
+
+    @Test
+    void proposerThatCannotReachTheCoordinator_isForwardedByTheNodeItBelievesLeads() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        c.drop = s -> s.from() == 1 && s.to() == 3; // node 3 suspects node 1; nobody else does
+        c.run(200);
+        assertEquals(2, c.nodes.get(3).status().rings().get(1).coordinatorId(), "node 3 should see node 2 as coordinator");
+        assertEquals(1, c.nodes.get(2).status().rings().get(1).coordinatorId(), "node 2 should still see node 1");
+        c.propose(3, new int[] {1}, new byte[] {5});
+        c.run(100);
+        for (int n = 1; n <= 3; n++) {
+            assertEquals(1, c.deliveriesAt(n).size(), "node " + n + " should deliver the forwarded multicast once");
+        }
+        assertTrue(c.sent.stream().anyMatch(x -> x.message() instanceof Message.Propose p && p.forwarded() && x.from() == 2),
+                "node 2 should have forwarded the proposal");
+    }
 }
