@@ -44,6 +44,8 @@ final class Merger {
     private int indexInBatch;
     private long lastPosition = Position.NONE;
     private DedupTable dedup = new DedupTable();
+    /** Test-only fault: deliver every copy of a proposal. */
+    boolean keepDuplicates;
 
     Merger(int[] rings, int slotsPerRound, int[] groups, byte[] checkpoint) {
         this.slotsPerRound = slotsPerRound;
@@ -128,7 +130,7 @@ final class Merger {
                     indexInBatch = 0;
                 }
                 long position = Position.of(round, s.ringId, slotInRound, index);
-                boolean deliver = dedup.firstCopy(s.ringId, p) && addressedHere(p.groups());
+                boolean deliver = (dedup.firstCopy(s.ringId, p) || keepDuplicates) && addressedHere(p.groups());
                 if (index == batch.size() - 1) {
                     advanceSlot(s);
                 }

@@ -27,8 +27,12 @@ sealed interface Message {
     record Phase1a(int ring, long ballot, long fromInstance) implements Message {
     }
 
-    record Phase1b(int ring, long ballot, long lowestInstance, long highestInstance, List<Vote> accepted)
-            implements Message {
+    /**
+     * The votes of instances [fromInstance, nextFrom) (a page: see ring.phase1Range); nextFrom is
+     * Long.MAX_VALUE when the reply is complete.
+     */
+    record Phase1b(int ring, long ballot, long fromInstance, long lowestInstance, long highestInstance, long nextFrom,
+                   List<Vote> accepted) implements Message {
     }
 
     /** What an acceptor holds for one instance. */

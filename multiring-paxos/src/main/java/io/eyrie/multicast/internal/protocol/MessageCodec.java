@@ -49,7 +49,8 @@ final class MessageCodec {
         } else if (m instanceof Phase1a p) {
             s.u8(PHASE1A).i32(p.ring()).i64(p.ballot()).i64(p.fromInstance());
         } else if (m instanceof Phase1b p) {
-            s.u8(PHASE1B).i32(p.ring()).i64(p.ballot()).i64(p.lowestInstance()).i64(p.highestInstance());
+            s.u8(PHASE1B).i32(p.ring()).i64(p.ballot()).i64(p.fromInstance()).i64(p.lowestInstance())
+                    .i64(p.highestInstance()).i64(p.nextFrom());
             votes(s, p.accepted());
         } else if (m instanceof Accept a) {
             s.u8(ACCEPT).i32(a.ring()).i64(a.ballot()).i64(a.instance()).i32(a.route().length);
@@ -100,7 +101,8 @@ final class MessageCodec {
             case PROPOSE -> new Propose(ring(r), RingValue.readProposal(r));
             case ORDERED -> new Ordered(ring(r), r.i64("incarnation"), r.longs("seqs"));
             case PHASE1A -> new Phase1a(ring(r), r.i64("ballot"), instance(r));
-            case PHASE1B -> new Phase1b(ring(r), r.i64("ballot"), instance(r), r.i64("highest instance"), votes(r));
+            case PHASE1B -> new Phase1b(ring(r), r.i64("ballot"), instance(r), instance(r), r.i64("highest instance"),
+                    instance(r), votes(r));
             case ACCEPT -> {
                 int ring = ring(r);
                 long ballot = r.i64("ballot");

@@ -28,10 +28,12 @@ import java.util.TreeMap;
 public final class NodeProtocol {
     /** Catch-up asks for at most this many instances per fetch. */
     static final int FETCH_MAX_INSTANCES = 64;
+    /** A Phase 1b page carries about this many batches' worth of votes. */
+    static final int PHASE1_PAGE_BATCHES = 4;
 
     /** Test-only fault switches; production code uses {@link #NONE}. */
-    record Faults(boolean acceptorsForgetPromises) {
-        static final Faults NONE = new Faults(false);
+    record Faults(boolean acceptorsForgetPromises, boolean learnersKeepDuplicates) {
+        static final Faults NONE = new Faults(false, false);
     }
 
     /** Test hook: told of every (ring, instance, value) this node learns as decided. */
@@ -81,10 +83,11 @@ public final class NodeProtocol {
         this.fd = new FailureDetector(config, nodeId, nowMillis);
         this.proposer = new Proposer(nodeId, incarnation, params.retransmitTimeoutMillis());
         this.merger = new Merger(config.ringsLearnedBy(nodeId), params.slotsPerRound(), node.groups(), learnerCheckpoint);
+        merger.keepDuplicates = faults.learnersKeepDuplicates();
         for (int r : accepted) {
             RingAcceptor a = new RingAcceptor(r, acceptorLogs.get(r), faults.acceptorsForgetPromises());
             acceptors.put(r, a);
-            coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send));
+            coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send, nowMillis));
         }
         this.now = nowMillis;
     }
@@ -173,7 +176,7 @@ public final class NodeProtocol {
                 continue;
             }
             long ballot = c != null ? c.maxBallotSeen() : Ballot.NONE;
-            long decided = a != null ? a.firstUndecided() - 1 : (s != null ? s.nextInstance - 1 : -1);
+            long decided = a != null ? a.highestDecided() : (s != null ? s.nextInstance - 1 : -1);
             rings.add(new NodeStatus.RingStatus(r.id(), fd.coordinatorOf(r, now), ballot, decided,
                     s != null ? s.nextInstance : -1));
         }
@@ -329,6 +332,9 @@ public final class NodeProtocol {
             } else if (c != null) {
                 c.observeBallot(s.promisedBallot());
             }
+            if (c != null) {
+                c.observeDecidedPrefix(s.firstUndecided());
+            }
             if (merger.stream(s.ring()) != null || acceptors.containsKey(s.ring())) {
                 reported.computeIfAbsent(s.ring(), k -> new HashMap<>()).put(from, s);
             }
@@ -345,8 +351,10 @@ public final class NodeProtocol {
             mine.onNack(p.ballot(), now);
         }
         if (a.promise(p.ballot())) {
-            send(from, new Phase1b(p.ring(), p.ballot(), a.lowestInstance(), a.highestInstance(),
-                    a.votesFrom(p.fromInstance())));
+            RingAcceptor.VotePage page = a.votesFrom(p.fromInstance(), params.phase1RangeInstances(),
+                    PHASE1_PAGE_BATCHES * params.batchMaxBytes());
+            send(from, new Phase1b(p.ring(), p.ballot(), p.fromInstance(), a.lowestInstance(), a.highestInstance(),
+                    page.nextFrom(), page.votes()));
         } else {
             send(from, new Nack(p.ring(), a.promisedBallot()));
         }

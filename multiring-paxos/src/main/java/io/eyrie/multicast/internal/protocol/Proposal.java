@@ -11,6 +11,12 @@ record Proposal(int node, long incarnation, long seq, long watermark, int[] grou
         return new ProposalId(node, incarnation, seq);
     }
 
+    @Override
+    public String toString() {
+        return "Proposal[" + node + "/" + incarnation + "/" + seq + " wm=" + watermark + " groups="
+                + java.util.Arrays.toString(groups) + " bytes=" + payload.length + "]";
+    }
+
     int encodedSize() {
         return 4 + 8 + 8 + 8 + 4 + 4 * groups.length + 4 + payload.length;
     }

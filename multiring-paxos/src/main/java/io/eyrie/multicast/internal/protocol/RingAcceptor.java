@@ -81,17 +81,31 @@ final class RingAcceptor {
         return true;
     }
 
-    /** What this acceptor holds from {@code from} on (for a new coordinator's Phase 1). */
-    List<Vote> votesFrom(long from) {
+    /** Votes of instances [from, nextFrom): one Phase 1b page; {@link #COMPLETE} if nothing is left. */
+    record VotePage(List<Vote> votes, long nextFrom) {
+        static final long COMPLETE = Long.MAX_VALUE;
+    }
+
+    /**
+     * What this acceptor holds from {@code from} on (for a new coordinator's Phase 1), at most
+     * {@code maxInstances} instances and about {@code maxBytes}; at least one vote if any.
+     */
+    VotePage votesFrom(long from, long maxInstances, int maxBytes) {
         List<Vote> votes = new ArrayList<>();
-        for (long i = Math.max(from, log.lowestInstance()); i <= highestInstance; i++) {
+        long start = Math.max(from, log.lowestInstance());
+        int bytes = 0;
+        for (long i = start; i <= highestInstance; i++) {
+            if (i - start >= maxInstances || (bytes >= maxBytes && !votes.isEmpty())) {
+                return new VotePage(votes, i);
+            }
             Optional<AcceptedValue> a = log.read(i);
             if (a.isPresent()) {
                 AcceptedValue v = a.get();
                 votes.add(new Vote(i, v.ballot(), v.decided(), v.value()));
+                bytes += v.value().length + 32;
             }
         }
-        return votes;
+        return new VotePage(votes, VotePage.COMPLETE);
     }
 
     /** Phase 2: true if this acceptor votes for {@code value} in {@code instance} at {@code ballot}. */

@@ -52,8 +52,13 @@ final class RingCoordinator {
     private Phase phase = Phase.IDLE;
     private long ballot = Ballot.NONE;
     private long maxBallotSeen = Ballot.NONE;
+    /** The highest decided prefix another acceptor of the ring reported: below it nothing needs re-proposing. */
+    private long reportedPrefix;
     private long retryAtMillis;
+    /** The first instance of the Phase 1 page being collected. */
     private long phase1From;
+    /** The highest instance any Phase 1 reply reported so far. */
+    private long phase1Highest;
     private long phase1SentMillis;
     private final Map<Integer, Phase1b> phase1Replies = new HashMap<>();
     private long nextInstance;
@@ -70,13 +75,16 @@ final class RingCoordinator {
     };
 
     RingCoordinator(ClusterConfig.Ring ring, int self, ClusterConfig.Parameters params, FailureDetector fd,
-                    RingAcceptor acceptor, Sender net) {
+                    RingAcceptor acceptor, Sender net, long startMillis) {
         this.ring = ring;
         this.self = self;
         this.params = params;
         this.fd = fd;
         this.acceptor = acceptor;
         this.net = net;
+        // Hear the other acceptors' decided prefixes first, so that Phase 1 after a restart does
+        // not ask for (and re-propose) everything since the beginning.
+        this.retryAtMillis = startMillis + 2 * params.heartbeatIntervalMillis();
     }
 
     Phase phase() {
@@ -97,6 +105,10 @@ final class RingCoordinator {
 
     void observeBallot(long b) {
         maxBallotSeen = Math.max(maxBallotSeen, b);
+    }
+
+    void observeDecidedPrefix(long firstUndecided) {
+        reportedPrefix = Math.max(reportedPrefix, firstUndecided);
     }
 
     void tick(long now) {
@@ -139,15 +151,24 @@ final class RingCoordinator {
         ballot = Ballot.of(Ballot.round(seen) + 1, self);
         phase = Phase.PHASE1;
         phase1Replies.clear();
-        phase1From = acceptor.firstUndecided();
+        // Instances below another acceptor's decided prefix are decided and held there (learners and
+        // this acceptor fetch them): only what may be undecided needs Phase 1 and re-proposal.
+        phase1From = Math.max(acceptor.firstUndecided(), reportedPrefix);
+        phase1Highest = phase1From - 1;
+        reproposals.clear();
         phase1SentMillis = now;
         for (int a : ring.acceptors()) {
             net.send(a, new Phase1a(ring.id(), ballot, phase1From));
         }
     }
 
+    /**
+     * Collects a quorum of replies for the current page; re-proposes the highest-ballot vote of
+     * each instance (a zero-slot skip where the quorum has none), then asks for the next page
+     * (same ballot: the promise covers every instance) until no reply knows anything beyond.
+     */
     void onPhase1b(int from, Phase1b m, long now) {
-        if (phase != Phase.PHASE1 || m.ballot() != ballot) {
+        if (phase != Phase.PHASE1 || m.ballot() != ballot || m.fromInstance() != phase1From) {
             return;
         }
         phase1Replies.put(from, m);
@@ -156,39 +177,48 @@ final class RingCoordinator {
         }
         // Instances an acceptor trimmed are decided and held by every learner: never re-propose them,
         // as that acceptor no longer reports its vote.
+        long pageFrom = phase1From;
+        long covered = Long.MAX_VALUE;
         for (Phase1b r : phase1Replies.values()) {
-            phase1From = Math.max(phase1From, r.lowestInstance());
+            pageFrom = Math.max(pageFrom, r.lowestInstance());
+            phase1Highest = Math.max(phase1Highest, r.highestInstance());
+            covered = Math.min(covered, r.nextFrom());
         }
-        long highest = phase1From - 1;
         TreeMap<Long, Vote> best = new TreeMap<>();
         for (Phase1b r : phase1Replies.values()) {
-            highest = Math.max(highest, r.highestInstance());
             for (Vote v : r.accepted()) {
-                if (v.instance() < phase1From) {
+                if (v.instance() < pageFrom || v.instance() >= covered) {
                     continue;
                 }
-                highest = Math.max(highest, v.instance());
                 Vote cur = best.get(v.instance());
                 if (cur == null || (!cur.decided() && (v.decided() || v.ballot() > cur.ballot()))) {
                     best.put(v.instance(), v);
                 }
             }
         }
-        reproposals.clear();
-        for (long i = phase1From; i <= highest; i++) {
+        long end = Math.min(covered, phase1Highest + 1);
+        for (long i = pageFrom; i < end; i++) {
             Vote v = best.get(i);
             // A gap nobody in the quorum accepted was never decided: fill it with a no-op.
             reproposals.put(i, v != null ? v.value() : RingValue.encodeSkip(0));
         }
-        nextInstance = highest + 1;
-        phase = Phase.ACTIVE;
         phase1Replies.clear();
-        pump(now);
+        if (covered > phase1Highest) {
+            nextInstance = Math.max(phase1Highest + 1, pageFrom);
+            phase = Phase.ACTIVE;
+            pump(now);
+            return;
+        }
+        phase1From = Math.max(covered, pageFrom);
+        phase1SentMillis = now;
+        for (int a : ring.acceptors()) {
+            net.send(a, new Phase1a(ring.id(), ballot, phase1From));
+        }
     }
 
     void onPropose(Proposal p, long now) {
-        if (phase == Phase.IDLE) {
-            return;
+        if (phase == Phase.IDLE && fd.coordinatorOf(ring, now) != self) {
+            return; // not ours: the proposer retransmits to whom it believes is coordinator
         }
         ProposalId id = p.id();
         if (recentlyDecided.containsKey(id)) {

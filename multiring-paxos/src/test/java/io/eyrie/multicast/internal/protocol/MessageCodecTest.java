@@ -25,7 +25,7 @@ class MessageCodecTest {
                 new Propose(1, p),
                 new Ordered(1, 7, new long[] {1, 5, 9}),
                 new Phase1a(2, 131074, 100),
-                new Phase1b(2, 131074, 5, 120, List.of(new Vote(100, 65537, false, batch), new Vote(101, 65537, true, skip))),
+                new Phase1b(2, 131074, 100, 5, 120, 121, List.of(new Vote(100, 65537, false, batch), new Vote(101, 65537, true, skip))),
                 new Accept(1, 65537, 77, new int[] {1, 2, 3, 4}, 3, 2, 2, true, batch),
                 new Decision(1, 65537, 77),
                 new Nack(0, 196610),

@@ -146,4 +146,34 @@ class RingPaxosTest {
         assertEquals(10, c.deliveriesAt(2).size());
         assertTrue(Arrays.stream(new int[] {1, 2, 3}).allMatch(n -> c.deliveriesAt(n).size() == 10));
     }
+
+    @Test
+    void coordinatorFailover_phase1InPages_recoversEveryUndecidedInstance() {
+        TestCluster c = new TestCluster(cluster(5, "ring.phase1Range = 5\n"), 1);
+        // Only acceptor 3 (the third hop, completing the quorum of 3) learns the decisions, and
+        // node 2 never hears from it: node 2 knows of no decision at all.
+        c.drop = s -> s.message() instanceof Decision || s.message() instanceof Message.Fetch
+                || s.message() instanceof Message.Learned || (s.message() instanceof Accept a && a.decided())
+                || (s.from() == 3 && s.to() == 2);
+        c.run(100);
+        for (int i = 0; i < 30; i++) {
+            c.propose(1, new int[] {1}, new byte[] {(byte) i});
+            c.run(2);
+        }
+        c.run(50);
+        c.crash(1);
+        c.run(400);
+        c.drop = s -> false;
+        c.run(300);
+        long pages = c.sent.stream().filter(s -> s.from() == 2 && s.message() instanceof Message.Phase1a)
+                .map(s -> ((Message.Phase1a) s.message()).fromInstance()).distinct().count();
+        assertTrue(pages >= 6, "30 instances in pages of 5 need at least 6 Phase 1 pages, saw " + pages);
+        for (int n = 2; n <= 5; n++) {
+            List<Delivery> d = c.deliveriesAt(n);
+            assertEquals(30, d.size(), "node " + n + " should deliver each of the 30 messages once");
+            for (int i = 0; i < 30; i++) {
+                assertEquals(i, d.get(i).payload()[0], "node " + n + " delivery " + i);
+            }
+        }
+    }
 }

@@ -4,7 +4,6 @@ import io.eyrie.multicast.AcceptorLog;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Delivery;
 import io.eyrie.multicast.MulticastException;
-import io.eyrie.multicast.Position;
 import io.eyrie.multicast.internal.storage.MemoryAcceptorLog;
 
 import java.nio.ByteBuffer;
@@ -12,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -45,6 +43,42 @@ final class Simulation {
     long now;
     long steps;
     long messagesSent;
+    /** What actually happened in this run, for the coverage summary. */
+    final Coverage coverage = new Coverage();
+
+    static final class Coverage {
+        long runs;
+        long crashes;
+        long partitions;
+        long messagesLost;
+        long messagesDuplicated;
+        long proposals;
+        long deliveries;
+        long ballotChanges;
+        long skips;
+        long trimmedLogs;
+
+        void add(Coverage o) {
+            runs += o.runs;
+            crashes += o.crashes;
+            partitions += o.partitions;
+            messagesLost += o.messagesLost;
+            messagesDuplicated += o.messagesDuplicated;
+            proposals += o.proposals;
+            deliveries += o.deliveries;
+            ballotChanges += o.ballotChanges;
+            skips += o.skips;
+            trimmedLogs += o.trimmedLogs;
+        }
+
+        @Override
+        public String toString() {
+            return runs + " runs: " + crashes + " crashes, " + partitions + " partitions, " + messagesLost + " messages lost, "
+                    + messagesDuplicated + " duplicated, " + proposals + " multicasts, " + deliveries + " deliveries, "
+                    + ballotChanges + " Phase 1 ballots beyond each ring's first, " + skips + " skips at rings' lowest-id acceptor, "
+                    + trimmedLogs + " acceptor logs trimmed";
+        }
+    }
     private long eventSeq;
     private final PriorityQueue<Event> events = new PriorityQueue<>();
     final Map<Integer, SimNode> nodes = new TreeMap<>();
@@ -97,7 +131,7 @@ final class Simulation {
         this.checker = new SimChecker(config);
         this.faultPhaseMillis = 600 + rnd.nextInt(600);
         this.healDeadlineMillis = faultPhaseMillis + 6000;
-        this.lossRate = rnd.nextInt(3) == 0 ? 0 : rnd.nextDouble() * 0.1;
+        this.lossRate = rnd.nextInt(3) == 0 ? 0 : rnd.nextDouble() * (rnd.nextInt(4) == 0 ? 0.25 : 0.1);
         this.duplicateRate = rnd.nextInt(3) == 0 ? 0 : rnd.nextDouble() * 0.05;
         this.faultLossRate = lossRate;
         this.maxDelayMillis = 1 + rnd.nextInt(12);
@@ -176,14 +210,14 @@ final class Simulation {
 
     private void scheduleFaults() {
         int[] ids = config.nodes().keySet().stream().mapToInt(Integer::intValue).toArray();
-        int crashes = rnd.nextInt(3);
+        int crashes = rnd.nextInt(rnd.nextInt(4) == 0 ? 5 : 3);
         for (int i = 0; i < crashes; i++) {
             long at = rnd.nextLong(faultPhaseMillis - 50);
             int node = ids[rnd.nextInt(ids.length)];
             schedule(at, CRASH, 0, node, 0, null);
             schedule(Math.min(faultPhaseMillis, at + 20 + rnd.nextInt(400)), RESTART, 0, node, 0, null);
         }
-        int partitions = rnd.nextInt(3);
+        int partitions = rnd.nextInt(rnd.nextInt(4) == 0 ? 4 : 3);
         for (int i = 0; i < partitions; i++) {
             long at = rnd.nextLong(faultPhaseMillis - 50);
             byte[] links = partitionLinks(ids);
@@ -227,7 +261,10 @@ final class Simulation {
         for (MemoryAcceptorLog l : n.logs.values()) {
             l.reopen();
         }
-        Map<Integer, AcceptorLog> logs = new TreeMap<>(n.logs);
+        Map<Integer, AcceptorLog> logs = new TreeMap<>();
+        for (Map.Entry<Integer, MemoryAcceptorLog> l : n.logs.entrySet()) {
+            logs.put(l.getKey(), new CheckedAcceptorLog(l.getKey(), l.getValue(), checker));
+        }
         byte[] cp = useCheckpoints ? n.checkpoint : null;
         checker.restarted(n.id, n.incarnation, cp != null);
         n.proto = new NodeProtocol(config, n.id, n.incarnation, logs, cp, now, faults);
@@ -264,6 +301,7 @@ final class Simulation {
         @Override
         public void deliver(Delivery d) {
             checker.delivered(node.id, node.incarnation, d, now);
+            coverage.deliveries++;
             if (useCheckpoints) {
                 node.checkpoint = node.proto.learnerCheckpoint();
             }
@@ -288,12 +326,20 @@ final class Simulation {
         }
     }
 
+    private final Set<Long> phase1Ballots = new HashSet<>();
+
     private void transmit(int from, int to, byte[] msg) {
         messagesSent++;
+        if (msg[0] == MessageCodec.PHASE1A) {
+            Message.Phase1a p = (Message.Phase1a) MessageCodec.decode(ByteBuffer.wrap(msg));
+            phase1Ballots.add((long) p.ring() << 48 | p.ballot());
+        }
         if (blocked.contains(from * 1000 + to) || rnd.nextDouble() < lossRate) {
+            coverage.messagesLost++;
             return;
         }
         int copies = rnd.nextDouble() < duplicateRate ? 2 : 1;
+        coverage.messagesDuplicated += copies - 1;
         for (int c = 0; c < copies; c++) {
             schedule(now + 1 + rnd.nextInt(maxDelayMillis), DELIVER, from, to, 0, msg);
         }
@@ -301,6 +347,31 @@ final class Simulation {
 
     /** Runs until every expectation holds after healing; fails (AssertionError) otherwise. */
     void run() {
+        try {
+            runUntilLive();
+        } finally {
+            coverage.runs = 1;
+            for (SimNode n : nodes.values()) {
+                for (Map.Entry<Integer, MemoryAcceptorLog> l : n.logs.entrySet()) {
+                    if (l.getValue().lowestInstance() > 0) {
+                        coverage.trimmedLogs++;
+                    }
+                    for (AcceptorLog.AcceptedValue v : l.getValue().recovered().accepted().values()) {
+                        if (RingValue.decode(v.value()) instanceof RingValue.Skip k && k.slots() > 0 && n.id == lowestAcceptor(l.getKey())) {
+                            coverage.skips++;
+                        }
+                    }
+                }
+            }
+            coverage.ballotChanges = Math.max(0, phase1Ballots.size() - config.rings().size());
+        }
+    }
+
+    private int lowestAcceptor(int ring) {
+        return Arrays.stream(config.ring(ring).acceptors()).min().orElseThrow();
+    }
+
+    private void runUntilLive() {
         long lastLivenessCheck = 0;
         while (!events.isEmpty()) {
             Event e = events.poll();
@@ -378,13 +449,19 @@ final class Simulation {
                     try {
                         long seq = n.proto.propose(groups, payload, now, out);
                         checker.proposed(payloadId, n.id, n.incarnation, seq, groups);
+                        coverage.proposals++;
                     } catch (MulticastException overloaded) {
                         note("propose refused at " + n.id + ": " + overloaded.getMessage());
                     }
                     out.flush();
                 }
             }
-            case CRASH -> crash(nodes.get(e.to));
+            case CRASH -> {
+                if (nodes.get(e.to).up()) {
+                    coverage.crashes++;
+                }
+                crash(nodes.get(e.to));
+            }
             case RESTART -> {
                 SimNode n = nodes.get(e.to);
                 if (!n.up()) {
@@ -393,6 +470,7 @@ final class Simulation {
                 }
             }
             case PARTITION -> {
+                coverage.partitions++;
                 ByteBuffer b = ByteBuffer.wrap(e.bytes);
                 while (b.hasRemaining()) {
                     blocked.add(b.get() * 1000 + b.get());
@@ -442,11 +520,30 @@ final class Simulation {
 
 
 
+    /** Runs seeds [first, first + count) and prints each failure: {@code Simulation FIRST COUNT}. */
+    static void sweep(long first, long count) {
+        long failures = 0;
+        long started = System.nanoTime();
+        for (long seed = first; seed < first + count; seed++) {
+            String f = SimulationTest.runSeed(seed, NodeProtocol.Faults.NONE);
+            if (f != null) {
+                failures++;
+                System.out.println("FAILED " + f + "\n  replay: " + SimulationTest.replay(seed));
+            }
+        }
+        System.out.println(count + " seeds from " + first + ": " + failures + " failed, "
+                + (System.nanoTime() - started) / 1_000_000 + " ms");
+    }
+
     /**
      * Replays one seed with a trace of crashes and restarts and the final state of every node:
      * {@code java -cp ... io.eyrie.multicast.internal.protocol.Simulation SEED}.
      */
     public static void main(String[] args) {
+        if (args.length == 2) {
+            sweep(Long.parseLong(args[0]), Long.parseLong(args[1]));
+            return;
+        }
         Simulation sim = new Simulation(Long.parseLong(args[0]), NodeProtocol.Faults.NONE, true);
         try {
             sim.run();

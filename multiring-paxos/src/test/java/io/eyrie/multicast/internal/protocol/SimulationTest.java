@@ -20,12 +20,18 @@ class SimulationTest {
 
     /** Runs one seed; null if every invariant held, else what broke. */
     static String runSeed(long seed, NodeProtocol.Faults faults) {
+        return runSeed(seed, faults, new Simulation.Coverage());
+    }
+
+    static String runSeed(long seed, NodeProtocol.Faults faults, Simulation.Coverage total) {
         Simulation sim = new Simulation(seed, faults, false);
         try {
             sim.run();
             return null;
         } catch (AssertionError | RuntimeException e) {
             return sim.describe() + "\n  " + e;
+        } finally {
+            total.add(sim.coverage);
         }
     }
 
@@ -34,9 +40,10 @@ class SimulationTest {
         int seeds = Integer.getInteger("sim.seeds", 2000);
         long first = Long.getLong("sim.firstSeed", 1L);
         List<String> failures = new ArrayList<>();
+        Simulation.Coverage coverage = new Simulation.Coverage();
         long started = System.nanoTime();
         for (long seed = first; seed < first + seeds; seed++) {
-            String failure = runSeed(seed, NodeProtocol.Faults.NONE);
+            String failure = runSeed(seed, NodeProtocol.Faults.NONE, coverage);
             if (failure != null) {
                 failures.add(failure + "\n  replay: " + replay(seed));
                 System.err.println("FAILED " + failure + "\n  replay: " + replay(seed));
@@ -45,15 +52,21 @@ class SimulationTest {
                 }
             }
         }
-        System.out.printf("simulation: %d seeds from %d in %d ms%n", seeds, first, (System.nanoTime() - started) / 1_000_000);
+        System.out.printf("simulation: %d seeds from %d in %d ms; %s%n", seeds, first,
+                (System.nanoTime() - started) / 1_000_000, coverage);
         assertTrue(failures.isEmpty(), failures.size() + " seed(s) broke an invariant:\n" + String.join("\n", failures));
+        if (seeds >= 100) {
+            assertTrue(coverage.crashes > 0 && coverage.partitions > 0 && coverage.messagesLost > 0
+                    && coverage.messagesDuplicated > 0 && coverage.skips > 0 && coverage.ballotChanges > 0 && coverage.trimmedLogs > 0
+                    && coverage.deliveries > coverage.proposals, "the runs should exercise every fault and feature: " + coverage);
+        }
     }
 
     @Test
     void checkerCatchesPlantedBug_acceptorsThatForgetPromises() {
         List<String> safetyFailures = new ArrayList<>();
         for (long seed = 1; seed <= 400 && safetyFailures.isEmpty(); seed++) {
-            String failure = runSeed(seed, new NodeProtocol.Faults(true));
+            String failure = runSeed(seed, new NodeProtocol.Faults(true, false));
             if (failure != null && !failure.contains("liveness")) {
                 safetyFailures.add(failure);
             }
@@ -61,5 +74,19 @@ class SimulationTest {
         assertFalse(safetyFailures.isEmpty(), "with acceptors ignoring their promises, some seed among 1..400 should "
                 + "break a safety invariant, but none did: the checker could not fail");
         System.out.println("planted bug caught: " + safetyFailures.get(0));
+    }
+
+    @Test
+    void checkerCatchesPlantedBug_learnersThatDeliverEveryCopyOfARetransmission() {
+        String caught = null;
+        for (long seed = 1; seed <= 400 && caught == null; seed++) {
+            String failure = runSeed(seed, new NodeProtocol.Faults(false, true));
+            if (failure != null && failure.contains("integrity")) {
+                caught = failure;
+            }
+        }
+        assertTrue(caught != null, "without dedup at the merge, some seed among 1..400 should deliver a retransmitted "
+                + "multicast twice, but none did: the checker could not fail");
+        System.out.println("planted bug caught: " + caught);
     }
 }

@@ -1,0 +1,85 @@
+package io.eyrie.multicast.internal.protocol;
+
+import io.eyrie.multicast.Ballot;
+import io.eyrie.multicast.internal.storage.MemoryAcceptorLog;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The Paxos acceptor rules, over a real (in-memory) log that survives a restart. */
+class RingAcceptorTest {
+    private static final long LOW = Ballot.of(1, 1);
+    private static final long HIGH = Ballot.of(2, 2);
+
+    @Test
+    void acceptor_afterPromisingAHigherBallot_rejectsLowerOnes_evenAfterRestart() {
+        MemoryAcceptorLog log = new MemoryAcceptorLog(100);
+        RingAcceptor a = new RingAcceptor(1, log, false);
+        assertTrue(a.promise(HIGH));
+        assertFalse(a.accept(0, LOW, RingValue.encodeSkip(0)), "a lower ballot's Phase 2 must be refused");
+        assertFalse(a.promise(LOW), "a lower ballot's Phase 1 must be refused");
+
+        RingAcceptor restarted = new RingAcceptor(1, log, false);
+        assertEquals(HIGH, restarted.promisedBallot(), "the promise must survive a restart");
+        assertFalse(restarted.accept(0, LOW, RingValue.encodeSkip(0)));
+    }
+
+    @Test
+    void acceptor_reportsItsVotesInPhase1_andKeepsADecidedValue() {
+        MemoryAcceptorLog log = new MemoryAcceptorLog(100);
+        RingAcceptor a = new RingAcceptor(1, log, false);
+        byte[] v = RingValue.encodeSkip(3);
+        assertTrue(a.accept(0, LOW, v));
+        assertTrue(a.decide(0, LOW));
+        assertEquals(1, a.firstUndecided());
+        assertTrue(a.accept(0, HIGH, RingValue.encodeSkip(9)), "a decided instance keeps its value");
+        assertArrayEquals(v, a.decidedValue(0).orElseThrow());
+        RingAcceptor.VotePage page = a.votesFrom(0, 1000, 1 << 20);
+        assertEquals(1, page.votes().size());
+        assertTrue(page.votes().get(0).decided());
+        assertEquals(Long.MAX_VALUE, page.nextFrom(), "a complete page says so");
+    }
+
+    @Test
+    void storingADecidedValue_promisesItsBallot_soAStaleLowerBallotCannotVote() {
+        RingAcceptor a = new RingAcceptor(1, new MemoryAcceptorLog(100), false);
+        a.storeDecided(4, HIGH, RingValue.encodeSkip(1));
+        assertFalse(a.accept(4, LOW, RingValue.encodeSkip(7)),
+                "a stale Phase 2 below the decided ballot must not count as a vote for a decided instance");
+    }
+
+    @Test
+    void trimming_waitsForEveryLearner_andStaysBelowTheDecidedPrefix() {
+        MemoryAcceptorLog log = new MemoryAcceptorLog(100);
+        RingAcceptor a = new RingAcceptor(1, log, false);
+        for (long i = 0; i < 10; i++) {
+            a.accept(i, LOW, RingValue.encodeSkip(1));
+            if (i < 6) {
+                a.decide(i, LOW);
+            }
+        }
+        a.learnerCheckpointed(1, 8, new int[] {1, 2});
+        assertEquals(0, log.lowestInstance(), "learner 2 has not checkpointed yet");
+        a.learnerCheckpointed(2, 9, new int[] {1, 2});
+        assertEquals(6, log.lowestInstance(), "trim below min(8, 9) but never past the decided prefix 6");
+    }
+
+    @Test
+    void phase1Votes_comeInPagesBoundedByInstancesAndBytes() {
+        RingAcceptor a = new RingAcceptor(1, new MemoryAcceptorLog(100), false);
+        for (long i = 0; i < 10; i++) {
+            a.accept(i, LOW, new byte[100]);
+        }
+        RingAcceptor.VotePage byCount = a.votesFrom(2, 3, 1 << 20);
+        assertEquals(3, byCount.votes().size());
+        assertEquals(5, byCount.nextFrom());
+        RingAcceptor.VotePage byBytes = a.votesFrom(0, 1000, 250);
+        assertEquals(2, byBytes.votes().size(), "about 250 bytes hold two 100-byte votes");
+        assertEquals(2, byBytes.nextFrom());
+        RingAcceptor.VotePage tiny = a.votesFrom(7, 1000, 1);
+        assertEquals(1, tiny.votes().size(), "a page holds at least one vote, so Phase 1 always progresses");
+    }
+}
