@@ -6,6 +6,7 @@ import io.eyrie.multicast.Position;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 
@@ -20,6 +21,9 @@ final class Merger {
     /** How far ahead of a ring's next instance decided values are buffered. */
     static final int WINDOW = 1024;
     private static final int CHECKPOINT_MAGIC = 0x4d524c31; // "MRL1"
+
+    /** Bound on the buffered values one skip request accounts for. */
+    static final int MAX_SKIP_LOOKAHEAD_VALUES = 65_536;
 
     static final class RingStream {
         final int ringId;
@@ -190,7 +194,18 @@ final class Merger {
             if (a == blocked || !a.buffered.containsKey(a.nextInstance)) {
                 continue;
             }
-            long roundOfA = (a.slotsConsumed + a.pendingSkipSlots) / slotsPerRound;
+            // Ask for enough to merge everything ring a already holds in a row, not just its next
+            // value: under load a holds many, and one skip per value would pace a by round trips.
+            long end = a.slotsConsumed + a.pendingSkipSlots;
+            int counted = 0;
+            for (Map.Entry<Long, RingValue> e : a.buffered.tailMap(a.nextInstance).entrySet()) {
+                if (e.getKey() != a.nextInstance + counted || counted == MAX_SKIP_LOOKAHEAD_VALUES) {
+                    break;
+                }
+                end += e.getValue().slots();
+                counted++;
+            }
+            long roundOfA = (end - 1) / slotsPerRound;
             long need = i > ringIndex ? (roundOfA + 1) * slotsPerRound : roundOfA * slotsPerRound;
             target = Math.max(target, need);
         }
