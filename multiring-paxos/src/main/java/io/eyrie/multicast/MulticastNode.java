@@ -23,7 +23,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -110,7 +109,9 @@ public final class MulticastNode implements MulticastEndpoint {
             throw new IllegalStateException("node " + nodeId + " already started");
         }
         this.listener = Objects.requireNonNull(listener, "listener");
-        long incarnation = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+        // Incarnations must grow across restarts of a node (learners keep duplicate-detection state
+        // for a proposer's latest incarnations only); wall-clock milliseconds do.
+        long incarnation = System.currentTimeMillis();
         this.protocol = new NodeProtocol(config, nodeId, incarnation, logs, learnerCheckpoint, nowMillis());
         this.lastStatus = protocol.status();
         this.loop = new Thread(this::runLoop, "mrp-node-" + nodeId);
