@@ -1,0 +1,387 @@
+package io.eyrie.multicast;
+
+import io.eyrie.multicast.internal.protocol.MalformedMessageException;
+import io.eyrie.multicast.internal.protocol.NodeProtocol;
+import io.eyrie.multicast.internal.protocol.NodeStatus;
+import io.eyrie.multicast.internal.protocol.Output;
+import io.eyrie.multicast.internal.storage.MemoryAcceptorLog;
+import io.eyrie.multicast.internal.storage.SegmentedAcceptorLog;
+import io.eyrie.multicast.internal.transport.NettyTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+/**
+ * One node of a Multi-Ring Paxos cluster: the runtime that drives the deterministic protocol roles
+ * of {@link NodeProtocol} with a transport, acceptor storage and a clock.
+ *
+ * <p>Threading follows the single-writer principle: one event-loop thread owns the protocol state.
+ * Transport threads and callers hand it events through a bounded queue. Each loop turn processes a
+ * batch of events, then syncs every acceptor log once (group commit) and only then sends the
+ * messages the turn produced, so a vote never leaves before it is durable. Deliveries and direct
+ * messages are handed to the application on the event-loop thread.
+ */
+public final class MulticastNode implements MulticastEndpoint {
+    private static final Logger log = LoggerFactory.getLogger(MulticastNode.class);
+
+    /** Bound on queued events; past it a multicast fails fast instead of growing the heap. */
+    private static final int EVENT_QUEUE_LIMIT = 200_000;
+    /** Events handled per loop turn before the turn's fsync and sends. */
+    private static final int EVENTS_PER_TURN = 4096;
+
+    private final ClusterConfig config;
+    private final int nodeId;
+    private final Transport transport;
+    private final Map<Integer, AcceptorLog> logs;
+    private final long tickMillis;
+    private final LinkedBlockingQueue<Runnable> events = new LinkedBlockingQueue<>(EVENT_QUEUE_LIMIT);
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final long startNanos = System.nanoTime();
+
+    // Owned by the event-loop thread.
+    private NodeProtocol protocol;
+    private DeliveryListener listener;
+    private volatile DirectChannel.Handler directHandler = (from, msg) -> { };
+    private final Map<Long, CompletableFuture<Void>> pending = new HashMap<>();
+    private final TurnOutput out = new TurnOutput();
+    private volatile NodeStatus lastStatus;
+    private Thread loop;
+
+    private MulticastNode(Builder b) {
+        this.config = b.config;
+        this.nodeId = b.nodeId;
+        this.tickMillis = b.tickMillis;
+        config.node(nodeId);
+        this.transport = b.transportFactory != null ? b.transportFactory.apply(this)
+                : new NettyTransport(config, nodeId, config.parameters().batchMaxBytes() + 64 * 1024);
+        Map<Integer, AcceptorLog> m = new TreeMap<>();
+        for (int ring : config.ringsAcceptedBy(nodeId)) {
+            m.put(ring, b.logFactory != null ? b.logFactory.apply(ring) : defaultLog(ring));
+        }
+        this.logs = m;
+    }
+
+    private AcceptorLog defaultLog(int ring) {
+        ClusterConfig.Parameters p = config.parameters();
+        if (p.storage() == ClusterConfig.StorageMode.DURABLE) {
+            Path dir = Path.of(p.dataDir(), "node-" + nodeId, "ring-" + ring);
+            return SegmentedAcceptorLog.open(dir, p.segmentBytes());
+        }
+        return new MemoryAcceptorLog(p.memoryMaxInstances());
+    }
+
+    public static Builder builder(ClusterConfig config, int nodeId) {
+        return new Builder(config, nodeId);
+    }
+
+    @Override
+    public ClusterConfig config() {
+        return config;
+    }
+
+    @Override
+    public int nodeId() {
+        return nodeId;
+    }
+
+    /** Starts the node; deliveries of this node's groups go to {@code listener}. */
+    @Override
+    public void start(DeliveryListener listener, byte[] learnerCheckpoint) {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("node " + nodeId + " already started");
+        }
+        this.listener = Objects.requireNonNull(listener, "listener");
+        long incarnation = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE;
+        this.protocol = new NodeProtocol(config, nodeId, incarnation, logs, learnerCheckpoint, nowMillis());
+        this.lastStatus = protocol.status();
+        this.loop = new Thread(this::runLoop, "mrp-node-" + nodeId);
+        loop.setDaemon(true);
+        loop.start();
+        transport.start(new Transport.InboundHandler() {
+            @Override
+            public void onMessage(int fromNodeId, ByteBuffer message) {
+                byte[] copy = new byte[message.remaining()];
+                message.get(copy);
+                if (!events.offer(() -> inbound(fromNodeId, copy))) {
+                    // Dropping is safe: the protocol retransmits; overload shows in the log.
+                    log.warn("node={} event queue full, dropped a message from node={}", nodeId, fromNodeId);
+                }
+            }
+        });
+        log.info("node={} started rings accepted={} learned={} groups={}", nodeId,
+                Arrays.toString(config.ringsAcceptedBy(nodeId)), Arrays.toString(config.ringsLearnedBy(nodeId)),
+                Arrays.toString(config.node(nodeId).groups()));
+    }
+
+    /** Starts the node from the beginning of every ring. */
+    public MulticastNode start(DeliveryListener listener) {
+        start(listener, null);
+        return this;
+    }
+
+    @Override
+    public CompletableFuture<Void> multicast(int[] groups, byte[] payload) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        if (closed.get() || !started.get()) {
+            f.completeExceptionally(new MulticastException("node " + nodeId + " is not running"));
+            return f;
+        }
+        int[] sorted = groups.clone();
+        Arrays.sort(sorted);
+        try {
+            config.ringFor(sorted);
+        } catch (IllegalArgumentException e) {
+            f.completeExceptionally(new MulticastException(e.getMessage(), e));
+            return f;
+        }
+        if (payload.length > config.parameters().batchMaxBytes()) {
+            f.completeExceptionally(new MulticastException("message of " + payload.length
+                    + " bytes exceeds batch.maxBytes=" + config.parameters().batchMaxBytes()));
+            return f;
+        }
+        if (!events.offer(() -> propose(sorted, payload, f))) {
+            f.completeExceptionally(new MulticastException("node " + nodeId + " overloaded: event queue full"));
+        }
+        return f;
+    }
+
+    @Override
+    public boolean sendDirect(int toNodeId, byte[] message) {
+        byte[] framed = NodeProtocol.encodeDirect(message);
+        if (toNodeId == nodeId) {
+            return events.offer(() -> inbound(nodeId, framed));
+        }
+        return transport.send(toNodeId, ByteBuffer.wrap(framed));
+    }
+
+    @Override
+    public void onDirect(DirectChannel.Handler handler) {
+        this.directHandler = Objects.requireNonNull(handler, "handler");
+    }
+
+    @Override
+    public byte[] learnerCheckpoint() {
+        if (Thread.currentThread() != loop) {
+            throw new IllegalStateException("learnerCheckpoint() must be called from inside deliver()");
+        }
+        return protocol.learnerCheckpoint();
+    }
+
+    @Override
+    public void checkpointed(byte[] learnerCheckpoint) {
+        byte[] copy = learnerCheckpoint.clone();
+        if (!events.offer(() -> protocol.checkpointed(copy, nowMillis(), out))) {
+            log.warn("node={} event queue full, dropped a checkpoint notice", nodeId);
+        }
+    }
+
+    /** A recent snapshot of the protocol's state, for monitoring; never blocks the loop. */
+    public NodeStatus status() {
+        return lastStatus;
+    }
+
+    public Transport.TransportStats transportStats() {
+        return transport.stats();
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (loop != null) {
+            events.offer(() -> { });
+            try {
+                if (!stopped.await(5, TimeUnit.SECONDS)) {
+                    log.warn("node={} event loop did not stop within 5 s", nodeId);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        transport.close();
+        for (AcceptorLog l : logs.values()) {
+            l.close();
+        }
+        MulticastException gone = new MulticastException("node " + nodeId + " closed");
+        synchronized (pending) {
+            pending.values().forEach(f -> f.completeExceptionally(gone));
+            pending.clear();
+        }
+        log.info("node={} closed", nodeId);
+    }
+
+    private long nowMillis() {
+        return (System.nanoTime() - startNanos) / 1_000_000L;
+    }
+
+    private void propose(int[] groups, byte[] payload, CompletableFuture<Void> f) {
+        try {
+            long seq = protocol.propose(groups, payload, nowMillis(), out);
+            synchronized (pending) {
+                pending.put(seq, f);
+            }
+        } catch (MulticastException e) {
+            f.completeExceptionally(e);
+        }
+    }
+
+    private void inbound(int from, byte[] message) {
+        try {
+            protocol.onMessage(from, ByteBuffer.wrap(message), nowMillis(), out);
+        } catch (MalformedMessageException e) {
+            log.warn("node={} dropped a malformed message from node={}: {}", nodeId, from, e.getMessage());
+        }
+    }
+
+    private void runLoop() {
+        List<Runnable> batch = new ArrayList<>(EVENTS_PER_TURN);
+        long nextTick = nowMillis() + tickMillis;
+        try {
+            while (!closed.get()) {
+                long wait = nextTick - nowMillis();
+                Runnable first = wait > 0 ? events.poll(wait, TimeUnit.MILLISECONDS) : events.poll();
+                if (first != null) {
+                    batch.add(first);
+                    events.drainTo(batch, EVENTS_PER_TURN - 1);
+                }
+                for (Runnable r : batch) {
+                    r.run();
+                }
+                batch.clear();
+                long now = nowMillis();
+                if (now >= nextTick) {
+                    protocol.onTick(now, out);
+                    nextTick = now + tickMillis;
+                    lastStatus = protocol.status();
+                }
+                out.endTurn();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            // A bug in the protocol: crash loudly rather than run on in an unknown state.
+            log.error("node={} event loop failed; the node stops", nodeId, e);
+            closed.set(true);
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    /** Collects one loop turn's effects and releases them in the order durability demands. */
+    private final class TurnOutput implements Output {
+        private final ArrayDeque<Object[]> sends = new ArrayDeque<>();
+        private final List<Long> ordered = new ArrayList<>();
+
+        @Override
+        public void send(int toNodeId, byte[] message) {
+            sends.add(new Object[] {toNodeId, message});
+        }
+
+        @Override
+        public void deliver(Delivery delivery) {
+            listener.deliver(delivery);
+        }
+
+        @Override
+        public void ordered(long proposalSeq) {
+            ordered.add(proposalSeq);
+        }
+
+        @Override
+        public void direct(int fromNodeId, byte[] appMessage) {
+            directHandler.receive(fromNodeId, appMessage);
+        }
+
+        void endTurn() {
+            if (sends.isEmpty() && ordered.isEmpty()) {
+                return;
+            }
+            for (AcceptorLog l : logs.values()) {
+                l.sync();
+            }
+            Object[] s;
+            while ((s = sends.poll()) != null) {
+                int to = (Integer) s[0];
+                byte[] msg = (byte[]) s[1];
+                if (to == nodeId) {
+                    // Loopback without the transport; handled in a later turn like any message.
+                    if (!events.offer(() -> inbound(nodeId, msg))) {
+                        log.warn("node={} event queue full, dropped a message to itself", nodeId);
+                    }
+                } else {
+                    transport.send(to, ByteBuffer.wrap(msg));
+                }
+            }
+            if (!ordered.isEmpty()) {
+                synchronized (pending) {
+                    for (long seq : ordered) {
+                        CompletableFuture<Void> f = pending.remove(seq);
+                        if (f != null) {
+                            f.complete(null);
+                        }
+                    }
+                }
+                ordered.clear();
+            }
+        }
+    }
+
+    /** Options of a node; the cluster file gives everything else. */
+    public static final class Builder {
+        private final ClusterConfig config;
+        private final int nodeId;
+        private long tickMillis = 2;
+        private Function<MulticastNode, Transport> transportFactory;
+        private Function<Integer, AcceptorLog> logFactory;
+
+        private Builder(ClusterConfig config, int nodeId) {
+            this.config = Objects.requireNonNull(config, "config");
+            this.nodeId = nodeId;
+        }
+
+        /** How often timers run (heartbeats, retransmissions, skips); default 2 ms. */
+        public Builder tickMillis(long millis) {
+            if (millis < 1) {
+                throw new IllegalArgumentException("tickMillis must be at least 1, got " + millis);
+            }
+            this.tickMillis = millis;
+            return this;
+        }
+
+        /** Replaces the default Netty TCP transport (DPDK, tests). */
+        public Builder transport(Function<MulticastNode, Transport> factory) {
+            this.transportFactory = factory;
+            return this;
+        }
+
+        /** Replaces the storage chosen by the cluster file's {@code storage} key. */
+        public Builder acceptorLogs(Function<Integer, AcceptorLog> factory) {
+            this.logFactory = factory;
+            return this;
+        }
+
+        public MulticastNode build() {
+            return new MulticastNode(this);
+        }
+    }
+}

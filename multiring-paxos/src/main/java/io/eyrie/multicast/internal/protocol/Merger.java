@@ -1,0 +1,266 @@
+package io.eyrie.multicast.internal.protocol;
+
+import io.eyrie.multicast.Delivery;
+import io.eyrie.multicast.Position;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The learner side: buffers each subscribed ring's decided instances and merges the rings
+ * deterministically. Each ring's stream is a sequence of slots (a batch takes one, a skip of k
+ * takes k); round r takes slots [r*M, r*M+M) of every subscribed ring in ring-id order.
+ *
+ * <p>Its whole state (cursor, per-ring progress, dedup table) is the learner checkpoint.
+ */
+final class Merger {
+    /** How far ahead of a ring's next instance decided values are buffered. */
+    static final int WINDOW = 1024;
+    private static final int CHECKPOINT_MAGIC = 0x4d524c31; // "MRL1"
+
+    static final class RingStream {
+        final int ringId;
+        long nextInstance;
+        /** Slots still to pass of a skip whose first slot was consumed. */
+        long pendingSkipSlots;
+        long slotsConsumed;
+        final TreeMap<Long, RingValue> buffered = new TreeMap<>();
+
+        RingStream(int ringId) {
+            this.ringId = ringId;
+        }
+    }
+
+    private final int slotsPerRound;
+    private final int[] groups;
+    private final RingStream[] streams;
+    private long round;
+    private int ringIndex;
+    private int slotInRound;
+    /** Index of the next proposal to consider in the value at the cursor. */
+    private int indexInBatch;
+    private long lastPosition = Position.NONE;
+    private DedupTable dedup = new DedupTable();
+
+    Merger(int[] rings, int slotsPerRound, int[] groups, byte[] checkpoint) {
+        this.slotsPerRound = slotsPerRound;
+        this.groups = groups.clone();
+        Arrays.sort(this.groups);
+        this.streams = new RingStream[rings.length];
+        for (int i = 0; i < rings.length; i++) {
+            streams[i] = new RingStream(rings[i]);
+        }
+        if (checkpoint != null) {
+            restore(checkpoint);
+        }
+    }
+
+    int[] ringIds() {
+        int[] ids = new int[streams.length];
+        for (int i = 0; i < streams.length; i++) {
+            ids[i] = streams[i].ringId;
+        }
+        return ids;
+    }
+
+    RingStream stream(int ringId) {
+        for (RingStream s : streams) {
+            if (s.ringId == ringId) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    long lastPosition() {
+        return lastPosition;
+    }
+
+    /** Buffers a decided value; false if it is old, already held or too far ahead. */
+    boolean offer(int ringId, long instance, byte[] value) {
+        RingStream s = stream(ringId);
+        if (s == null || instance < s.nextInstance || instance >= s.nextInstance + WINDOW
+                || s.buffered.containsKey(instance)) {
+            return false;
+        }
+        s.buffered.put(instance, RingValue.decode(value));
+        return true;
+    }
+
+    /** Delivers everything the merge allows now, in position order. */
+    void drain(Consumer<Delivery> out) {
+        if (streams.length == 0) {
+            return;
+        }
+        while (true) {
+            RingStream s = streams[ringIndex];
+            if (s.pendingSkipSlots > 0) {
+                s.pendingSkipSlots--;
+                advanceSlot(s);
+                continue;
+            }
+            RingValue v = s.buffered.get(s.nextInstance);
+            if (v == null) {
+                return;
+            }
+            if (v instanceof RingValue.Skip skip) {
+                s.buffered.remove(s.nextInstance);
+                s.nextInstance++;
+                if (skip.slots() > 0) {
+                    s.pendingSkipSlots = skip.slots() - 1;
+                    advanceSlot(s);
+                }
+                continue;
+            }
+            List<Proposal> batch = ((RingValue.Batch) v).proposals();
+            while (indexInBatch < batch.size()) {
+                int index = indexInBatch;
+                Proposal p = batch.get(index);
+                indexInBatch++;
+                if (index == batch.size() - 1) {
+                    // Move past the instance before handing out its last message, so that a
+                    // checkpoint taken inside deliver() does not ask for it again.
+                    s.buffered.remove(s.nextInstance);
+                    s.nextInstance++;
+                    indexInBatch = 0;
+                }
+                long position = Position.of(round, s.ringId, slotInRound, index);
+                boolean deliver = dedup.firstCopy(s.ringId, p) && addressedHere(p.groups());
+                if (index == batch.size() - 1) {
+                    advanceSlot(s);
+                }
+                if (deliver) {
+                    lastPosition = position;
+                    out.accept(new Delivery(position, p.groups(), p.payload()));
+                }
+                if (index == batch.size() - 1) {
+                    break;
+                }
+            }
+        }
+    }
+
+    private boolean addressedHere(int[] msgGroups) {
+        for (int g : msgGroups) {
+            if (Arrays.binarySearch(groups, g) >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void advanceSlot(RingStream s) {
+        s.slotsConsumed++;
+        slotInRound++;
+        if (slotInRound == slotsPerRound) {
+            slotInRound = 0;
+            ringIndex++;
+            if (ringIndex == streams.length) {
+                ringIndex = 0;
+                round++;
+            }
+        }
+    }
+
+    /** The ring the merge waits on, or null if it can go on (or has nothing to do). */
+    RingStream blockedOn() {
+        if (streams.length == 0) {
+            return null;
+        }
+        RingStream s = streams[ringIndex];
+        if (s.pendingSkipSlots > 0 || s.buffered.containsKey(s.nextInstance)) {
+            return null;
+        }
+        return s;
+    }
+
+    /**
+     * The slot count the blocked ring must reach so that a value ready on another ring can be
+     * delivered, or -1 if no other ring has one ready.
+     */
+    long slotsNeededFrom(RingStream blocked) {
+        long target = -1;
+        for (int i = 0; i < streams.length; i++) {
+            RingStream a = streams[i];
+            if (a == blocked || !a.buffered.containsKey(a.nextInstance)) {
+                continue;
+            }
+            long roundOfA = (a.slotsConsumed + a.pendingSkipSlots) / slotsPerRound;
+            long need = i > ringIndex ? (roundOfA + 1) * slotsPerRound : roundOfA * slotsPerRound;
+            target = Math.max(target, need);
+        }
+        return target > blocked.slotsConsumed ? target : -1;
+    }
+
+    byte[] checkpoint() {
+        ByteBuffer b = ByteBuffer.allocate(4 + 4 + streams.length * 28 + 8 + 4 + 4 + 4 + 8 + dedup.encodedSize());
+        b.putInt(CHECKPOINT_MAGIC).putInt(streams.length);
+        for (RingStream s : streams) {
+            b.putInt(s.ringId).putLong(s.nextInstance).putLong(s.pendingSkipSlots).putLong(s.slotsConsumed);
+        }
+        b.putLong(round).putInt(ringIndex).putInt(slotInRound).putInt(indexInBatch).putLong(lastPosition);
+        dedup.writeTo(b);
+        return b.array();
+    }
+
+    /** The per-ring instance below which this checkpoint needs nothing. */
+    static TreeMap<Integer, Long> checkpointedInstances(byte[] checkpoint) {
+        try {
+            WireReader r = new WireReader(ByteBuffer.wrap(checkpoint));
+            if (r.i32("magic") != CHECKPOINT_MAGIC) {
+                throw new MalformedMessageException("bad magic");
+            }
+            int n = r.count("rings", 28);
+            TreeMap<Integer, Long> out = new TreeMap<>();
+            for (int i = 0; i < n; i++) {
+                int id = r.i32("ring");
+                out.put(id, r.i64("next instance"));
+                r.i64("pending skip");
+                r.i64("slots consumed");
+            }
+            return out;
+        } catch (MalformedMessageException e) {
+            throw new IllegalArgumentException("corrupt learner checkpoint: " + e.getMessage(), e);
+        }
+    }
+
+    private void restore(byte[] checkpoint) {
+        try {
+            WireReader r = new WireReader(ByteBuffer.wrap(checkpoint));
+            if (r.i32("magic") != CHECKPOINT_MAGIC) {
+                throw new MalformedMessageException("not a learner checkpoint (bad magic)");
+            }
+            int n = r.count("rings", 28);
+            if (n != streams.length) {
+                throw new IllegalArgumentException("learner checkpoint has " + n + " rings, this node learns "
+                        + streams.length + ": was it taken on another node or with another cluster file?");
+            }
+            for (RingStream s : streams) {
+                int id = r.i32("ring");
+                if (s.ringId != id) {
+                    throw new IllegalArgumentException("learner checkpoint is for ring " + id + ", this node learns ring "
+                            + s.ringId + " there: was it taken on another node or with another cluster file?");
+                }
+                s.nextInstance = r.nonNegative(r.i64("next instance"), "next instance");
+                s.pendingSkipSlots = r.nonNegative(r.i64("pending skip"), "pending skip");
+                s.slotsConsumed = r.nonNegative(r.i64("slots consumed"), "slots consumed");
+            }
+            round = r.nonNegative(r.i64("round"), "round");
+            ringIndex = r.i32("ring index");
+            slotInRound = r.i32("slot in round");
+            indexInBatch = r.i32("index in batch");
+            lastPosition = r.i64("last position");
+            dedup = DedupTable.readFrom(r);
+            r.end("learner checkpoint");
+            if (n > 0 && (ringIndex < 0 || ringIndex >= n || slotInRound < 0 || slotInRound >= slotsPerRound
+                    || indexInBatch < 0)) {
+                throw new MalformedMessageException("cursor out of range");
+            }
+        } catch (MalformedMessageException e) {
+            throw new IllegalArgumentException("corrupt learner checkpoint: " + e.getMessage(), e);
+        }
+    }
+}

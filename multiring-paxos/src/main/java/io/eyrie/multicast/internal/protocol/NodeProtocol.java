@@ -1,0 +1,519 @@
+package io.eyrie.multicast.internal.protocol;
+
+import io.eyrie.multicast.AcceptorLog;
+import io.eyrie.multicast.Ballot;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.MulticastException;
+import io.eyrie.multicast.internal.protocol.Message.*;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * All protocol roles of one node (proposer, coordinator and acceptor per ring it accepts, learner
+ * and merge over the rings it learns) as one deterministic state machine: no threads, sockets,
+ * clocks or randomness. The runtime feeds it messages, ticks and proposals; after each step it
+ * syncs the acceptor logs, then sends what the step produced.
+ *
+ * <p>Not thread-safe: one thread (the node's event loop) calls everything. {@code incarnation}
+ * must grow with every process start of the node (a restart counter or the start time): learners
+ * keep dedup state for the latest few incarnations of each proposer and drop older ones.
+ */
+public final class NodeProtocol {
+    /** Catch-up asks for at most this many instances per fetch. */
+    static final int FETCH_MAX_INSTANCES = 64;
+
+    /** Test-only fault switches; production code uses {@link #NONE}. */
+    record Faults(boolean acceptorsForgetPromises) {
+        static final Faults NONE = new Faults(false);
+    }
+
+    /** Test hook: told of every (ring, instance, value) this node learns as decided. */
+    interface DecisionObserver {
+        void decided(int ring, long instance, byte[] value);
+    }
+
+    private final ClusterConfig config;
+    private final ClusterConfig.Parameters params;
+    private final int nodeId;
+    private final FailureDetector fd;
+    private final Proposer proposer;
+    private final Merger merger;
+    private final Map<Integer, RingAcceptor> acceptors = new TreeMap<>();
+    private final Map<Integer, RingCoordinator> coordinators = new TreeMap<>();
+    /** Per ring: acceptor -> what it last reported (its decided prefix and highest decided). */
+    private final Map<Integer, Map<Integer, RingSummary>> reported = new HashMap<>();
+    private final Map<Integer, Long> lastFetchMillis = new HashMap<>();
+    private final Map<Integer, Long> lastAcceptorFetchMillis = new HashMap<>();
+    /** Rotates learner fetches over acceptors that may hold a decision nobody holds a prefix to. */
+    private int fetchRotation;
+    private final Map<Integer, long[]> lastSkipRequest = new HashMap<>();
+    private Map<Integer, Long> checkpointedInstances = Map.of();
+    private long lastHeartbeatMillis = Long.MIN_VALUE / 2;
+    private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
+    private Output out;
+    private long now;
+    private DecisionObserver decisionObserver;
+
+    public NodeProtocol(ClusterConfig config, int nodeId, long incarnation, Map<Integer, AcceptorLog> acceptorLogs,
+                        byte[] learnerCheckpoint, long nowMillis) {
+        this(config, nodeId, incarnation, acceptorLogs, learnerCheckpoint, nowMillis, Faults.NONE);
+    }
+
+    NodeProtocol(ClusterConfig config, int nodeId, long incarnation, Map<Integer, AcceptorLog> acceptorLogs,
+                 byte[] learnerCheckpoint, long nowMillis, Faults faults) {
+        this.config = config;
+        this.params = config.parameters();
+        this.nodeId = nodeId;
+        ClusterConfig.Node node = config.node(nodeId);
+        int[] accepted = config.ringsAcceptedBy(nodeId);
+        int[] given = acceptorLogs.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+        if (!Arrays.equals(accepted, given)) {
+            throw new IllegalArgumentException("node " + nodeId + " is an acceptor of rings " + Arrays.toString(accepted)
+                    + " but acceptor logs were given for rings " + Arrays.toString(given));
+        }
+        this.fd = new FailureDetector(config, nodeId, nowMillis);
+        this.proposer = new Proposer(nodeId, incarnation, params.retransmitTimeoutMillis());
+        this.merger = new Merger(config.ringsLearnedBy(nodeId), params.slotsPerRound(), node.groups(), learnerCheckpoint);
+        for (int r : accepted) {
+            RingAcceptor a = new RingAcceptor(r, acceptorLogs.get(r), faults.acceptorsForgetPromises());
+            acceptors.put(r, a);
+            coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send));
+        }
+        this.now = nowMillis;
+    }
+
+    void observeDecisions(DecisionObserver observer) {
+        this.decisionObserver = observer;
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    // ---- entry points -------------------------------------------------------------------------
+
+    public void onMessage(int fromNodeId, ByteBuffer message, long nowMillis, Output out) {
+        if (!config.nodes().containsKey(fromNodeId)) {
+            throw new MalformedMessageException("message from node " + fromNodeId + ", which is not in the cluster file");
+        }
+        Message m = MessageCodec.decode(message);
+        Output outer = begin(nowMillis, out);
+        fd.heard(fromNodeId, nowMillis);
+        dispatch(fromNodeId, m);
+        finish(outer);
+    }
+
+    public void onTick(long nowMillis, Output out) {
+        Output outer = begin(nowMillis, out);
+        if (now - lastHeartbeatMillis >= params.heartbeatIntervalMillis()) {
+            lastHeartbeatMillis = now;
+            heartbeat();
+        }
+        for (RingCoordinator c : coordinators.values()) {
+            c.tick(now);
+        }
+        for (Propose p : proposer.due(now)) {
+            send(fd.coordinatorOf(config.ring(p.ring()), now), p);
+        }
+        catchUp();
+        finish(outer);
+    }
+
+    public long propose(int[] groups, byte[] payload, long nowMillis, Output out) {
+        int[] g = groups.clone();
+        Arrays.sort(g);
+        for (int i = 1; i < g.length; i++) {
+            if (g[i] == g[i - 1]) {
+                throw new IllegalArgumentException("group " + g[i] + " listed twice in " + Arrays.toString(groups));
+            }
+        }
+        int ring = config.ringFor(g);
+        int size = new Proposal(nodeId, 0, 0, 0, g, payload).encodedSize() + 5;
+        if (size > params.batchMaxBytes()) {
+            throw new MulticastException("a multicast of " + payload.length + " bytes does not fit batch.maxBytes = "
+                    + params.batchMaxBytes());
+        }
+        Propose p = proposer.propose(ring, g, payload, nowMillis);
+        Output outer = begin(nowMillis, out);
+        send(fd.coordinatorOf(config.ring(ring), now), p);
+        finish(outer);
+        return p.proposal().seq();
+    }
+
+    public byte[] learnerCheckpoint() {
+        return merger.checkpoint();
+    }
+
+    public void checkpointed(byte[] cp, long nowMillis, Output out) {
+        Map<Integer, Long> instances = Merger.checkpointedInstances(cp);
+        Output outer = begin(nowMillis, out);
+        checkpointedInstances = instances;
+        announceCheckpoint();
+        finish(outer);
+    }
+
+    public static byte[] encodeDirect(byte[] appMessage) {
+        return MessageCodec.encode(new Direct(appMessage));
+    }
+
+    public NodeStatus status() {
+        List<NodeStatus.RingStatus> rings = new ArrayList<>();
+        for (ClusterConfig.Ring r : config.rings().values()) {
+            RingAcceptor a = acceptors.get(r.id());
+            RingCoordinator c = coordinators.get(r.id());
+            Merger.RingStream s = merger.stream(r.id());
+            if (a == null && s == null) {
+                continue;
+            }
+            long ballot = c != null ? c.maxBallotSeen() : Ballot.NONE;
+            long decided = a != null ? a.firstUndecided() - 1 : (s != null ? s.nextInstance - 1 : -1);
+            rings.add(new NodeStatus.RingStatus(r.id(), fd.coordinatorOf(r, now), ballot, decided,
+                    s != null ? s.nextInstance : -1));
+        }
+        return new NodeStatus(nodeId, rings, merger.lastPosition());
+    }
+
+    // ---- step plumbing ------------------------------------------------------------------------
+
+    /**
+     * Starts a step; returns the output of an enclosing step, if this one runs inside it (the
+     * application may propose or checkpoint from inside deliver()).
+     */
+    private Output begin(long nowMillis, Output o) {
+        Output outer = this.out;
+        this.now = Math.max(now, nowMillis);
+        this.out = o;
+        return outer;
+    }
+
+    /** Runs the messages this node sent itself, then lets the merge ask for skips. */
+    private void finish(Output outer) {
+        if (outer == null) {
+            while (!toSelf.isEmpty()) {
+                dispatch(nodeId, toSelf.poll());
+            }
+            requestSkip();
+            while (!toSelf.isEmpty()) {
+                dispatch(nodeId, toSelf.poll());
+            }
+        }
+        // A nested step leaves its messages to itself to the enclosing step's loop.
+        out = outer;
+    }
+
+    private void send(int to, Message m) {
+        if (to == nodeId) {
+            toSelf.add(m);
+        } else {
+            out.send(to, MessageCodec.encode(m));
+        }
+    }
+
+    private void dispatch(int from, Message m) {
+        if (m instanceof Heartbeat h) {
+            onHeartbeat(from, h);
+        } else if (m instanceof Propose p) {
+            RingCoordinator c = coordinators.get(p.ring());
+            if (c != null && p.proposal().node() == from && orderedBy(p.proposal().groups()) == p.ring()) {
+                c.onPropose(p.proposal(), now);
+            }
+        } else if (m instanceof Ordered o) {
+            for (long seq : proposer.ordered(o.incarnation(), o.seqs())) {
+                out.ordered(seq);
+            }
+        } else if (m instanceof Phase1a p) {
+            onPhase1a(from, p);
+        } else if (m instanceof Phase1b p) {
+            RingCoordinator c = coordinators.get(p.ring());
+            if (c != null) {
+                c.onPhase1b(from, p, now);
+            }
+        } else if (m instanceof Accept a) {
+            onAccept(a);
+        } else if (m instanceof Decision d) {
+            onDecision(d);
+        } else if (m instanceof Nack n) {
+            RingCoordinator c = coordinators.get(n.ring());
+            if (c != null) {
+                c.onNack(n.promisedBallot(), now);
+            }
+        } else if (m instanceof Fetch f) {
+            RingAcceptor a = acceptors.get(f.ring());
+            if (a != null) {
+                List<Vote> votes = a.decidedFrom(f.fromInstance(), Math.min(f.maxCount(), FETCH_MAX_INSTANCES),
+                        params.batchMaxBytes());
+                send(from, new Learned(f.ring(), a.lowestInstance(), votes));
+            }
+        } else if (m instanceof Learned l) {
+            RingAcceptor a = acceptors.get(l.ring());
+            for (Vote v : l.decided()) {
+                if (a != null) {
+                    a.storeDecided(v.instance(), v.ballot(), v.value());
+                }
+                learn(l.ring(), v.instance(), v.value());
+            }
+            if (l.decided().size() >= FETCH_MAX_INSTANCES) {
+                // A full page: the sender holds more, so a lagging learner need not wait a timeout.
+                long next = l.decided().get(l.decided().size() - 1).instance() + 1;
+                Merger.RingStream s = merger.stream(l.ring());
+                if ((s != null && next < s.nextInstance + Merger.WINDOW) || (a != null && next == a.firstUndecided())) {
+                    send(from, new Fetch(l.ring(), next, FETCH_MAX_INSTANCES));
+                }
+            }
+        } else if (m instanceof SkipRequest r) {
+            RingCoordinator c = coordinators.get(r.ring());
+            if (c != null) {
+                c.onSkipRequest(r, now);
+            }
+        } else if (m instanceof Checkpointed c) {
+            RingAcceptor a = acceptors.get(c.ring());
+            if (a != null) {
+                a.learnerCheckpointed(from, c.instance(), config.ring(c.ring()).learners());
+            }
+        } else if (m instanceof Direct d) {
+            out.direct(from, d.payload());
+        }
+    }
+
+    // ---- handlers -----------------------------------------------------------------------------
+
+    /** The ring that orders a message to {@code groups}, or -1 if a group is unknown. */
+    private int orderedBy(int[] groups) {
+        for (int g : groups) {
+            if (!config.groupToRing().containsKey(g)) {
+                return -1;
+            }
+        }
+        return config.ringFor(groups);
+    }
+
+    private void heartbeat() {
+        List<RingSummary> rings = new ArrayList<>();
+        for (RingAcceptor a : acceptors.values()) {
+            rings.add(new RingSummary(a.ringId(), a.promisedBallot(), a.firstUndecided(), a.highestDecided()));
+        }
+        Heartbeat h = new Heartbeat(rings);
+        for (int n : config.nodes().keySet()) {
+            if (n != nodeId) {
+                send(n, h);
+            }
+        }
+        announceCheckpoint();
+    }
+
+    /** Acceptors trim below what every learner checkpointed; repeated since messages get lost. */
+    private void announceCheckpoint() {
+        for (Map.Entry<Integer, Long> e : checkpointedInstances.entrySet()) {
+            ClusterConfig.Ring r = config.rings().get(e.getKey());
+            if (r == null) {
+                continue;
+            }
+            for (int a : r.acceptors()) {
+                send(a, new Checkpointed(r.id(), e.getValue()));
+            }
+        }
+    }
+
+    private void onHeartbeat(int from, Heartbeat h) {
+        for (RingSummary s : h.rings()) {
+            RingCoordinator c = coordinators.get(s.ring());
+            if (c != null && s.promisedBallot() > c.ballot() && c.phase() != RingCoordinator.Phase.IDLE) {
+                c.onNack(s.promisedBallot(), now);
+            } else if (c != null) {
+                c.observeBallot(s.promisedBallot());
+            }
+            if (merger.stream(s.ring()) != null || acceptors.containsKey(s.ring())) {
+                reported.computeIfAbsent(s.ring(), k -> new HashMap<>()).put(from, s);
+            }
+        }
+    }
+
+    private void onPhase1a(int from, Phase1a p) {
+        RingAcceptor a = acceptors.get(p.ring());
+        if (a == null) {
+            return;
+        }
+        RingCoordinator mine = coordinators.get(p.ring());
+        if (from != nodeId && mine != null && p.ballot() > mine.ballot()) {
+            mine.onNack(p.ballot(), now);
+        }
+        if (a.promise(p.ballot())) {
+            send(from, new Phase1b(p.ring(), p.ballot(), a.lowestInstance(), a.highestInstance(),
+                    a.votesFrom(p.fromInstance())));
+        } else {
+            send(from, new Nack(p.ring(), a.promisedBallot()));
+        }
+    }
+
+    private void onAccept(Accept m) {
+        ClusterConfig.Ring ring = config.rings().get(m.ring());
+        if (ring == null || m.route()[m.hop()] != nodeId) {
+            return;
+        }
+        for (int n : m.route()) {
+            if (!config.nodes().containsKey(n)) {
+                return;
+            }
+        }
+        boolean decided = m.decided();
+        int votes = m.votes();
+        if (m.hop() < m.acceptorHops()) {
+            RingAcceptor a = acceptors.get(ring.id());
+            if (a == null) {
+                return;
+            }
+            if (decided) {
+                a.storeDecided(m.instance(), m.ballot(), m.value());
+            } else {
+                boolean knownDecided = a.isDecided(m.instance());
+                if (!a.accept(m.instance(), m.ballot(), m.value())) {
+                    send(m.route()[0], new Nack(ring.id(), a.promisedBallot()));
+                    return;
+                }
+                votes++;
+                if (knownDecided || votes >= ring.quorum()) {
+                    decided = true;
+                    a.decide(m.instance(), m.ballot());
+                    // The earlier hops hold the value already: they get ids only.
+                    for (int k = 0; k < m.hop(); k++) {
+                        send(m.route()[k], new Decision(ring.id(), m.ballot(), m.instance()));
+                    }
+                }
+            }
+        }
+        if (decided) {
+            learn(ring.id(), m.instance(), m.value());
+            RingCoordinator c = coordinators.get(ring.id());
+            if (c != null) {
+                c.onDecided(m.instance(), m.ballot(), now);
+            }
+        }
+        int next = m.hop() + 1;
+        if (next < m.route().length && (decided || next < m.acceptorHops())) {
+            send(m.route()[next], new Accept(m.ring(), m.ballot(), m.instance(), m.route(), m.acceptorHops(), next,
+                    votes, decided, m.value()));
+        }
+    }
+
+    private void onDecision(Decision d) {
+        RingAcceptor a = acceptors.get(d.ring());
+        if (a == null || !a.decide(d.instance(), d.ballot())) {
+            return;
+        }
+        a.decidedValue(d.instance()).ifPresent(v -> learn(d.ring(), d.instance(), v));
+        RingCoordinator c = coordinators.get(d.ring());
+        if (c != null) {
+            c.onDecided(d.instance(), d.ballot(), now);
+        }
+    }
+
+    private void learn(int ring, long instance, byte[] value) {
+        if (decisionObserver != null) {
+            decisionObserver.decided(ring, instance, value);
+        }
+        if (merger.offer(ring, instance, value)) {
+            merger.drain(out::deliver);
+        }
+    }
+
+    /**
+     * Catch-up. A learner blocked on an instance that some acceptor reports decided (or with later
+     * instances buffered) fetches from an acceptor whose decided prefix covers it, else from the
+     * acceptors that know later decisions in turn. An acceptor whose decided prefix lags another's
+     * fetches too, so that prefixes (and with them trimming and Phase 1 ranges) keep moving.
+     */
+    private void catchUp() {
+        for (int ringId : merger.ringIds()) {
+            Merger.RingStream s = merger.stream(ringId);
+            if (s.buffered.containsKey(s.nextInstance)) {
+                continue;
+            }
+            Long last = lastFetchMillis.get(ringId);
+            if (last != null && now - last < params.retransmitTimeoutMillis()) {
+                continue;
+            }
+            int target = fetchTarget(config.ring(ringId), s.nextInstance, !s.buffered.isEmpty());
+            if (target >= 0) {
+                lastFetchMillis.put(ringId, now);
+                send(target, new Fetch(ringId, s.nextInstance, FETCH_MAX_INSTANCES));
+            }
+        }
+        for (RingAcceptor a : acceptors.values()) {
+            Long last = lastAcceptorFetchMillis.get(a.ringId());
+            if (last != null && now - last < params.retransmitTimeoutMillis()) {
+                continue;
+            }
+            int best = -1;
+            long bestPrefix = a.firstUndecided();
+            for (Map.Entry<Integer, RingSummary> e : reported.getOrDefault(a.ringId(), Map.of()).entrySet()) {
+                if (e.getValue().firstUndecided() > bestPrefix && !fd.suspected(e.getKey(), now)) {
+                    bestPrefix = e.getValue().firstUndecided();
+                    best = e.getKey();
+                }
+            }
+            if (best >= 0) {
+                lastAcceptorFetchMillis.put(a.ringId(), now);
+                send(best, new Fetch(a.ringId(), a.firstUndecided(), FETCH_MAX_INSTANCES));
+            }
+        }
+    }
+
+    private int fetchTarget(ClusterConfig.Ring ring, long instance, boolean laterBuffered) {
+        Map<Integer, RingSummary> reports = reported.getOrDefault(ring.id(), Map.of());
+        List<Integer> knowLater = new ArrayList<>();
+        for (int a : ring.acceptors()) {
+            if (fd.suspected(a, now)) {
+                continue;
+            }
+            long prefix;
+            long highest;
+            if (a == nodeId) {
+                prefix = acceptors.get(ring.id()).firstUndecided();
+                highest = acceptors.get(ring.id()).highestDecided();
+            } else {
+                RingSummary r = reports.get(a);
+                if (r == null) {
+                    continue;
+                }
+                prefix = r.firstUndecided();
+                highest = r.highestDecided();
+            }
+            if (prefix > instance) {
+                return a;
+            }
+            if (highest >= instance || laterBuffered) {
+                knowLater.add(a);
+            }
+        }
+        if (knowLater.isEmpty()) {
+            return laterBuffered ? fd.coordinatorOf(ring, now) : -1;
+        }
+        return knowLater.get(Math.floorMod(fetchRotation++, knowLater.size()));
+    }
+
+    /** The merge waits on an idle ring while another has a value ready: ask for a skip. */
+    private void requestSkip() {
+        Merger.RingStream blocked = merger.blockedOn();
+        if (blocked == null) {
+            return;
+        }
+        long target = merger.slotsNeededFrom(blocked);
+        if (target < 0) {
+            return;
+        }
+        long[] last = lastSkipRequest.get(blocked.ringId);
+        if (last != null && last[0] == blocked.nextInstance && now - last[1] < params.retransmitTimeoutMillis()) {
+            return;
+        }
+        lastSkipRequest.put(blocked.ringId, new long[] {blocked.nextInstance, now});
+        send(fd.coordinatorOf(config.ring(blocked.ringId), now),
+                new SkipRequest(blocked.ringId, blocked.nextInstance, blocked.slotsConsumed, target));
+    }
+}

@@ -1,0 +1,30 @@
+package io.eyrie.multicast.internal.protocol;
+
+import io.eyrie.multicast.Ballot;
+import io.eyrie.multicast.Position;
+
+import java.util.List;
+
+/** A node's protocol state for monitoring. */
+public record NodeStatus(int nodeId, List<RingStatus> rings, long lastDeliveredPosition) {
+
+    /**
+     * @param coordinatorId           the coordinator as this node sees it
+     * @param ballot                  the highest ballot this node knows for the ring
+     * @param highestDecidedInstance  the highest instance known decided here (-1: none)
+     * @param learnerNextInstance     the next instance the merge needs (-1: not a learner of the ring)
+     */
+    public record RingStatus(int ringId, int coordinatorId, long ballot, long highestDecidedInstance,
+                             long learnerNextInstance) {
+        @Override
+        public String toString() {
+            return "ring " + ringId + ": coordinator " + coordinatorId + " ballot " + Ballot.toString(ballot)
+                    + " decided<=" + highestDecidedInstance + " learner@" + learnerNextInstance;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "node " + nodeId + " " + rings + " last " + Position.toString(lastDeliveredPosition);
+    }
+}

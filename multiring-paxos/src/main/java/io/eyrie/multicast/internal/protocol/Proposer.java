@@ -1,0 +1,109 @@
+package io.eyrie.multicast.internal.protocol;
+
+import io.eyrie.multicast.MulticastException;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The local proposer: numbers multicasts, keeps them until their ring reports them decided and
+ * retransmits them meanwhile. Both the number pending and the spread of pending seqs are bounded:
+ * the spread bounds the learners' dedup state (see {@link DedupTable}).
+ */
+final class Proposer {
+    static final int MAX_PENDING = 256;
+    static final int MAX_SEQ_SPREAD = 1024;
+
+    private final int node;
+    private final long incarnation;
+    private final long retransmitMillis;
+    private long nextSeq;
+    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+
+    private static final class Pending {
+        final int ring;
+        final int[] groups;
+        final byte[] payload;
+        long lastSentMillis;
+
+        Pending(int ring, int[] groups, byte[] payload, long now) {
+            this.ring = ring;
+            this.groups = groups;
+            this.payload = payload;
+            this.lastSentMillis = now;
+        }
+    }
+
+    Proposer(int node, long incarnation, long retransmitMillis) {
+        this.node = node;
+        this.incarnation = incarnation;
+        this.retransmitMillis = retransmitMillis;
+    }
+
+    long incarnation() {
+        return incarnation;
+    }
+
+    int pendingCount() {
+        return pending.size();
+    }
+
+    /** Registers a new multicast; throws MulticastException when too much is pending. */
+    Message.Propose propose(int ring, int[] groups, byte[] payload, long now) {
+        if (pending.size() >= MAX_PENDING) {
+            throw new MulticastException("too many multicasts pending (" + pending.size()
+                    + "): wait for some to be ordered");
+        }
+        if (!pending.isEmpty() && nextSeq - pending.firstKey() >= MAX_SEQ_SPREAD) {
+            throw new MulticastException("multicast " + pending.firstKey() + " has been pending while "
+                    + MAX_SEQ_SPREAD + " later ones were made: its ring is not ordering; retry later");
+        }
+        long seq = nextSeq++;
+        pending.put(seq, new Pending(ring, groups.clone(), payload.clone(), now));
+        return message(seq, pending.get(seq));
+    }
+
+    private Message.Propose message(long seq, Pending p) {
+        return new Message.Propose(p.ring, new Proposal(node, incarnation, seq, watermark(p.ring), p.groups, p.payload));
+    }
+
+    /** The lowest seq of {@code ring} still pending: everything of that ring below it is decided. */
+    private long watermark(int ring) {
+        for (Map.Entry<Long, Pending> e : pending.entrySet()) {
+            if (e.getValue().ring == ring) {
+                return e.getKey();
+            }
+        }
+        return nextSeq;
+    }
+
+    /** Marks seqs decided; returns those that were pending (each reported once). */
+    List<Long> ordered(long inc, long[] seqs) {
+        List<Long> done = new ArrayList<>();
+        if (inc != incarnation) {
+            return done;
+        }
+        for (long s : seqs) {
+            if (pending.remove(s) != null) {
+                done.add(s);
+            }
+        }
+        return done;
+    }
+
+    /** Proposals due for retransmission (their timers restart). */
+    List<Message.Propose> due(long now) {
+        List<Message.Propose> out = new ArrayList<>();
+        for (Iterator<Map.Entry<Long, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Long, Pending> e = it.next();
+            if (now - e.getValue().lastSentMillis >= retransmitMillis) {
+                e.getValue().lastSentMillis = now;
+                out.add(message(e.getKey(), e.getValue()));
+            }
+        }
+        return out;
+    }
+}

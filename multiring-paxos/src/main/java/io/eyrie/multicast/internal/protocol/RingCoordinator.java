@@ -1,0 +1,327 @@
+package io.eyrie.multicast.internal.protocol;
+
+import io.eyrie.multicast.Ballot;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.internal.protocol.Message.*;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The coordinator of one ring, active while this node is the first acceptor (config order) it
+ * does not suspect. Phase 1 with a ballot above any seen, covering every instance from its own
+ * decided prefix on; re-proposal of what Phase 1 finds (a zero-slot skip for a gap); then Phase 2
+ * of queued proposals in opportunistic batches, at most ring.maxInFlight undecided at once.
+ */
+final class RingCoordinator {
+    static final int MAX_QUEUE = 4096;
+    static final int RECENTLY_DECIDED = 4096;
+
+    enum Phase { IDLE, PHASE1, ACTIVE }
+
+    interface Sender {
+        void send(int to, Message m);
+    }
+
+    private static final class InFlight {
+        final byte[] value;
+        final List<ProposalId> ids;
+        long lastSentMillis;
+
+        InFlight(byte[] value, List<ProposalId> ids, long now) {
+            this.value = value;
+            this.ids = ids;
+            this.lastSentMillis = now;
+        }
+    }
+
+    private final ClusterConfig.Ring ring;
+    private final int self;
+    private final ClusterConfig.Parameters params;
+    private final FailureDetector fd;
+    private final RingAcceptor acceptor;
+    private final Sender net;
+
+    private Phase phase = Phase.IDLE;
+    private long ballot = Ballot.NONE;
+    private long maxBallotSeen = Ballot.NONE;
+    private long retryAtMillis;
+    private long phase1From;
+    private long phase1SentMillis;
+    private final Map<Integer, Phase1b> phase1Replies = new HashMap<>();
+    private long nextInstance;
+    private final TreeMap<Long, byte[]> reproposals = new TreeMap<>();
+    private final ArrayDeque<Proposal> queue = new ArrayDeque<>();
+    private final Set<ProposalId> queuedIds = new HashSet<>();
+    private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
+    private final Set<ProposalId> inFlightIds = new HashSet<>();
+    private final LinkedHashMap<ProposalId, Boolean> recentlyDecided = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ProposalId, Boolean> eldest) {
+            return size() > RECENTLY_DECIDED;
+        }
+    };
+
+    RingCoordinator(ClusterConfig.Ring ring, int self, ClusterConfig.Parameters params, FailureDetector fd,
+                    RingAcceptor acceptor, Sender net) {
+        this.ring = ring;
+        this.self = self;
+        this.params = params;
+        this.fd = fd;
+        this.acceptor = acceptor;
+        this.net = net;
+    }
+
+    Phase phase() {
+        return phase;
+    }
+
+    long ballot() {
+        return ballot;
+    }
+
+    long maxBallotSeen() {
+        return Math.max(maxBallotSeen, Math.max(ballot, acceptor.promisedBallot()));
+    }
+
+    long nextInstance() {
+        return nextInstance;
+    }
+
+    void observeBallot(long b) {
+        maxBallotSeen = Math.max(maxBallotSeen, b);
+    }
+
+    void tick(long now) {
+        if (fd.coordinatorOf(ring, now) != self) {
+            if (phase != Phase.IDLE) {
+                stepDown();
+            }
+            return;
+        }
+        switch (phase) {
+            case IDLE -> {
+                if (now >= retryAtMillis) {
+                    startPhase1(now);
+                }
+            }
+            case PHASE1 -> {
+                if (now - phase1SentMillis >= params.retransmitTimeoutMillis()) {
+                    phase1SentMillis = now;
+                    for (int a : ring.acceptors()) {
+                        if (!phase1Replies.containsKey(a)) {
+                            net.send(a, new Phase1a(ring.id(), ballot, phase1From));
+                        }
+                    }
+                }
+            }
+            case ACTIVE -> {
+                for (Map.Entry<Long, InFlight> e : inFlight.entrySet()) {
+                    if (now - e.getValue().lastSentMillis >= params.retransmitTimeoutMillis()) {
+                        e.getValue().lastSentMillis = now;
+                        sendAccept(e.getKey(), e.getValue().value, now);
+                    }
+                }
+                pump(now);
+            }
+        }
+    }
+
+    private void startPhase1(long now) {
+        long seen = maxBallotSeen();
+        ballot = Ballot.of(Ballot.round(seen) + 1, self);
+        phase = Phase.PHASE1;
+        phase1Replies.clear();
+        phase1From = acceptor.firstUndecided();
+        phase1SentMillis = now;
+        for (int a : ring.acceptors()) {
+            net.send(a, new Phase1a(ring.id(), ballot, phase1From));
+        }
+    }
+
+    void onPhase1b(int from, Phase1b m, long now) {
+        if (phase != Phase.PHASE1 || m.ballot() != ballot) {
+            return;
+        }
+        phase1Replies.put(from, m);
+        if (phase1Replies.size() < ring.quorum()) {
+            return;
+        }
+        // Instances an acceptor trimmed are decided and held by every learner: never re-propose them,
+        // as that acceptor no longer reports its vote.
+        for (Phase1b r : phase1Replies.values()) {
+            phase1From = Math.max(phase1From, r.lowestInstance());
+        }
+        long highest = phase1From - 1;
+        TreeMap<Long, Vote> best = new TreeMap<>();
+        for (Phase1b r : phase1Replies.values()) {
+            highest = Math.max(highest, r.highestInstance());
+            for (Vote v : r.accepted()) {
+                if (v.instance() < phase1From) {
+                    continue;
+                }
+                highest = Math.max(highest, v.instance());
+                Vote cur = best.get(v.instance());
+                if (cur == null || (!cur.decided() && (v.decided() || v.ballot() > cur.ballot()))) {
+                    best.put(v.instance(), v);
+                }
+            }
+        }
+        reproposals.clear();
+        for (long i = phase1From; i <= highest; i++) {
+            Vote v = best.get(i);
+            // A gap nobody in the quorum accepted was never decided: fill it with a no-op.
+            reproposals.put(i, v != null ? v.value() : RingValue.encodeSkip(0));
+        }
+        nextInstance = highest + 1;
+        phase = Phase.ACTIVE;
+        phase1Replies.clear();
+        pump(now);
+    }
+
+    void onPropose(Proposal p, long now) {
+        if (phase == Phase.IDLE) {
+            return;
+        }
+        ProposalId id = p.id();
+        if (recentlyDecided.containsKey(id)) {
+            net.send(p.node(), new Ordered(ring.id(), p.incarnation(), new long[] {p.seq()}));
+            return;
+        }
+        if (queuedIds.contains(id) || inFlightIds.contains(id) || queue.size() >= MAX_QUEUE) {
+            return;
+        }
+        queue.add(p);
+        queuedIds.add(id);
+        if (phase == Phase.ACTIVE) {
+            pump(now);
+        }
+    }
+
+    /** Proposes what is queued, never waiting to fill a batch. */
+    private void pump(long now) {
+        while (phase == Phase.ACTIVE && inFlight.size() < params.maxInFlightInstances()) {
+            if (!reproposals.isEmpty()) {
+                Map.Entry<Long, byte[]> e = reproposals.pollFirstEntry();
+                launch(e.getKey(), e.getValue(), now);
+                continue;
+            }
+            if (queue.isEmpty()) {
+                return;
+            }
+            List<Proposal> batch = new ArrayList<>();
+            int bytes = 5;
+            while (!queue.isEmpty() && batch.size() < params.batchMaxMessages()
+                    && (batch.isEmpty() || bytes + queue.peek().encodedSize() <= params.batchMaxBytes())) {
+                Proposal p = queue.poll();
+                queuedIds.remove(p.id());
+                batch.add(p);
+                bytes += p.encodedSize();
+            }
+            launch(nextInstance++, RingValue.encodeBatch(batch), now);
+        }
+    }
+
+    private void launch(long instance, byte[] value, long now) {
+        List<ProposalId> ids = new ArrayList<>();
+        if (RingValue.decode(value) instanceof RingValue.Batch b) {
+            for (Proposal p : b.proposals()) {
+                ids.add(p.id());
+            }
+        }
+        inFlight.put(instance, new InFlight(value, ids, now));
+        inFlightIds.addAll(ids);
+        sendAccept(instance, value, now);
+    }
+
+    /** Phase 2 along the ring: live acceptors from this one on, then the other live learners. */
+    private void sendAccept(long instance, byte[] value, long now) {
+        int[] acceptors = ring.acceptors();
+        int start = 0;
+        while (acceptors[start] != self) {
+            start++;
+        }
+        List<Integer> route = new ArrayList<>();
+        for (int k = 0; k < acceptors.length; k++) {
+            int a = acceptors[(start + k) % acceptors.length];
+            if (!fd.suspected(a, now)) {
+                route.add(a);
+            }
+        }
+        int acceptorHops = route.size();
+        if (acceptorHops < ring.quorum()) {
+            return; // no live majority: retransmission tries again when suspicion clears
+        }
+        for (int l : ring.learners()) {
+            if (!route.contains(l) && !fd.suspected(l, now)) {
+                route.add(l);
+            }
+        }
+        int[] r = route.stream().mapToInt(Integer::intValue).toArray();
+        net.send(self, new Accept(ring.id(), ballot, instance, r, acceptorHops, 0, 0, false, value));
+    }
+
+    /** {@code instance} was decided at {@code decidedBallot}. */
+    void onDecided(long instance, long decidedBallot, long now) {
+        if (phase != Phase.ACTIVE || decidedBallot != ballot) {
+            return;
+        }
+        InFlight f = inFlight.remove(instance);
+        if (f == null) {
+            return;
+        }
+        inFlightIds.removeAll(f.ids);
+        Map<Integer, Map<Long, List<Long>>> byProposer = new TreeMap<>();
+        for (ProposalId id : f.ids) {
+            recentlyDecided.put(id, Boolean.TRUE);
+            byProposer.computeIfAbsent(id.node(), k -> new TreeMap<>())
+                    .computeIfAbsent(id.incarnation(), k -> new ArrayList<>()).add(id.seq());
+        }
+        for (Map.Entry<Integer, Map<Long, List<Long>>> e : byProposer.entrySet()) {
+            for (Map.Entry<Long, List<Long>> i : e.getValue().entrySet()) {
+                long[] seqs = i.getValue().stream().mapToLong(Long::longValue).toArray();
+                net.send(e.getKey(), new Ordered(ring.id(), i.getKey(), seqs));
+            }
+        }
+        pump(now);
+    }
+
+    /** Someone holds a higher ballot: step down, and try again later if still first in line. */
+    void onNack(long promisedBallot, long now) {
+        observeBallot(promisedBallot);
+        if (phase != Phase.IDLE && promisedBallot > ballot) {
+            stepDown();
+            retryAtMillis = now + params.retransmitTimeoutMillis();
+        }
+    }
+
+    /**
+     * A learner waits on this ring at {@code instance}: if nothing is queued or undecided, order a
+     * skip covering the slots it needs, and more so that a busy peer ring is not stopped again soon.
+     */
+    void onSkipRequest(SkipRequest r, long now) {
+        if (phase != Phase.ACTIVE || !reproposals.isEmpty() || !queue.isEmpty() || !inFlight.isEmpty()
+                || r.instance() != nextInstance || r.targetSlot() <= r.slot()) {
+            return;
+        }
+        long slots = r.targetSlot() - r.slot() + 16L * params.slotsPerRound();
+        launch(nextInstance++, RingValue.encodeSkip(slots), now);
+    }
+
+    private void stepDown() {
+        phase = Phase.IDLE;
+        phase1Replies.clear();
+        reproposals.clear();
+        queue.clear();
+        queuedIds.clear();
+        inFlight.clear();
+        inFlightIds.clear();
+    }
+}

@@ -1,0 +1,111 @@
+package io.eyrie.multicast.internal.storage;
+
+import io.eyrie.multicast.AcceptorLog;
+import io.eyrie.multicast.Ballot;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The bounded in-memory acceptor log: state lives as long as this object does. A process restart
+ * loses it (storage = memory trades durability for speed); the simulation keeps the object across
+ * simulated crashes to model a disk.
+ *
+ * <p>{@link #recovered()} reports the state held at the time of the call, so a new protocol
+ * instance built over a surviving log recovers everything appended before. When more than
+ * {@code maxInstances} instances are held, the lowest are evicted: the bound must exceed what can
+ * be undecided at once (ring.maxInFlight), or an undecided vote could be forgotten.
+ */
+public final class MemoryAcceptorLog implements AcceptorLog {
+
+    private final int maxInstances;
+    private final TreeMap<Long, AcceptedValue> accepted = new TreeMap<>();
+    private long promisedBallot = Ballot.NONE;
+    private long lowestInstance;
+    private boolean closed;
+
+    public MemoryAcceptorLog(int maxInstances) {
+        if (maxInstances < 1) {
+            throw new IllegalArgumentException("storage.memoryMaxInstances must be at least 1, got " + maxInstances);
+        }
+        this.maxInstances = maxInstances;
+    }
+
+    @Override
+    public synchronized RecoveredState recovered() {
+        long highest = accepted.isEmpty() ? lowestInstance - 1 : accepted.lastKey();
+        return new RecoveredState(promisedBallot, lowestInstance, highest,
+                Collections.unmodifiableNavigableMap(new TreeMap<>(accepted)), 0);
+    }
+
+    @Override
+    public synchronized void appendPromise(long ballot) {
+        ensureOpen();
+        // A promise never goes down: a stale append cannot weaken an earlier one.
+        promisedBallot = Math.max(promisedBallot, ballot);
+    }
+
+    @Override
+    public synchronized void appendAccept(long instance, long ballot, byte[] value) {
+        ensureOpen();
+        if (instance < lowestInstance) {
+            return;
+        }
+        accepted.put(instance, new AcceptedValue(instance, ballot, value.clone(), false));
+        while (accepted.size() > maxInstances) {
+            Map.Entry<Long, AcceptedValue> first = accepted.pollFirstEntry();
+            lowestInstance = first.getKey() + 1;
+        }
+    }
+
+    @Override
+    public synchronized void appendDecision(long instance, long ballot) {
+        ensureOpen();
+        AcceptedValue a = accepted.get(instance);
+        if (a != null && a.ballot() == ballot && !a.decided()) {
+            accepted.put(instance, new AcceptedValue(instance, ballot, a.value(), true));
+        }
+    }
+
+    @Override
+    public void sync() {
+        // Nothing to flush: appends are applied at once.
+    }
+
+    @Override
+    public synchronized Optional<AcceptedValue> read(long instance) {
+        return Optional.ofNullable(accepted.get(instance));
+    }
+
+    @Override
+    public synchronized void trimBelow(long instance) {
+        if (instance <= lowestInstance) {
+            return;
+        }
+        accepted.headMap(instance, false).clear();
+        lowestInstance = instance;
+    }
+
+    @Override
+    public synchronized long lowestInstance() {
+        return lowestInstance;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+    }
+
+    /** Opens the log again after {@link #close()}, as a restarted process reopens its files. */
+    public synchronized void reopen() {
+        closed = false;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("acceptor log is closed");
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.eyrie.multicast.internal.protocol;
+
+import io.eyrie.multicast.AcceptorLog;
+import io.eyrie.multicast.Delivery;
+import io.eyrie.multicast.MulticastException;
+import io.eyrie.multicast.internal.storage.MemoryAcceptorLog;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The runtime-facing contract of NodeProtocol. */
+class NodeProtocolTest {
+
+    private static final class Recorder implements Output {
+        final List<byte[]> sent = new ArrayList<>();
+        final List<byte[]> direct = new ArrayList<>();
+
+        @Override
+        public void send(int toNodeId, byte[] message) {
+            sent.add(message);
+        }
+
+        @Override
+        public void deliver(Delivery delivery) {
+        }
+
+        @Override
+        public void ordered(long proposalSeq) {
+        }
+
+        @Override
+        public void direct(int fromNodeId, byte[] appMessage) {
+            direct.add(appMessage);
+        }
+    }
+
+    @Test
+    void malformedMessage_throwsAndLeavesStateUntouched() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        c.propose(1, new int[] {1}, new byte[] {1});
+        c.run(100);
+        NodeProtocol n = c.nodes.get(2);
+        String before = n.status().toString();
+        byte[] cpBefore = n.learnerCheckpoint();
+        Recorder out = new Recorder();
+        byte[] valid = MessageCodec.encode(new Message.Decision(1, 65537, 0));
+        assertThrows(MalformedMessageException.class,
+                () -> n.onMessage(1, ByteBuffer.wrap(new byte[] {MessageCodec.ACCEPT, 0, 0}), c.now, out));
+        assertThrows(MalformedMessageException.class,
+                () -> n.onMessage(1, ByteBuffer.wrap(java.util.Arrays.copyOf(valid, valid.length + 3)), c.now, out));
+        assertThrows(MalformedMessageException.class, () -> n.onMessage(99, ByteBuffer.wrap(valid), c.now, out),
+                "a message from a node not in the cluster file must be refused");
+        assertTrue(out.sent.isEmpty(), "a rejected message must produce nothing");
+        assertEquals(before, n.status().toString());
+        assertArrayEquals(cpBefore, n.learnerCheckpoint());
+    }
+
+    @Test
+    void propose_isBounded_andOversizedPayloadsAreRefusedClearly() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        c.drop = s -> true; // nothing is ever ordered
+        int accepted = 0;
+        MulticastException refused = null;
+        for (int i = 0; i < 10_000 && refused == null; i++) {
+            try {
+                c.propose(2, new int[] {1}, new byte[] {1});
+                accepted++;
+            } catch (MulticastException e) {
+                refused = e;
+            }
+        }
+        assertEquals(Proposer.MAX_PENDING, accepted, "pending proposals should be bounded");
+        assertTrue(refused != null && refused.getMessage().contains("pending"), String.valueOf(refused));
+        MulticastException big = assertThrows(MulticastException.class,
+                () -> c.propose(1, new int[] {2}, new byte[300 * 1024]));
+        assertTrue(big.getMessage().contains("batch.maxBytes"), big.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> c.propose(1, new int[] {7}, new byte[1]),
+                "an unknown group should be refused");
+    }
+
+    @Test
+    void constructor_refusesAcceptorLogsThatDoNotMatchTheClusterFile() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        Map<Integer, AcceptorLog> onlyRing1 = Map.of(1, new MemoryAcceptorLog(10));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new NodeProtocol(c.config, 1, 1, onlyRing1, null, 0));
+        assertTrue(e.getMessage().contains("acceptor logs"), e.getMessage());
+    }
+
+    @Test
+    void lostProposal_isRetransmitted_andDeliveredAndOrderedOnce() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        c.run(100);
+        int[] dropped = {0};
+        c.drop = s -> s.message() instanceof Message.Propose && dropped[0]++ < 2;
+        long seq = c.propose(3, new int[] {1, 2}, new byte[] {4, 2});
+        c.run(200);
+        assertTrue(dropped[0] >= 2, "the first two sends should have been lost, only " + dropped[0] + " were sent");
+        for (int n = 1; n <= 3; n++) {
+            assertEquals(1, c.deliveriesAt(n).size(), "node " + n + " should deliver the retransmitted message once");
+        }
+        assertEquals(1, c.ordered.size());
+        assertEquals(seq, c.ordered.get(0)[1]);
+    }
+
+    @Test
+    void checkpointed_letsAcceptorsTrim_andALearnerRestartsFromItsCheckpoint() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        c.run(100);
+        for (int i = 0; i < 20; i++) {
+            c.propose(1 + i % 3, new int[] {1}, new byte[] {(byte) i});
+            c.run(2);
+        }
+        c.run(100);
+        assertEquals(20, c.deliveriesAt(3).size());
+        byte[][] cps = new byte[4][];
+        for (int n = 1; n <= 3; n++) {
+            cps[n] = c.nodes.get(n).learnerCheckpoint();
+            c.nodes.get(n).checkpointed(cps[n], c.now, c.outputOf(n));
+        }
+        c.run(50);
+        for (int n = 1; n <= 3; n++) {
+            long lowest = c.logs.get(n).get(1).lowestInstance();
+            assertTrue(lowest > 0, "node " + n + " should have trimmed ring 1 after every learner checkpointed, lowest "
+                    + lowest);
+        }
+        c.crash(3);
+        c.start(3, cps[3]);
+        c.propose(1, new int[] {1}, new byte[] {99});
+        c.run(200);
+        List<Delivery> got = c.deliveriesAt(3);
+        assertEquals(21, got.size(), "after restarting from its checkpoint node 3 should deliver only the new message");
+        assertArrayEquals(new byte[] {99}, got.get(20).payload());
+        assertTrue(got.get(20).position() > got.get(19).position(), "positions keep increasing across the restart");
+    }
+
+    @Test
+    void directMessages_shareTheConnection_andComeOutAsDirect() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        Recorder out = new Recorder();
+        c.nodes.get(2).onMessage(1, ByteBuffer.wrap(NodeProtocol.encodeDirect(new byte[] {7, 7})), 0, out);
+        assertEquals(1, out.direct.size());
+        assertArrayEquals(new byte[] {7, 7}, out.direct.get(0));
+    }
+
+    @Test
+    void applicationMayProposeAndCheckpointFromInsideDeliver() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        c.run(100);
+        c.onDeliver = (node, d) -> {
+            if (node == 2 && d.payload()[0] == 1) {
+                c.nodes.get(2).learnerCheckpoint();
+                c.propose(2, new int[] {2}, new byte[] {2});
+            }
+        };
+        c.propose(1, new int[] {1}, new byte[] {1});
+        c.run(100);
+        for (int n = 1; n <= 3; n++) {
+            List<Delivery> got = c.deliveriesAt(n);
+            assertEquals(2, got.size(), "node " + n + " should deliver the message and the one proposed from deliver()");
+            assertEquals(2, got.get(1).payload()[0]);
+        }
+    }
+}

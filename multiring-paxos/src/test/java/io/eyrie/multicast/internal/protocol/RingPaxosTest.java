@@ -1,0 +1,149 @@
+package io.eyrie.multicast.internal.protocol;
+
+import io.eyrie.multicast.Ballot;
+import io.eyrie.multicast.Delivery;
+import io.eyrie.multicast.internal.protocol.Message.Accept;
+import io.eyrie.multicast.internal.protocol.Message.Decision;
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Claims of Ring Paxos (Marandi et al., DSN 2010) as this implementation realises them. */
+class RingPaxosTest {
+
+    static String cluster(int nodes, String extra) {
+        StringBuilder sb = new StringBuilder();
+        StringBuilder ids = new StringBuilder();
+        for (int i = 1; i <= nodes; i++) {
+            sb.append("node.").append(i).append(" = 127.0.0.1:").append(7000 + i).append('\n');
+            sb.append("node.").append(i).append(".groups = 1,2\n");
+            ids.append(i == 1 ? "" : ",").append(i);
+        }
+        for (int r = 0; r <= 2; r++) {
+            sb.append("ring.").append(r).append(".acceptors = ").append(ids).append('\n');
+        }
+        sb.append("ring.all = 0\ngroup.1.ring = 1\ngroup.2.ring = 2\n");
+        sb.append("timeout.heartbeatMillis = 10\ntimeout.suspectMillis = 50\ntimeout.retransmitMillis = 20\n");
+        return sb + extra;
+    }
+
+    static byte[] payload(long seed, int size) {
+        byte[] b = new byte[size];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void ringPaxos_payloadCrossesEachLinkOnce() {
+        TestCluster c = new TestCluster(cluster(3, ""), 1);
+        c.run(100);
+        c.sent.clear();
+        byte[] payload = payload(7, 600);
+        c.propose(3, new int[] {1}, payload);
+        c.run(60);
+
+        Map<String, Integer> payloadCrossings = new HashMap<>();
+        for (TestCluster.Sent s : c.sent) {
+            if (s.carries(payload)) {
+                payloadCrossings.merge(s.from() + "->" + s.to(), 1, Integer::sum);
+            }
+        }
+        // Proposer 3 -> coordinator 1, then along the ring 1 -> 2 -> 3.
+        assertEquals(Map.of("3->1", 1, "1->2", 1, "2->3", 1), payloadCrossings,
+                "the payload should cross each link of the ring once (links and crossings)");
+        List<TestCluster.Sent> decisions = c.sent.stream().filter(s -> s.message() instanceof Decision).toList();
+        assertTrue(!decisions.isEmpty() && decisions.stream().allMatch(s -> s.bytes().length < 64),
+                "the decision should reach the coordinator as ids only, got " + decisions.size() + " decisions");
+        for (int n = 1; n <= 3; n++) {
+            List<Delivery> d = c.deliveriesAt(n);
+            assertEquals(1, d.size(), "node " + n + " should deliver the message once");
+            assertArrayEquals(payload, d.get(0).payload());
+        }
+        assertEquals(1, c.ordered.size(), "the proposer should be told once that its multicast was ordered");
+    }
+
+    @Test
+    void coordinatorFailover_higherBallotRecoversAcceptedValue() {
+        TestCluster c = new TestCluster(cluster(5, ""), 1);
+        c.run(100);
+        byte[] payload = payload(11, 100);
+        // Phase 2 of ring 1 never gets past acceptor 2: only acceptors 1 and 2 (no quorum of 3) vote.
+        c.drop = s -> s.message() instanceof Accept a && a.ring() == 1 && s.from() == 2 && s.to() == 3;
+        c.propose(1, new int[] {1}, payload);
+        c.run(40);
+        assertTrue(c.delivered.isEmpty(), "nothing can be decided without a quorum, yet got " + c.delivered);
+        long firstBallot = c.sent.stream().filter(s -> s.message() instanceof Accept a && a.ring() == 1)
+                .mapToLong(s -> ((Accept) s.message()).ballot()).max().orElseThrow();
+
+        // The coordinator (and with it the proposer) dies; the value survives only in acceptor 2's vote.
+        c.crash(1);
+        c.drop = s -> false;
+        c.run(300);
+
+        Accept decided = c.sent.stream().filter(s -> s.message() instanceof Accept a && a.ring() == 1 && a.decided()
+                && s.carries(payload)).map(s -> (Accept) s.message()).findFirst().orElseThrow(
+                () -> new AssertionError("the accepted value was never decided after failover"));
+        assertEquals(2, Ballot.nodeId(decided.ballot()), "the next acceptor in ring order should take over");
+        assertTrue(decided.ballot() > firstBallot, "the new ballot " + Ballot.toString(decided.ballot())
+                + " should exceed the old one " + Ballot.toString(firstBallot));
+        for (int n = 2; n <= 5; n++) {
+            List<Delivery> d = c.deliveriesAt(n);
+            assertEquals(1, d.size(), "node " + n + " should deliver the recovered message once, got " + d);
+            assertArrayEquals(payload, d.get(0).payload());
+        }
+    }
+
+    @Test
+    void coordinatorFailover_cutOffLeaderStepsDownOnHigherBallot_thenLeadsAgainAfterHealing() {
+        TestCluster c = new TestCluster(cluster(3, ""), 1);
+        c.run(100);
+        // Node 1 is partitioned away long enough for node 2 to take over with a higher ballot.
+        c.drop = s -> s.from() == 1 || s.to() == 1;
+        c.run(150);
+        long duelBallot = c.nodes.get(3).status().rings().get(2).ballot();
+        assertEquals(2, Ballot.nodeId(duelBallot), "while node 1 was cut off, node 2 should have taken ring 2 over: "
+                + Ballot.toString(duelBallot));
+        byte[] payload = payload(3, 50);
+        c.drop = s -> false;
+        c.run(150);
+        c.propose(3, new int[] {2}, payload);
+        c.run(100);
+        for (int n = 1; n <= 3; n++) {
+            assertEquals(1, c.deliveriesAt(n).size(), "node " + n + " should deliver once after the healed duel");
+        }
+        long after = c.nodes.get(3).status().rings().get(2).ballot();
+        assertEquals(1, Ballot.nodeId(after), "after healing node 1, first in ring order, should lead again with a"
+                + " ballot above node 2's " + Ballot.toString(duelBallot) + ", got " + Ballot.toString(after));
+        assertTrue(after > duelBallot);
+        assertEquals(1, c.nodes.get(3).status().rings().get(2).coordinatorId(),
+                "node 3 should see node 1 as coordinator again: " + c.nodes.get(3).status());
+    }
+
+    @Test
+    void batching_isOpportunistic_andCapped() {
+        TestCluster c = new TestCluster(cluster(3, "batch.maxMessages = 4\n"), 1);
+        c.run(100);
+        c.sent.clear();
+        for (int i = 0; i < 10; i++) {
+            c.propose(1, new int[] {1}, payload(i, 20));
+        }
+        c.run(50);
+        List<Integer> batchSizes = c.sent.stream()
+                .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1)
+                .map(s -> ((RingValue.Batch) RingValue.decode(((Accept) s.message()).value())).proposals().size())
+                .toList();
+        assertEquals(1, batchSizes.get(0), "the first proposal should go out at once, not wait for a batch");
+        assertTrue(batchSizes.stream().allMatch(n -> n <= 4), "batches should respect batch.maxMessages: " + batchSizes);
+        assertEquals(10, batchSizes.stream().mapToInt(Integer::intValue).sum(), "every proposal in exactly one batch");
+        assertEquals(10, c.deliveriesAt(2).size());
+        assertTrue(Arrays.stream(new int[] {1, 2, 3}).allMatch(n -> c.deliveriesAt(n).size() == 10));
+    }
+}
