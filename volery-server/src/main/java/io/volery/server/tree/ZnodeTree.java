@@ -756,6 +756,50 @@ public final class ZnodeTree {
         return TreeSnapshot.digest(this);
     }
 
+    /**
+     * What is inconsistent between the node map, the parent/child links and the bookkeeping of
+     * containers, TTL nodes and session ephemerals; null when nothing is. For tests and assertions.
+     */
+    String inconsistency() {
+        List<String> reachable = paths();
+        if (reachable.size() != nodes.size()) {
+            return nodes.size() + " nodes stored but " + reachable.size() + " reachable from /";
+        }
+        for (Map.Entry<String, Znode> e : nodes.entrySet()) {
+            String path = e.getKey();
+            Znode n = e.getValue();
+            boolean container = containers.contains(path);
+            boolean ttl = ttls.contains(path);
+            if (container != (n.kind == Znode.Kind.CONTAINER) || ttl != (n.kind == Znode.Kind.TTL)) {
+                return path + " is a " + n.kind + " but container/ttl bookkeeping says " + container + "/" + ttl;
+            }
+            if (n.kind == Znode.Kind.EPHEMERAL) {
+                SessionTable.Session owner = sessions.get(n.owner);
+                if (owner == null || !owner.ephemerals.contains(path)) {
+                    return "ephemeral " + path + " is not listed by a live session " + n.owner;
+                }
+            }
+            if (n.mzxid < n.czxid || n.pzxid < n.czxid) {
+                return path + " has mzxid/pzxid before its czxid";
+            }
+            if (n.childCreations * 2 - n.children.size() < 0 && !SPECIAL.contains(path)) {
+                return path + " has fewer child creations than children";
+            }
+        }
+        if (containers.size() + ttls.size() > nodes.size()) {
+            return "container/ttl bookkeeping lists nodes that do not exist";
+        }
+        for (SessionTable.Session s : sessions.all()) {
+            for (String p : s.ephemerals) {
+                Znode n = nodes.get(p);
+                if (n == null || n.kind != Znode.Kind.EPHEMERAL || n.owner != s.id()) {
+                    return "session " + s.id() + " lists " + p + " which is not its ephemeral";
+                }
+            }
+        }
+        return null;
+    }
+
     // package access for TreeSnapshot
     Map<String, Znode> nodeMap() {
         return nodes;
