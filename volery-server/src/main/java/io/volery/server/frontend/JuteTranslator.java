@@ -257,7 +257,7 @@ public final class JuteTranslator {
     }
 
     /** The response record of a successful operation; null for those that have none. */
-    static Record body(int op, Reply reply) {
+    public static Record body(int op, Reply reply) {
         return switch (op) {
             case OpCodes.CREATE -> new CreateResponse(((Reply.Created) reply).path());
             case OpCodes.CREATE2, OpCodes.CREATE_CONTAINER, OpCodes.CREATE_TTL -> {

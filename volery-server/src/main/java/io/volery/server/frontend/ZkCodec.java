@@ -86,13 +86,17 @@ public final class ZkCodec {
      * @throws MalformedRequestException when the header or a known body cannot be read
      */
     public static ZkRequest decodeRequest(byte[] frame) throws MalformedRequestException {
+        return decodeRequestBody(frame).withFrame(frame);
+    }
+
+    private static ZkRequest decodeRequestBody(byte[] frame) throws MalformedRequestException {
         try {
             BinaryInputArchive a = BinaryInputArchive.getArchive(new ByteArrayInputStream(frame));
             RequestHeader h = new RequestHeader();
             h.deserialize(a, "header");
             int op = h.getType();
             if (op == OpCodes.MULTI || op == OpCodes.MULTI_READ) {
-                return new ZkRequest(h.getXid(), op, null, decodeMulti(a, op));
+                return new ZkRequest(h.getXid(), op, null, decodeMulti(a, op), null);
             }
             Supplier<Record> body = bodyOf(op);
             if (body == null) {
@@ -164,6 +168,9 @@ public final class ZkCodec {
 
     /** A reply frame body (without the length prefix). */
     public static byte[] encodeReply(ZkReply r) {
+        if (r.encoded() != null) {
+            return withXid(r.encoded(), r.xid());
+        }
         return write(a -> {
             new ReplyHeader(r.xid(), r.zxid(), r.err()).serialize(a, "header");
             if (r.multi() && r.err() == 0) {
@@ -180,6 +187,36 @@ public final class ZkCodec {
                 r.body().serialize(a, "response");
             }
         });
+    }
+
+    /** One operation's part of a multi reply: its multi header and response (or error). */
+    public static byte[] encodeMultiFragment(ZkReply.OpResult op) {
+        return write(a -> {
+            new MultiHeader(op.opCode(), false, op.err()).serialize(a, "multiheader");
+            if (op.opCode() == OpCodes.ERROR) {
+                new ErrorResponse(op.err()).serialize(a, "error");
+            } else if (op.body() != null) {
+                op.body().serialize(a, "op");
+            }
+        });
+    }
+
+    /** A multi reply assembled from per-operation fragments, in operation order. */
+    public static byte[] encodeMultiReply(int xid, long zxid, java.util.List<byte[]> fragments) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        out.writeBytes(write(a -> new ReplyHeader(xid, zxid, 0).serialize(a, "header")));
+        for (byte[] f : fragments) {
+            out.writeBytes(f);
+        }
+        out.writeBytes(write(a -> new MultiHeader(-1, true, -1).serialize(a, "multiheader")));
+        return out.toByteArray();
+    }
+
+    /** Rewrites the xid of an encoded reply (replicas answer with xid 0; the front end knows the real one). */
+    public static byte[] withXid(byte[] reply, int xid) {
+        byte[] copy = reply.clone();
+        java.nio.ByteBuffer.wrap(copy).putInt(0, xid);
+        return copy;
     }
 
     /** A watch notification: xid -1, the triggering zxid (as ZooKeeper 3.9 does), the event. */

@@ -40,7 +40,6 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private static final int ERR_UNIMPLEMENTED = -6;
 
     private final ZkService service;
-    private final String superDigest;
     private final FrontEndStats stats;
     private final List<Id> authInfo = new CopyOnWriteArrayList<>();
     private final ArrayDeque<CompletableFuture<ZkReply>> inOrder = new ArrayDeque<>();
@@ -49,12 +48,8 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private boolean handshakeDone;
     private boolean closing;
 
-    /**
-     * @param superDigest {@code super:base64(sha1(super:password))} to recognise operators, or null
-     */
-    public ZkConnectionHandler(ZkService service, String superDigest, FrontEndStats stats) {
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats) {
         this.service = service;
-        this.superDigest = superDigest;
         this.stats = stats;
     }
 
@@ -171,24 +166,19 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 || op == OpCodes.WHO_AM_I;
     }
 
+    /**
+     * Authentication is part of the replicated session (ACLs are checked in the partitions), so the
+     * service records it; a failure answers AuthFailed and then closes, as ZooKeeper does.
+     */
     private void auth(ChannelHandlerContext ctx, ZkRequest r) {
-        AuthPacket p = (AuthPacket) r.body();
-        if ("digest".equals(p.getScheme())) {
-            String userPass = new String(p.getAuth() == null ? new byte[0] : p.getAuth(), StandardCharsets.UTF_8);
-            int colon = userPass.indexOf(':');
-            if (colon > 0) {
-                String id = digestId(userPass.substring(0, colon), userPass.substring(colon + 1));
-                authInfo.add(new Id("digest", id));
-                if (id.equals(superDigest)) {
-                    authInfo.add(new Id("super", ""));
-                }
-                enqueue(ctx, CompletableFuture.completedFuture(ZkReply.ok(OpCodes.XID_AUTH, 0, null)));
-                return;
+        CompletableFuture<ZkReply> f = service.submit(this, r);
+        enqueue(ctx, f);
+        f.whenComplete((rep, err) -> ctx.executor().execute(() -> {
+            if (err != null || rep == null || rep.err() != 0) {
+                log.warn("auth failed for scheme '{}' from {}", ((AuthPacket) r.body()).getScheme(), remoteAddress());
+                closeAfterReplies(ctx);
             }
-        }
-        log.warn("auth failed for scheme '{}' from {}", p.getScheme(), remoteAddress());
-        enqueue(ctx, CompletableFuture.completedFuture(ZkReply.error(OpCodes.XID_AUTH, 0, ERR_AUTH_FAILED)));
-        closeAfterReplies(ctx);
+        }));
     }
 
     /** The digest scheme's id: {@code user:base64(sha1(user:password))}. */

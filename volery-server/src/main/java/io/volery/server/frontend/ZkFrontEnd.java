@@ -30,9 +30,8 @@ public final class ZkFrontEnd implements AutoCloseable {
 
     /**
      * @param maxFrameBytes jute.maxbuffer: larger frames close the connection
-     * @param superDigest   {@code super:<base64 sha1>} of the operator's password, or null
      */
-    public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, String superDigest, int ioThreads) {
+    public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads) {
         boolean epoll = Epoll.isAvailable();
         boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
         workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
@@ -47,7 +46,7 @@ public final class ZkFrontEnd implements AutoCloseable {
                         protected void initChannel(SocketChannel ch) {
                             ch.pipeline()
                                     .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
-                                    .addLast("session", new ZkConnectionHandler(service, superDigest, stats));
+                                    .addLast("session", new ZkConnectionHandler(service, stats));
                         }
                     })
                     .bind(bind).syncUninterruptibly().channel();

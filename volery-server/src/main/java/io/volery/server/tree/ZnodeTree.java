@@ -115,6 +115,17 @@ public final class ZnodeTree {
         return out;
     }
 
+    private boolean touchOnCommand = true;
+
+    /**
+     * Whether any command of a session keeps it alive (ZooKeeper's rule, the default). A partitioned
+     * service turns it off and touches sessions only by {@link Command.TouchSessions} ordered to every
+     * partition, so that all partitions expire a session at the same point of their order.
+     */
+    public void setTouchOnCommand(boolean touch) {
+        this.touchOnCommand = touch;
+    }
+
     /** Applies one ordered command; {@code zxid} and {@code timeMillis} come from its place in the order. */
     public Result apply(Command command, long zxid, long timeMillis) {
         lastZxid = Math.max(lastZxid, zxid);
@@ -127,7 +138,9 @@ public final class ZnodeTree {
             if (s == null) {
                 return Result.error(ErrorCode.SESSIONEXPIRED);
             }
-            s.touch(timeMillis);
+            if (touchOnCommand) {
+                s.touch(timeMillis);
+            }
         }
         try {
             result = dispatch(command, zxid, timeMillis);

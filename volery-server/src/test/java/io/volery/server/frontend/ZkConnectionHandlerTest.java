@@ -65,7 +65,7 @@ class ZkConnectionHandlerTest {
 
     final ScriptedService service = new ScriptedService();
     final EmbeddedChannel ch = new EmbeddedChannel(new ZkFrameDecoder(1024 * 1024),
-            new ZkConnectionHandler(service, null, new FrontEndStats()));
+            new ZkConnectionHandler(service, new FrontEndStats()));
 
     static ByteBuf frame(Record... records) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
@@ -195,21 +195,17 @@ class ZkConnectionHandlerTest {
     }
 
     @Test
-    void digestAuthIsAnsweredLocallyAndAddsTheIdentity() throws IOException {
+    void authGoesToTheServiceAndAFailureClosesTheConnectionAfterItsReply() throws IOException {
         connect();
         ch.writeInbound(frame(new RequestHeader(OpCodes.XID_AUTH, OpCodes.AUTH),
-                new org.apache.zookeeper.proto.AuthPacket(0, "digest", "bob:secret".getBytes())));
+                new org.apache.zookeeper.proto.AuthPacket(0, "kerberos", new byte[0])));
+        assertEquals(OpCodes.AUTH, service.submitted.get(0).opCode());
+        service.replies.get(0).complete(ZkReply.error(OpCodes.XID_AUTH, 0, -115));
         ReplyHeader h = new ReplyHeader();
         h.deserialize(nextFrame(), "h");
         assertEquals(OpCodes.XID_AUTH, h.getXid());
-        assertEquals(0, h.getErr());
-        ZkConnectionHandler conn = ch.pipeline().get(ZkConnectionHandler.class);
-        assertTrue(conn.authInfo().stream().anyMatch(id -> id.getScheme().equals("digest")
-                && id.getId().equals(ZkConnectionHandler.digestId("bob", "secret"))), conn.authInfo().toString());
-        ch.writeInbound(frame(new RequestHeader(OpCodes.XID_AUTH, OpCodes.AUTH),
-                new org.apache.zookeeper.proto.AuthPacket(0, "kerberos", new byte[0])));
-        h.deserialize(nextFrame(), "h");
-        assertEquals(-115, h.getErr(), "AuthFailed for an unknown scheme");
+        assertEquals(-115, h.getErr(), "AuthFailed");
+        ch.runPendingTasks();
         assertFalse(ch.isOpen());
     }
 }
