@@ -298,11 +298,12 @@ public final class ZnodeTree {
         if (parent == null) {
             throw new Failure(ErrorCode.NONODE);
         }
+        // ZooKeeper checks DELETE on the parent before it looks the node up.
+        requirePerm(parent, Perms.DELETE, c.sessionId());
         Znode node = nodes.get(path);
         if (node == null) {
             throw new Failure(ErrorCode.NONODE);
         }
-        requirePerm(parent, Perms.DELETE, c.sessionId());
         checkVersion(node.version, c.version());
         if (!node.children.isEmpty()) {
             throw new Failure(ErrorCode.NOTEMPTY);
@@ -534,22 +535,26 @@ public final class ZnodeTree {
 
     // ---- watches ---------------------------------------------------------------------------------
 
+    /**
+     * ZooKeeper's rules: CHILDREN and DATA address only one-shot watches (of the child and data table),
+     * PERSISTENT the persistent mode (removal from both tables, the check looks at the data table),
+     * PERSISTENT_RECURSIVE the recursive mode, ANY every mode of both tables.
+     */
     private Result removeWatches(long sid, String path, WatcherType type, boolean remove) {
-        boolean found = false;
-        switch (type) {
-            case CHILDREN -> found = watchOp(WatchRegistry.Table.CHILD, path, sid, null, remove);
-            case DATA -> found = watchOp(WatchRegistry.Table.DATA, path, sid, null, remove);
-            case ANY -> {
-                found = watchOp(WatchRegistry.Table.CHILD, path, sid, null, remove);
-                found |= watchOp(WatchRegistry.Table.DATA, path, sid, null, remove);
-            }
-            case PERSISTENT -> {
-                found = watchOp(WatchRegistry.Table.CHILD, path, sid, WatchRegistry.Mode.PERSISTENT, remove);
-                found |= watchOp(WatchRegistry.Table.DATA, path, sid, WatchRegistry.Mode.PERSISTENT, remove);
-            }
-            case PERSISTENT_RECURSIVE -> found = watchOp(WatchRegistry.Table.DATA, path, sid,
-                    WatchRegistry.Mode.PERSISTENT_RECURSIVE, remove);
-        }
+        WatchRegistry.Table data = WatchRegistry.Table.DATA;
+        WatchRegistry.Table child = WatchRegistry.Table.CHILD;
+        boolean found = switch (type) {
+            case CHILDREN -> watchOp(child, path, sid, WatchRegistry.Mode.STANDARD, remove);
+            case DATA -> watchOp(data, path, sid, WatchRegistry.Mode.STANDARD, remove);
+            case PERSISTENT -> remove
+                    ? watchOp(child, path, sid, WatchRegistry.Mode.PERSISTENT, true)
+                            | watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT, true)
+                    : watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT, false);
+            case PERSISTENT_RECURSIVE -> watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT_RECURSIVE, remove);
+            case ANY -> remove
+                    ? watchOp(child, path, sid, null, true) | watchOp(data, path, sid, null, true)
+                    : watchOp(child, path, sid, null, false) || watchOp(data, path, sid, null, false);
+        };
         return found ? Result.ok(Reply.Empty.INSTANCE) : Result.error(ErrorCode.NOWATCHER);
     }
 

@@ -25,6 +25,8 @@ public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
     public EmbeddedZooKeeper(Path dataDir) throws IOException {
         System.setProperty("zookeeper.admin.enableServer", "false");
         System.setProperty("zookeeper.extendedTypesEnabled", "true");
+        // containers and TTL nodes are reaped by the oracle only when the test asks, never behind its back
+        System.setProperty("znode.container.checkIntervalMs", "3600000");
         try (ServerSocket probe = new ServerSocket()) {
             probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             port = probe.getLocalPort();
