@@ -40,8 +40,8 @@ final class TreeSnapshot {
             out.writeLong(s.id());
             out.writeInt(s.timeoutMs());
             out.writeLong(s.deadline());
-            out.writeInt(s.idsView().size());
-            for (Id id : s.idsView()) {
+            out.writeInt(s.idsInProofOrder().size());
+            for (Id id : s.idsInProofOrder()) {
                 writeId(out, id);
             }
         }

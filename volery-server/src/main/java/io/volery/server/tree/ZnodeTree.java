@@ -245,7 +245,7 @@ public final class ZnodeTree {
         if (slash < 0 || path.indexOf('\0') >= 0) {
             throw new Failure(ErrorCode.BADARGUMENTS);
         }
-        List<Acl> acl = AclPolicy.fixup(c.acl(), idsOf(c.sessionId()));
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids());
         if (acl == null) {
             throw new Failure(ErrorCode.INVALIDACL);
         }
@@ -345,7 +345,7 @@ public final class ZnodeTree {
         if (!PathRules.isValid(c.path())) {
             throw new Failure(ErrorCode.BADARGUMENTS);
         }
-        List<Acl> acl = AclPolicy.fixup(c.acl(), idsOf(c.sessionId()));
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids());
         if (acl == null) {
             throw new Failure(ErrorCode.INVALIDACL);
         }
@@ -704,7 +704,7 @@ public final class ZnodeTree {
 
     private List<Id> idsOf(long sid) {
         SessionTable.Session s = sessions.get(sid);
-        return s == null ? List.of() : s.idsView();
+        return s == null ? List.of() : s.idsInProofOrder();
     }
 
     private Znode existing(String path) {
