@@ -3,7 +3,6 @@ package io.volery.server.tree;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The live sessions of the tree: timeout, deadline in ordered time, ephemeral paths and the
@@ -17,7 +16,7 @@ public final class SessionTable {
         private final int timeoutMs;
         private long deadline;
         private final List<Id> ids = new ArrayList<>();
-        final TreeSet<String> ephemerals = new TreeSet<>();
+        final EphemeralSet ephemerals = new EphemeralSet();
 
         Session(long id, int timeoutMs, long deadline) {
             this.id = id;
@@ -66,8 +65,9 @@ public final class SessionTable {
             return ids;
         }
 
+        /** The session's ephemeral paths, in the order ZooKeeper lists (and on close deletes) them. */
         public List<String> ephemerals() {
-            return List.copyOf(ephemerals);
+            return ephemerals.inServerOrder();
         }
 
         void addId(Id id) {

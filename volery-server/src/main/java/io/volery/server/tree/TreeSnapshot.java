@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -44,13 +45,20 @@ final class TreeSnapshot {
             for (Id id : s.idsInProofOrder()) {
                 writeId(out, id);
             }
+            // ephemerals again, in the order and with the set capacity that decide ZooKeeper's iteration order
+            out.writeInt(s.ephemerals.capacity());
+            List<String> ephemerals = s.ephemerals.inInsertionOrder();
+            out.writeInt(ephemerals.size());
+            for (String p : ephemerals) {
+                writeString(out, p);
+            }
         }
 
         List<String> paths = tree.paths();
         out.writeInt(paths.size());
         for (String path : paths) {
             Znode n = tree.nodeMap().get(path);
-            out.writeUTF(path);
+            writeString(out, path);
             out.writeInt(n.data.length);
             out.write(n.data);
             out.writeInt(n.acl.size());
@@ -74,7 +82,7 @@ final class TreeSnapshot {
         out.writeInt(regs.size());
         for (WatchRegistry.Registration r : regs) {
             out.writeByte(r.table().ordinal());
-            out.writeUTF(r.path());
+            writeString(out, r.path());
             out.writeLong(r.session());
             out.writeByte(r.mode().ordinal());
         }
@@ -103,12 +111,18 @@ final class TreeSnapshot {
             for (int j = 0; j < ids; j++) {
                 s.addId(readId(in));
             }
+            int capacity = in.readInt();
+            int ephemerals = in.readInt();
+            for (int j = 0; j < ephemerals; j++) {
+                s.ephemerals.add(readString(in));
+            }
+            s.ephemerals.restoreCapacity(capacity);
         }
 
         int nodeCount = in.readInt();
         Znode.Kind[] kinds = Znode.Kind.values();
         for (int i = 0; i < nodeCount; i++) {
-            String path = in.readUTF();
+            String path = readString(in);
             byte[] data = new byte[in.readInt()];
             in.readFully(data);
             int aclCount = in.readInt();
@@ -136,7 +150,7 @@ final class TreeSnapshot {
         WatchRegistry.Mode[] modes = WatchRegistry.Mode.values();
         for (int i = 0; i < regCount; i++) {
             WatchRegistry.Table t = tables[in.readByte()];
-            String path = in.readUTF();
+            String path = readString(in);
             long session = in.readLong();
             tree.watchRegistry().add(t, path, session, modes[in.readByte()]);
         }
@@ -166,12 +180,29 @@ final class TreeSnapshot {
         return bytes.toByteArray();
     }
 
+    /** Length-prefixed UTF-8, without writeUTF's 64 KiB limit. */
+    private static void writeString(DataOutputStream out, String s) throws IOException {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    private static String readString(DataInputStream in) throws IOException {
+        int length = in.readInt();
+        if (length < 0) {
+            throw new IOException("corrupt tree snapshot: negative string length " + length);
+        }
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
     private static void writeId(DataOutputStream out, Id id) throws IOException {
-        out.writeUTF(id.scheme());
-        out.writeUTF(id.id());
+        writeString(out, id.scheme());
+        writeString(out, id.id());
     }
 
     private static Id readId(DataInputStream in) throws IOException {
-        return new Id(in.readUTF(), in.readUTF());
+        return new Id(readString(in), readString(in));
     }
 }

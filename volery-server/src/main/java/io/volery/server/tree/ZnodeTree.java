@@ -122,7 +122,9 @@ public final class ZnodeTree {
         currentZxid = zxid;
         triggers.clear();
         Result result;
-        if (command.sessionId() != 0 && !(command instanceof Command.CreateSession)) {
+        boolean sessionless = command instanceof Command.CreateSession || command instanceof Command.TouchSessions
+                || command instanceof Command.Tick;
+        if (!sessionless) {
             SessionTable.Session s = sessions.get(command.sessionId());
             if (s == null) {
                 return Result.error(ErrorCode.SESSIONEXPIRED);
@@ -401,6 +403,8 @@ public final class ZnodeTree {
     private void insert(String path, String parentPath, Znode parent, Znode node, long zxid) {
         String name = PathRules.name(path);
         long oldPzxid = parent.pzxid;
+        SessionTable.Session owner = node.kind == Znode.Kind.EPHEMERAL ? sessions.get(node.owner) : null;
+        int oldCapacity = owner == null ? 0 : owner.ephemerals.capacity();
         nodes.put(path, node);
         parent.children.add(name);
         parent.childCreations++;
@@ -408,6 +412,9 @@ public final class ZnodeTree {
         register(path, node);
         recordUndo(() -> {
             unregister(path, node);
+            if (owner != null) {
+                owner.ephemerals.restoreCapacity(oldCapacity);
+            }
             nodes.remove(path);
             parent.children.remove(name);
             parent.childCreations--;
@@ -509,7 +516,7 @@ public final class ZnodeTree {
     private Result getEphemerals(Command.GetEphemerals c) {
         String prefix = c.prefix() == null ? "" : c.prefix().trim();
         List<String> out = new ArrayList<>();
-        for (String p : sessions.get(c.sessionId()).ephemerals) {
+        for (String p : sessions.get(c.sessionId()).ephemerals()) {
             if (prefix.isEmpty() || prefix.equals("/") || p.startsWith(prefix)) {
                 out.add(p);
             }
@@ -667,7 +674,8 @@ public final class ZnodeTree {
     private void closeSession(long sid, String why) {
         watches.dropSession(sid);
         SessionTable.Session s = sessions.get(sid);
-        for (String path : List.copyOf(s.ephemerals)) {
+        // ZooKeeper's order, since it decides the order of the watch events
+        for (String path : s.ephemerals()) {
             remove(path);
         }
         sessions.remove(sid);
@@ -795,7 +803,7 @@ public final class ZnodeTree {
             return "container/ttl bookkeeping lists nodes that do not exist";
         }
         for (SessionTable.Session s : sessions.all()) {
-            for (String p : s.ephemerals) {
+            for (String p : s.ephemerals.inInsertionOrder()) {
                 Znode n = nodes.get(p);
                 if (n == null || n.kind != Znode.Kind.EPHEMERAL || n.owner != s.id()) {
                     return "session " + s.id() + " lists " + p + " which is not its ephemeral";
