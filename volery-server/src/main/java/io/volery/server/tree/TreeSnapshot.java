@@ -59,8 +59,12 @@ final class TreeSnapshot {
         for (String path : paths) {
             Znode n = tree.nodeMap().get(path);
             writeString(out, path);
-            out.writeInt(n.data.length);
-            out.write(n.data);
+            if (n.data == null) {
+                out.writeInt(-1);
+            } else {
+                out.writeInt(n.data.length);
+                out.write(n.data);
+            }
             out.writeInt(n.acl.size());
             for (Acl a : n.acl) {
                 out.writeInt(a.perms());
@@ -123,8 +127,12 @@ final class TreeSnapshot {
         Znode.Kind[] kinds = Znode.Kind.values();
         for (int i = 0; i < nodeCount; i++) {
             String path = readString(in);
-            byte[] data = new byte[in.readInt()];
-            in.readFully(data);
+            int dataLength = in.readInt();
+            byte[] data = null;
+            if (dataLength >= 0) {
+                data = new byte[dataLength];
+                in.readFully(data);
+            }
             int aclCount = in.readInt();
             List<Acl> acl = new ArrayList<>(aclCount);
             for (int j = 0; j < aclCount; j++) {

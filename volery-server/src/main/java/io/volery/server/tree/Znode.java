@@ -13,6 +13,7 @@ final class Znode {
 
     enum Kind { PERSISTENT, EPHEMERAL, CONTAINER, TTL }
 
+    /** Null when a client gave null data: ZooKeeper keeps and returns null, distinct from empty. */
     byte[] data;
     List<Acl> acl;
     long czxid;
@@ -42,6 +43,6 @@ final class Znode {
 
     Stat stat() {
         return new Stat(czxid, mzxid, ctime, mtime, version, childCreations * 2 - children.size(), aversion,
-                kind == Kind.EPHEMERAL ? owner : 0, data.length, children.size(), pzxid);
+                kind == Kind.EPHEMERAL ? owner : 0, data == null ? 0 : data.length, children.size(), pzxid);
     }
 }

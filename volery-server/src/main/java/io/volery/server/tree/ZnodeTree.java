@@ -95,9 +95,18 @@ public final class ZnodeTree {
         return n == null ? null : List.copyOf(n.children);
     }
 
+    /** A node's data (null when the node was given null data, as ZooKeeper keeps it); the node must exist. */
     public byte[] data(String path) {
+        Znode n = existingForTools(path);
+        return n.data == null ? null : n.data.clone();
+    }
+
+    private Znode existingForTools(String path) {
         Znode n = nodes.get(path);
-        return n == null ? null : n.data.clone();
+        if (n == null) {
+            throw new IllegalArgumentException("no node " + path);
+        }
+        return n;
     }
 
     /** Every path in the tree, in depth-first sorted order. */
@@ -233,7 +242,7 @@ public final class ZnodeTree {
 
     private Result create(Command.Create c, long zxid, long time) {
         CreateMode mode = c.mode();
-        byte[] data = c.data() == null ? new byte[0] : c.data().clone();
+        byte[] data = c.data() == null ? null : c.data().clone();
         checkSize(data);
         if (mode.isTtl() && !config.extendedTypesEnabled()) {
             throw new Failure(ErrorCode.UNIMPLEMENTED);
@@ -314,7 +323,7 @@ public final class ZnodeTree {
     }
 
     private Result setData(Command.SetData c, long zxid, long time) {
-        byte[] data = c.data() == null ? new byte[0] : c.data().clone();
+        byte[] data = c.data() == null ? null : c.data().clone();
         checkSize(data);
         Znode node = existingValid(c.path());
         requirePerm(node, Perms.WRITE, c.sessionId());
@@ -476,7 +485,7 @@ public final class ZnodeTree {
             if (c.watch()) {
                 watches.add(WatchRegistry.Table.DATA, c.path(), c.sessionId(), WatchRegistry.Mode.STANDARD);
             }
-            return Result.ok(new Reply.Data(node.data.clone(), node.stat()));
+            return Result.ok(new Reply.Data(node.data == null ? null : node.data.clone(), node.stat()));
         } else if (op instanceof Command.GetChildren c) {
             Znode node = existing(c.path());
             requirePerm(node, Perms.READ, c.sessionId());
@@ -747,7 +756,7 @@ public final class ZnodeTree {
      * ConnectionLoss and reconnects). The front end should do the same; this is the last guard.
      */
     private void checkSize(byte[] data) {
-        if (data.length > config.maxDataBytes()) {
+        if (data != null && data.length > config.maxDataBytes()) {
             throw new Failure(ErrorCode.CONNECTIONLOSS);
         }
     }

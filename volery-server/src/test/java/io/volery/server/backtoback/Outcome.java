@@ -35,7 +35,7 @@ public record Outcome(int code, String path, ComparableStat stat, String data, L
     }
 
     public static Outcome data(byte[] data, Stat stat) {
-        return new Outcome(0, null, ComparableStat.of(stat), Arrays.toString(data), null, null, null);
+        return new Outcome(0, null, ComparableStat.of(stat), data == null ? "null" : Arrays.toString(data), null, null, null);
     }
 
     public static Outcome list(List<String> items, boolean sort, Stat stat) {

@@ -106,6 +106,9 @@ public final class RandomWorkload {
     }
 
     private byte[] data() {
+        if (random.nextInt(8) == 0) {
+            return null;
+        }
         byte[] d = new byte[random.nextInt(6)];
         random.nextBytes(d);
         return d;

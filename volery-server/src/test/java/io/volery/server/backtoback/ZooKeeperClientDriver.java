@@ -116,7 +116,7 @@ public final class ZooKeeperClientDriver implements ZooKeeperDriver {
             } else if (op instanceof DriverOp.GetData g) {
                 org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
                 byte[] data = zk.getData(g.path(), g.watch(), stat);
-                return Outcome.data(data == null ? new byte[0] : data, convert(stat));
+                return Outcome.data(data, convert(stat));
             } else if (op instanceof DriverOp.GetChildren g) {
                 org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
                 return Outcome.list(zk.getChildren(g.path(), g.watch(), stat), true, convert(stat));
