@@ -48,7 +48,8 @@ class BackToBackTest {
         long first = Long.getLong("sim.firstSeed", 1);
         for (long seed = first; seed < first + seeds; seed++) {
             try (ZooKeeperDriver real = new ZooKeeperClientDriver("ZooKeeper 3.9.5", zookeeper.connectString(), SESSIONS);
-                 ZooKeeperDriver tree = new ZnodeTreeDriver(new ZnodeTree(TreeConfig.defaults()), SESSIONS, 1, 1_000)) {
+                 ZooKeeperDriver tree = new ZnodeTreeDriver(new ZnodeTree(TreeConfig.defaults()
+                         .withSuperDigest(ZnodeTreeDriver.digest(EmbeddedZooKeeper.SUPER_CREDENTIALS))), SESSIONS, 1, 1_000)) {
                 runSeed(seed, real, tree);
             }
         }

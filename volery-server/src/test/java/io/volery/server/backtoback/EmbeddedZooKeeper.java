@@ -22,7 +22,13 @@ public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
     private final int port;
     private final Thread thread;
 
+    /** "user:password" of the operator: its digest is configured as ZooKeeper's super digest. */
+    public static final String SUPER_CREDENTIALS = "super:operator";
+
     public EmbeddedZooKeeper(Path dataDir) throws IOException {
+        // read once, when ZooKeeper's digest provider class initialises
+        System.setProperty("zookeeper.DigestAuthenticationProvider.superDigest",
+                ZnodeTreeDriver.digest(SUPER_CREDENTIALS));
         System.setProperty("zookeeper.admin.enableServer", "false");
         System.setProperty("zookeeper.extendedTypesEnabled", "true");
         // containers and TTL nodes are reaped by the oracle only when the test asks, never behind its back

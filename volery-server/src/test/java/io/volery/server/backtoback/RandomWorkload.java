@@ -57,7 +57,8 @@ public final class RandomWorkload {
             case 12, 13, 14 -> multi();
             case 15 -> new DriverOp.SetAcl(path(), aclChoice(), version());
             case 16 -> new DriverOp.GetAcl(path());
-            case 17 -> new DriverOp.AddAuth("user" + random.nextInt(2) + ":pw");
+            case 17 -> new DriverOp.AddAuth(random.nextInt(6) == 0 ? EmbeddedZooKeeper.SUPER_CREDENTIALS
+                    : "user" + random.nextInt(2) + ":pw");
             case 18 -> new DriverOp.AddWatch(path(), random.nextBoolean());
             case 19 -> new DriverOp.RemoveWatches(path(), 1 + random.nextInt(5));
             case 20 -> new DriverOp.GetEphemerals(random.nextBoolean() ? "/" : path());
