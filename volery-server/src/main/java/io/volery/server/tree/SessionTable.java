@@ -16,7 +16,7 @@ public final class SessionTable {
         private final int timeoutMs;
         private long deadline;
         private final List<Id> ids = new ArrayList<>();
-        final EphemeralSet ephemerals = new EphemeralSet();
+        final HashOrderedSet ephemerals = new HashOrderedSet(HashOrderedSet.DEFAULT_TABLE);
 
         Session(long id, int timeoutMs, long deadline) {
             this.id = id;
@@ -67,7 +67,7 @@ public final class SessionTable {
 
         /** The session's ephemeral paths, in the order ZooKeeper lists (and on close deletes) them. */
         public List<String> ephemerals() {
-            return ephemerals.inServerOrder();
+            return ephemerals.inCopyOrder();
         }
 
         void addId(Id id) {

@@ -23,7 +23,7 @@ import java.util.List;
 final class TreeSnapshot {
 
     private static final int MAGIC = 0x564F4C54; // "VOLT"
-    private static final int FORMAT = 1;
+    private static final int FORMAT = 2;
 
     private TreeSnapshot() {
     }
@@ -46,12 +46,7 @@ final class TreeSnapshot {
                 writeId(out, id);
             }
             // ephemerals again, in the order and with the set capacity that decide ZooKeeper's iteration order
-            out.writeInt(s.ephemerals.capacity());
-            List<String> ephemerals = s.ephemerals.inInsertionOrder();
-            out.writeInt(ephemerals.size());
-            for (String p : ephemerals) {
-                writeString(out, p);
-            }
+            writeStrings(out, s.ephemerals.table(), s.ephemerals.inInsertionOrder());
         }
 
         List<String> paths = tree.paths();
@@ -80,6 +75,7 @@ final class TreeSnapshot {
             out.writeInt(n.aversion);
             out.writeByte(n.kind.ordinal());
             out.writeLong(n.owner);
+            writeStrings(out, n.children.table(), n.children.inInsertionOrder());
         }
 
         List<WatchRegistry.Registration> regs = tree.watchRegistry().registrations();
@@ -115,12 +111,8 @@ final class TreeSnapshot {
             for (int j = 0; j < ids; j++) {
                 s.addId(readId(in));
             }
-            int capacity = in.readInt();
-            int ephemerals = in.readInt();
-            for (int j = 0; j < ephemerals; j++) {
-                s.ephemerals.add(readString(in));
-            }
-            s.ephemerals.restoreCapacity(capacity);
+            int ephemeralTable = in.readInt();
+            s.ephemerals.restore(readStrings(in), ephemeralTable);
         }
 
         int nodeCount = in.readInt();
@@ -150,6 +142,8 @@ final class TreeSnapshot {
             n.aversion = in.readInt();
             n.kind = kinds[in.readByte()];
             n.owner = in.readLong();
+            int childTable = in.readInt();
+            n.children.restore(readStrings(in), childTable);
             tree.restoreNode(path, n);
         }
 
@@ -186,6 +180,28 @@ final class TreeSnapshot {
             throw new UncheckedIOException(e);
         }
         return bytes.toByteArray();
+    }
+
+    /** A hash-set table size, then a counted list of strings. */
+    private static void writeStrings(DataOutputStream out, int table, List<String> strings) throws IOException {
+        out.writeInt(table);
+        out.writeInt(strings.size());
+        for (String s : strings) {
+            writeString(out, s);
+        }
+    }
+
+    /** The list written after the table size by {@link #writeStrings}. */
+    private static List<String> readStrings(DataInputStream in) throws IOException {
+        int count = in.readInt();
+        if (count < 0) {
+            throw new IOException("corrupt tree snapshot: negative count " + count);
+        }
+        List<String> out = new ArrayList<>(Math.min(count, 1024));
+        for (int i = 0; i < count; i++) {
+            out.add(readString(in));
+        }
+        return out;
     }
 
     /** Length-prefixed UTF-8, without writeUTF's 64 KiB limit. */

@@ -89,10 +89,10 @@ public final class ZnodeTree {
         return n == null ? null : n.stat();
     }
 
-    /** Child names of a node (sorted), or null when it does not exist. */
+    /** Child names of a node in the order getChildren lists them, or null when it does not exist. */
     public List<String> children(String path) {
         Znode n = nodes.get(path);
-        return n == null ? null : List.copyOf(n.children);
+        return n == null ? null : n.children.inServerOrder();
     }
 
     /** A node's data (null when the node was given null data, as ZooKeeper keeps it); the node must exist. */
@@ -117,7 +117,9 @@ public final class ZnodeTree {
         while (!stack.isEmpty()) {
             String p = stack.pop();
             out.add(p);
-            for (String c : nodes.get(p).children.descendingSet()) {
+            List<String> sorted = new ArrayList<>(nodes.get(p).children.inInsertionOrder());
+            sorted.sort(java.util.Comparator.reverseOrder());
+            for (String c : sorted) {
                 stack.push(PathRules.child(p, c));
             }
         }
@@ -413,7 +415,8 @@ public final class ZnodeTree {
         String name = PathRules.name(path);
         long oldPzxid = parent.pzxid;
         SessionTable.Session owner = node.kind == Znode.Kind.EPHEMERAL ? sessions.get(node.owner) : null;
-        int oldCapacity = owner == null ? 0 : owner.ephemerals.capacity();
+        int oldOwnerTable = owner == null ? 0 : owner.ephemerals.table();
+        int oldParentTable = parent.children.table();
         nodes.put(path, node);
         parent.children.add(name);
         parent.childCreations++;
@@ -421,8 +424,9 @@ public final class ZnodeTree {
         register(path, node);
         recordUndo(() -> {
             unregister(path, node);
+            parent.children.restore(parent.children.inInsertionOrder(), oldParentTable);
             if (owner != null) {
-                owner.ephemerals.restoreCapacity(oldCapacity);
+                owner.ephemerals.restore(owner.ephemerals.inInsertionOrder(), oldOwnerTable);
             }
             nodes.remove(path);
             parent.children.remove(name);
@@ -438,15 +442,22 @@ public final class ZnodeTree {
         Znode node = nodes.get(path);
         String name = PathRules.name(path);
         long oldPzxid = parent.pzxid;
+        // an undone removal must put names back where they were, since that position shows in orders
+        List<String> oldChildren = undo == null ? null : parent.children.inInsertionOrder();
+        SessionTable.Session owner = node.kind == Znode.Kind.EPHEMERAL ? sessions.get(node.owner) : null;
+        List<String> oldEphemerals = undo == null || owner == null ? null : owner.ephemerals.inInsertionOrder();
         nodes.remove(path);
         parent.children.remove(name);
         parent.pzxid = Math.max(parent.pzxid, currentZxid);
         unregister(path, node);
         recordUndo(() -> {
             nodes.put(path, node);
-            parent.children.add(name);
+            parent.children.restore(oldChildren, parent.children.table());
             parent.pzxid = oldPzxid;
             register(path, node);
+            if (owner != null) {
+                owner.ephemerals.restore(oldEphemerals, owner.ephemerals.table());
+            }
         });
         triggers.add(new Trigger(EventType.NODE_DELETED, path, node.acl, parent.acl));
     }
@@ -492,7 +503,7 @@ public final class ZnodeTree {
             if (c.watch()) {
                 watches.add(WatchRegistry.Table.CHILD, c.path(), c.sessionId(), WatchRegistry.Mode.STANDARD);
             }
-            return Result.ok(new Reply.Children(List.copyOf(node.children), c.withStat() ? node.stat() : null));
+            return Result.ok(new Reply.Children(node.children.inServerOrder(), c.withStat() ? node.stat() : null));
         }
         throw new AssertionError("unhandled read " + op);
     }
@@ -541,7 +552,7 @@ public final class ZnodeTree {
         stack.push(c.path());
         while (!stack.isEmpty()) {
             String p = stack.pop();
-            for (String child : nodes.get(p).children) {
+            for (String child : nodes.get(p).children.inInsertionOrder()) {
                 count++;
                 stack.push(PathRules.child(p, child));
             }
@@ -845,11 +856,9 @@ public final class ZnodeTree {
         lastTime = time;
     }
 
+    /** Adds a node whose children list is already restored; parents come before their children. */
     void restoreNode(String path, Znode node) {
         nodes.put(path, node);
-        if (!path.equals("/")) {
-            nodes.get(PathRules.parent(path)).children.add(PathRules.name(path));
-        }
         register(path, node);
     }
 

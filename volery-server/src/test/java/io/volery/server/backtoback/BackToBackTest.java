@@ -55,6 +55,51 @@ class BackToBackTest {
         }
     }
 
+    /**
+     * Orders clients can see and that only show with many entries: getChildren of a node whose child
+     * set grew past several resizes and lost some names, and the order in which a session holding 30
+     * ephemerals has them deleted (watch events) on close.
+     */
+    @Test
+    void largeChildAndEphemeralSetsListInZooKeepersOrder() throws Exception {
+        try (ZooKeeperDriver real = new ZooKeeperClientDriver("ZooKeeper 3.9.5", zookeeper.connectString(), SESSIONS);
+             ZooKeeperDriver tree = new ZnodeTreeDriver(new ZnodeTree(TreeConfig.defaults()), SESSIONS, 1, 1_000)) {
+            List<RandomWorkload.Step> script = new ArrayList<>();
+            String base = "/orders";
+            script.add(new RandomWorkload.Step(0, new DriverOp.Create(base, new byte[0], CreateMode.PERSISTENT, -1,
+                    DriverOp.AclChoice.OPEN)));
+            for (int i = 0; i < 60; i++) {
+                CreateMode mode = i % 2 == 0 ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT_SEQUENTIAL;
+                script.add(new RandomWorkload.Step(1, new DriverOp.Create(base + "/node-" + (i * 7919 % 1000) + "-",
+                        new byte[0], mode, -1, DriverOp.AclChoice.OPEN)));
+                script.add(new RandomWorkload.Step(0, new DriverOp.Exists(base + "/node-" + (i * 7919 % 1000) + "-", true)));
+            }
+            for (int i = 0; i < 60; i += 5) {
+                script.add(new RandomWorkload.Step(1, new DriverOp.Delete(base + "/node-" + (i * 7919 % 1000) + "-", -1)));
+            }
+            script.add(new RandomWorkload.Step(2, new DriverOp.GetChildren(base, true)));
+            script.add(new RandomWorkload.Step(1, new DriverOp.GetEphemerals("/")));
+            script.add(new RandomWorkload.Step(0, new DriverOp.AddWatch(base, true)));
+            script.add(new RandomWorkload.Step(1, new DriverOp.Reopen()));
+            script.add(new RandomWorkload.Step(2, new DriverOp.GetChildren(base, false)));
+            runScript("child and ephemeral orders", script, real, tree);
+        }
+    }
+
+    static void runScript(String name, List<RandomWorkload.Step> script, ZooKeeperDriver expected,
+                          ZooKeeperDriver actual) throws Exception {
+        for (int step = 0; step < script.size(); step++) {
+            RandomWorkload.Step next = script.get(step);
+            Outcome want = expected.execute(next.session(), next.op());
+            Outcome got = actual.execute(next.session(), next.op());
+            String context = name + " step " + step + ": session " + next.session() + " " + next.op();
+            assertEquals(want, got, context);
+            for (int s = 0; s < SESSIONS; s++) {
+                assertEquals(expected.takeEvents(s), actual.takeEvents(s), "watch events of session " + s + ": " + context);
+            }
+        }
+    }
+
     static void runSeed(long seed, ZooKeeperDriver expected, ZooKeeperDriver actual) throws Exception {
         String base = "/b2b-" + seed;
         DriverOp setup = new DriverOp.Create(base, new byte[0], CreateMode.PERSISTENT, -1, DriverOp.AclChoice.OPEN);

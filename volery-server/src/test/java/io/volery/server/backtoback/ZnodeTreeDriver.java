@@ -197,12 +197,12 @@ public final class ZnodeTreeDriver implements ZooKeeperDriver {
         } else if (reply instanceof Reply.Data d) {
             return Outcome.data(d.data(), d.stat());
         } else if (reply instanceof Reply.Children c) {
-            return Outcome.list(c.children(), true, c.stat());
+            return Outcome.list(c.children(), false, c.stat());
         } else if (reply instanceof Reply.Acls a) {
             return Outcome.list(a.acl().stream().map(e -> e.perms() + " " + e.id().scheme() + ":" + e.id().id()).toList(),
                     false, a.stat());
         } else if (reply instanceof Reply.Paths p) {
-            return Outcome.list(p.paths(), true, null);
+            return Outcome.list(p.paths(), false, null);
         } else if (reply instanceof Reply.Count n) {
             return Outcome.count(n.count());
         }

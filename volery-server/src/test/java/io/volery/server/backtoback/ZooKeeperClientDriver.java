@@ -119,7 +119,7 @@ public final class ZooKeeperClientDriver implements ZooKeeperDriver {
                 return Outcome.data(data, convert(stat));
             } else if (op instanceof DriverOp.GetChildren g) {
                 org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
-                return Outcome.list(zk.getChildren(g.path(), g.watch(), stat), true, convert(stat));
+                return Outcome.list(zk.getChildren(g.path(), g.watch(), stat), false, convert(stat));
             } else if (op instanceof DriverOp.Multi m) {
                 return multi(zk, m);
             } else if (op instanceof DriverOp.SetAcl s) {
@@ -139,7 +139,7 @@ public final class ZooKeeperClientDriver implements ZooKeeperDriver {
                 zk.removeAllWatches(w.path(), Watcher.WatcherType.fromInt(w.type()), false);
                 return Outcome.code(0);
             } else if (op instanceof DriverOp.GetEphemerals g) {
-                return Outcome.list(zk.getEphemerals(g.prefix()), true, null);
+                return Outcome.list(zk.getEphemerals(g.prefix()), false, null);
             } else if (op instanceof DriverOp.GetAllChildrenNumber g) {
                 return Outcome.count(zk.getAllChildrenNumber(g.path()));
             } else if (op instanceof DriverOp.Reopen) {
