@@ -12,9 +12,10 @@ import java.util.List;
  *
  * <p>A HashSet iterates bucket by bucket (bucket = spread string hash masked by the table size),
  * insertion order within a bucket, and resizing keeps that order; its table starts at a given size
- * and doubles when more than 3/4 full, never shrinking. A copy is sized for its current size and
- * filled in the original's order. Buckets that grow into trees (8 colliding names in a table of 64 or
- * more) are not modelled.
+ * and doubles when more than 3/4 full, or when a bucket reaches 9 names while the table is under 64,
+ * and never shrinks. A copy is sized for its current size and filled in the original's order. A
+ * bucket of 9 or more names in a table of 64 or more becomes a tree whose order this does not model;
+ * that takes names crafted to collide.
  */
 final class HashOrderedSet {
 
@@ -28,6 +29,10 @@ final class HashOrderedSet {
     private final int firstTable;
     /** The table size ZooKeeper's set would have; 0 until the first insertion allocates it. */
     private int table;
+    /** Names per bucket of the current table. */
+    private int[] bucketSizes = new int[0];
+    /** Set once a bucket would have become a tree in ZooKeeper: the order is then approximate. */
+    private boolean treeBin;
 
     HashOrderedSet(int firstTable) {
         this.firstTable = firstTable;
@@ -38,16 +43,43 @@ final class HashOrderedSet {
             return false;
         }
         if (table == 0) {
-            table = firstTable;
+            resize(firstTable);
+        } else {
+            bucketSizes[bucket(name, table)]++;
+        }
+        // HashMap resizes instead of making a tree of a long bucket while its table is small
+        if (bucketSizes[bucket(name, table)] > 8) {
+            if (table < 64) {
+                resize(table * 2);
+            } else {
+                treeBin = true;
+            }
         }
         if (names.size() > table * 3 / 4) {
-            table *= 2;
+            resize(table * 2);
         }
         return true;
     }
 
     boolean remove(String name) {
-        return names.remove(name);
+        if (!names.remove(name)) {
+            return false;
+        }
+        bucketSizes[bucket(name, table)]--;
+        return true;
+    }
+
+    private void resize(int newTable) {
+        table = newTable;
+        bucketSizes = new int[newTable];
+        for (String n : names) {
+            bucketSizes[bucket(n, newTable)]++;
+        }
+    }
+
+    private static int bucket(String name, int tableSize) {
+        int h = name.hashCode();
+        return (h ^ (h >>> 16)) & (tableSize - 1);
     }
 
     boolean contains(String name) {
@@ -66,6 +98,22 @@ final class HashOrderedSet {
         return table;
     }
 
+    /**
+     * False once names crafted to collide made a bucket of 9 or more: ZooKeeper's set, or a copy of
+     * it, may then keep that bucket as a tree, whose order is not modelled.
+     */
+    boolean ordersExactly() {
+        if (treeBin) {
+            return false;
+        }
+        for (int size : bucketSizes) {
+            if (size > 8) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The names in insertion order: with {@link #table()}, everything that decides the iteration order. */
     List<String> inInsertionOrder() {
         return List.copyOf(names);
@@ -75,7 +123,7 @@ final class HashOrderedSet {
     void restore(List<String> insertionOrder, int tableSize) {
         names.clear();
         names.addAll(insertionOrder);
-        table = tableSize;
+        resize(tableSize);
     }
 
     /** The order in which ZooKeeper's set iterates. */
@@ -83,14 +131,18 @@ final class HashOrderedSet {
         return bucketOrder(names, table);
     }
 
-    /** The order in which a copy of ZooKeeper's set iterates. */
+    /** The order in which a copy (HashSet.clone) of ZooKeeper's set iterates. */
     List<String> inCopyOrder() {
         int wanted = (int) (names.size() / 0.75f + 1.0f);
         int copyTable = 1;
         while (copyTable < wanted) {
             copyTable <<= 1;
         }
-        return bucketOrder(inServerOrder(), copyTable);
+        HashOrderedSet copy = new HashOrderedSet(copyTable);
+        for (String name : inServerOrder()) {
+            copy.add(name);
+        }
+        return copy.inServerOrder();
     }
 
     private static List<String> bucketOrder(Iterable<String> source, int tableSize) {
@@ -102,8 +154,7 @@ final class HashOrderedSet {
             buckets.add(null);
         }
         for (String name : source) {
-            int h = name.hashCode();
-            int index = (h ^ (h >>> 16)) & (tableSize - 1);
+            int index = bucket(name, tableSize);
             List<String> bucket = buckets.get(index);
             if (bucket == null) {
                 bucket = new ArrayList<>(2);

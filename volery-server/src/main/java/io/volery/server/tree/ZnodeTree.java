@@ -424,12 +424,13 @@ public final class ZnodeTree {
         register(path, node);
         recordUndo(() -> {
             unregister(path, node);
+            nodes.remove(path);
+            parent.children.remove(name);
+            // the table may have grown with this insertion; HashSet order depends on it
             parent.children.restore(parent.children.inInsertionOrder(), oldParentTable);
             if (owner != null) {
                 owner.ephemerals.restore(owner.ephemerals.inInsertionOrder(), oldOwnerTable);
             }
-            nodes.remove(path);
-            parent.children.remove(name);
             parent.childCreations--;
             parent.pzxid = oldPzxid;
         });

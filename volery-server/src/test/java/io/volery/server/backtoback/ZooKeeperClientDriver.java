@@ -206,9 +206,14 @@ public final class ZooKeeperClientDriver implements ZooKeeperDriver {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        for (ZooKeeper zk : clients) {
-            zk.close();
+    public void close() {
+        try {
+            for (ZooKeeper zk : clients) {
+                zk.close();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name + ": interrupted while closing sessions", e);
         }
     }
 }
