@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /** ZooKeeper's ACL rules: which ACL lists are valid, and who may do what. */
 final class AclPolicy {
@@ -35,7 +34,8 @@ final class AclPolicy {
         if (requested == null || requested.isEmpty()) {
             return null;
         }
-        Set<Acl> result = new LinkedHashSet<>();
+        // duplicates go before "auth" expands, as in ZooKeeper; an expansion may repeat an entry
+        List<Acl> result = new ArrayList<>();
         for (Acl acl : new LinkedHashSet<>(requested)) {
             Id id = acl.id();
             switch (id.scheme()) {

@@ -3,7 +3,6 @@ package io.volery.server.tree;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The live sessions of the tree: timeout, deadline in ordered time, ephemeral paths and the
@@ -17,7 +16,7 @@ public final class SessionTable {
         private final int timeoutMs;
         private long deadline;
         private final List<Id> ids = new ArrayList<>();
-        final TreeSet<String> ephemerals = new TreeSet<>();
+        final HashOrderedSet ephemerals = new HashOrderedSet(HashOrderedSet.DEFAULT_TABLE);
 
         Session(long id, int timeoutMs, long deadline) {
             this.id = id;
@@ -38,17 +37,37 @@ public final class SessionTable {
             return deadline;
         }
 
-        /** The identities the session has proven, in the order it proved them. */
+        /**
+         * The identities the session has proven, in the order ZooKeeper lists them (whoAmI, and the
+         * expansion of an {@code auth} ACL). ZooKeeper keeps them in a set backed by a
+         * ConcurrentHashMap, so its order is that of the map's bins for the jute Id hash, insertion
+         * order within a bin. Reproduced here for up to 11 identities (no table resize), which covers
+         * any real session.
+         */
         public List<Id> ids() {
-            return List.copyOf(ids);
+            int tableSize = 16;
+            while (ids.size() >= tableSize * 3 / 4) {
+                tableSize *= 2;
+            }
+            int mask = tableSize - 1;
+            List<Id> out = new ArrayList<>(ids);
+            out.sort(java.util.Comparator.comparingInt(id -> serverHashBin(id, mask)));
+            return out;
         }
 
-        public List<String> ephemerals() {
-            return List.copyOf(ephemerals);
+        private static int serverHashBin(Id id, int mask) {
+            int h = 37 * (37 * 17 + id.scheme().hashCode()) + id.id().hashCode();
+            return ((h ^ (h >>> 16)) & 0x7fffffff) & mask;
         }
 
-        List<Id> idsView() {
+        /** The identities in the order the session proved them (the canonical form for snapshots). */
+        List<Id> idsInProofOrder() {
             return ids;
+        }
+
+        /** The session's ephemeral paths, in the order ZooKeeper lists (and on close deletes) them. */
+        public List<String> ephemerals() {
+            return ephemerals.inCopyOrder();
         }
 
         void addId(Id id) {

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -22,7 +23,7 @@ import java.util.List;
 final class TreeSnapshot {
 
     private static final int MAGIC = 0x564F4C54; // "VOLT"
-    private static final int FORMAT = 1;
+    private static final int FORMAT = 2;
 
     private TreeSnapshot() {
     }
@@ -40,19 +41,25 @@ final class TreeSnapshot {
             out.writeLong(s.id());
             out.writeInt(s.timeoutMs());
             out.writeLong(s.deadline());
-            out.writeInt(s.idsView().size());
-            for (Id id : s.idsView()) {
+            out.writeInt(s.idsInProofOrder().size());
+            for (Id id : s.idsInProofOrder()) {
                 writeId(out, id);
             }
+            // ephemerals again, in the order and with the set capacity that decide ZooKeeper's iteration order
+            writeStrings(out, s.ephemerals.table(), s.ephemerals.inInsertionOrder());
         }
 
         List<String> paths = tree.paths();
         out.writeInt(paths.size());
         for (String path : paths) {
             Znode n = tree.nodeMap().get(path);
-            out.writeUTF(path);
-            out.writeInt(n.data.length);
-            out.write(n.data);
+            writeString(out, path);
+            if (n.data == null) {
+                out.writeInt(-1);
+            } else {
+                out.writeInt(n.data.length);
+                out.write(n.data);
+            }
             out.writeInt(n.acl.size());
             for (Acl a : n.acl) {
                 out.writeInt(a.perms());
@@ -68,13 +75,14 @@ final class TreeSnapshot {
             out.writeInt(n.aversion);
             out.writeByte(n.kind.ordinal());
             out.writeLong(n.owner);
+            writeStrings(out, n.children.table(), n.children.inInsertionOrder());
         }
 
         List<WatchRegistry.Registration> regs = tree.watchRegistry().registrations();
         out.writeInt(regs.size());
         for (WatchRegistry.Registration r : regs) {
             out.writeByte(r.table().ordinal());
-            out.writeUTF(r.path());
+            writeString(out, r.path());
             out.writeLong(r.session());
             out.writeByte(r.mode().ordinal());
         }
@@ -103,14 +111,20 @@ final class TreeSnapshot {
             for (int j = 0; j < ids; j++) {
                 s.addId(readId(in));
             }
+            int ephemeralTable = in.readInt();
+            s.ephemerals.restore(readStrings(in), ephemeralTable);
         }
 
         int nodeCount = in.readInt();
         Znode.Kind[] kinds = Znode.Kind.values();
         for (int i = 0; i < nodeCount; i++) {
-            String path = in.readUTF();
-            byte[] data = new byte[in.readInt()];
-            in.readFully(data);
+            String path = readString(in);
+            int dataLength = in.readInt();
+            byte[] data = null;
+            if (dataLength >= 0) {
+                data = new byte[dataLength];
+                in.readFully(data);
+            }
             int aclCount = in.readInt();
             List<Acl> acl = new ArrayList<>(aclCount);
             for (int j = 0; j < aclCount; j++) {
@@ -128,6 +142,8 @@ final class TreeSnapshot {
             n.aversion = in.readInt();
             n.kind = kinds[in.readByte()];
             n.owner = in.readLong();
+            int childTable = in.readInt();
+            n.children.restore(readStrings(in), childTable);
             tree.restoreNode(path, n);
         }
 
@@ -136,7 +152,7 @@ final class TreeSnapshot {
         WatchRegistry.Mode[] modes = WatchRegistry.Mode.values();
         for (int i = 0; i < regCount; i++) {
             WatchRegistry.Table t = tables[in.readByte()];
-            String path = in.readUTF();
+            String path = readString(in);
             long session = in.readLong();
             tree.watchRegistry().add(t, path, session, modes[in.readByte()]);
         }
@@ -166,12 +182,51 @@ final class TreeSnapshot {
         return bytes.toByteArray();
     }
 
+    /** A hash-set table size, then a counted list of strings. */
+    private static void writeStrings(DataOutputStream out, int table, List<String> strings) throws IOException {
+        out.writeInt(table);
+        out.writeInt(strings.size());
+        for (String s : strings) {
+            writeString(out, s);
+        }
+    }
+
+    /** The list written after the table size by {@link #writeStrings}. */
+    private static List<String> readStrings(DataInputStream in) throws IOException {
+        int count = in.readInt();
+        if (count < 0) {
+            throw new IOException("corrupt tree snapshot: negative count " + count);
+        }
+        List<String> out = new ArrayList<>(Math.min(count, 1024));
+        for (int i = 0; i < count; i++) {
+            out.add(readString(in));
+        }
+        return out;
+    }
+
+    /** Length-prefixed UTF-8, without writeUTF's 64 KiB limit. */
+    private static void writeString(DataOutputStream out, String s) throws IOException {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    private static String readString(DataInputStream in) throws IOException {
+        int length = in.readInt();
+        if (length < 0) {
+            throw new IOException("corrupt tree snapshot: negative string length " + length);
+        }
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
     private static void writeId(DataOutputStream out, Id id) throws IOException {
-        out.writeUTF(id.scheme());
-        out.writeUTF(id.id());
+        writeString(out, id.scheme());
+        writeString(out, id.id());
     }
 
     private static Id readId(DataInputStream in) throws IOException {
-        return new Id(in.readUTF(), in.readUTF());
+        return new Id(readString(in), readString(in));
     }
 }

@@ -90,21 +90,23 @@ final class WatchRegistry {
     }
 
     /**
-     * Fires the watches a change of {@code path} triggers in one table and returns the sessions told,
-     * in id order. At the path itself every registered session is told and its standard mode consumed;
-     * at each ancestor only persistent-recursive watchers are told, and only those allowed to READ the
-     * changed node (so a recursive watch does not reveal names under nodes it may not read).
+     * Fires the watches a change of {@code path} triggers in one table, as ZooKeeper's WatchManager
+     * does: at the path itself every registered session matches and its one-shot mode is consumed; at
+     * each ancestor only persistent-recursive watchers match. Sessions in {@code suppress} are skipped,
+     * and a matched session hears of the change only if it may READ the node ({@code nodeAcl}), yet its
+     * one-shot watch is consumed either way. Returns every matched session, for the suppression of a
+     * later trigger of the same change.
      */
     Set<Long> trigger(Table t, String path, EventType type, long zxid, List<Acl> nodeAcl, Set<Long> suppress,
                       LongFunction<List<Id>> idsOfSession, List<WatchEvent> out) {
-        TreeSet<Long> told = new TreeSet<>();
+        TreeSet<Long> matched = new TreeSet<>();
         TreeMap<String, TreeMap<Long, EnumSet<Mode>>> table = table(t);
         TreeMap<Long, EnumSet<Mode>> exact = table.get(path);
         if (exact != null) {
             Iterator<Map.Entry<Long, EnumSet<Mode>>> it = exact.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<Long, EnumSet<Mode>> e = it.next();
-                told.add(e.getKey());
+                matched.add(e.getKey());
                 e.getValue().remove(Mode.STANDARD);
                 if (e.getValue().isEmpty()) {
                     it.remove();
@@ -114,29 +116,27 @@ final class WatchRegistry {
                 table.remove(path);
             }
         }
-        if (recursiveCount > 0 && t == Table.DATA) {
+        if (recursiveCount > 0 && !path.equals("/")) {
             String ancestor = path;
-            while (!ancestor.equals("/")) {
+            do {
                 ancestor = PathRules.parent(ancestor);
                 TreeMap<Long, EnumSet<Mode>> bySession = table.get(ancestor);
-                if (bySession == null) {
-                    continue;
-                }
-                for (Map.Entry<Long, EnumSet<Mode>> e : bySession.entrySet()) {
-                    if (e.getValue().contains(Mode.PERSISTENT_RECURSIVE)
-                            && AclPolicy.permits(nodeAcl, Perms.READ, idsOfSession.apply(e.getKey()))) {
-                        told.add(e.getKey());
+                if (bySession != null) {
+                    for (Map.Entry<Long, EnumSet<Mode>> e : bySession.entrySet()) {
+                        if (e.getValue().contains(Mode.PERSISTENT_RECURSIVE)) {
+                            matched.add(e.getKey());
+                        }
                     }
                 }
+            } while (!ancestor.equals("/"));
+        }
+        for (long session : matched) {
+            if ((suppress == null || !suppress.contains(session))
+                    && AclPolicy.permits(nodeAcl, Perms.READ, idsOfSession.apply(session))) {
+                out.add(new WatchEvent(session, type, path, zxid));
             }
         }
-        if (suppress != null) {
-            told.removeAll(suppress);
-        }
-        for (long session : told) {
-            out.add(new WatchEvent(session, type, path, zxid));
-        }
-        return told;
+        return matched;
     }
 
     /** Every registration, table by table, path by path, session by session: the canonical form. */

@@ -1,7 +1,6 @@
 package io.volery.server.tree;
 
 import java.util.List;
-import java.util.TreeSet;
 
 /**
  * One node of the tree, mutable, owned by {@link ZnodeTree}. Like ZooKeeper it keeps the count of
@@ -13,6 +12,7 @@ final class Znode {
 
     enum Kind { PERSISTENT, EPHEMERAL, CONTAINER, TTL }
 
+    /** Null when a client gave null data: ZooKeeper keeps and returns null, distinct from empty. */
     byte[] data;
     List<Acl> acl;
     long czxid;
@@ -26,7 +26,8 @@ final class Znode {
     Kind kind;
     /** The owning session for ephemerals, the TTL in ms for TTL nodes, else 0. */
     long owner;
-    final TreeSet<String> children = new TreeSet<>();
+    /** Child names, iterable in ZooKeeper's order (getChildren shows it). */
+    final HashOrderedSet children = new HashOrderedSet(HashOrderedSet.CHILDREN_TABLE);
 
     Znode(byte[] data, List<Acl> acl, Kind kind, long owner, long zxid, long time) {
         this.data = data;
@@ -42,6 +43,6 @@ final class Znode {
 
     Stat stat() {
         return new Stat(czxid, mzxid, ctime, mtime, version, childCreations * 2 - children.size(), aversion,
-                kind == Kind.EPHEMERAL ? owner : 0, data.length, children.size(), pzxid);
+                kind == Kind.EPHEMERAL ? owner : 0, data == null ? 0 : data.length, children.size(), pzxid);
     }
 }

@@ -89,15 +89,24 @@ public final class ZnodeTree {
         return n == null ? null : n.stat();
     }
 
-    /** Child names of a node (sorted), or null when it does not exist. */
+    /** Child names of a node in the order getChildren lists them, or null when it does not exist. */
     public List<String> children(String path) {
         Znode n = nodes.get(path);
-        return n == null ? null : List.copyOf(n.children);
+        return n == null ? null : n.children.inServerOrder();
     }
 
+    /** A node's data (null when the node was given null data, as ZooKeeper keeps it); the node must exist. */
     public byte[] data(String path) {
+        Znode n = existingForTools(path);
+        return n.data == null ? null : n.data.clone();
+    }
+
+    private Znode existingForTools(String path) {
         Znode n = nodes.get(path);
-        return n == null ? null : n.data.clone();
+        if (n == null) {
+            throw new IllegalArgumentException("no node " + path);
+        }
+        return n;
     }
 
     /** Every path in the tree, in depth-first sorted order. */
@@ -108,7 +117,9 @@ public final class ZnodeTree {
         while (!stack.isEmpty()) {
             String p = stack.pop();
             out.add(p);
-            for (String c : nodes.get(p).children.descendingSet()) {
+            List<String> sorted = new ArrayList<>(nodes.get(p).children.inInsertionOrder());
+            sorted.sort(java.util.Comparator.reverseOrder());
+            for (String c : sorted) {
                 stack.push(PathRules.child(p, c));
             }
         }
@@ -133,7 +144,9 @@ public final class ZnodeTree {
         currentZxid = zxid;
         triggers.clear();
         Result result;
-        if (command.sessionId() != 0 && !(command instanceof Command.CreateSession)) {
+        boolean sessionless = command instanceof Command.CreateSession || command instanceof Command.TouchSessions
+                || command instanceof Command.Tick;
+        if (!sessionless) {
             SessionTable.Session s = sessions.get(command.sessionId());
             if (s == null) {
                 return Result.error(ErrorCode.SESSIONEXPIRED);
@@ -244,7 +257,7 @@ public final class ZnodeTree {
 
     private Result create(Command.Create c, long zxid, long time) {
         CreateMode mode = c.mode();
-        byte[] data = c.data() == null ? new byte[0] : c.data().clone();
+        byte[] data = c.data() == null ? null : c.data().clone();
         checkSize(data);
         if (mode.isTtl() && !config.extendedTypesEnabled()) {
             throw new Failure(ErrorCode.UNIMPLEMENTED);
@@ -258,7 +271,7 @@ public final class ZnodeTree {
         if (slash < 0 || path.indexOf('\0') >= 0) {
             throw new Failure(ErrorCode.BADARGUMENTS);
         }
-        List<Acl> acl = AclPolicy.fixup(c.acl(), idsOf(c.sessionId()));
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids());
         if (acl == null) {
             throw new Failure(ErrorCode.INVALIDACL);
         }
@@ -311,11 +324,12 @@ public final class ZnodeTree {
         if (parent == null) {
             throw new Failure(ErrorCode.NONODE);
         }
+        // ZooKeeper checks DELETE on the parent before it looks the node up.
+        requirePerm(parent, Perms.DELETE, c.sessionId());
         Znode node = nodes.get(path);
         if (node == null) {
             throw new Failure(ErrorCode.NONODE);
         }
-        requirePerm(parent, Perms.DELETE, c.sessionId());
         checkVersion(node.version, c.version());
         if (!node.children.isEmpty()) {
             throw new Failure(ErrorCode.NOTEMPTY);
@@ -324,7 +338,7 @@ public final class ZnodeTree {
     }
 
     private Result setData(Command.SetData c, long zxid, long time) {
-        byte[] data = c.data() == null ? new byte[0] : c.data().clone();
+        byte[] data = c.data() == null ? null : c.data().clone();
         checkSize(data);
         Znode node = existingValid(c.path());
         requirePerm(node, Perms.WRITE, c.sessionId());
@@ -357,7 +371,7 @@ public final class ZnodeTree {
         if (!PathRules.isValid(c.path())) {
             throw new Failure(ErrorCode.BADARGUMENTS);
         }
-        List<Acl> acl = AclPolicy.fixup(c.acl(), idsOf(c.sessionId()));
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids());
         if (acl == null) {
             throw new Failure(ErrorCode.INVALIDACL);
         }
@@ -413,6 +427,9 @@ public final class ZnodeTree {
     private void insert(String path, String parentPath, Znode parent, Znode node, long zxid) {
         String name = PathRules.name(path);
         long oldPzxid = parent.pzxid;
+        SessionTable.Session owner = node.kind == Znode.Kind.EPHEMERAL ? sessions.get(node.owner) : null;
+        int oldOwnerTable = owner == null ? 0 : owner.ephemerals.table();
+        int oldParentTable = parent.children.table();
         nodes.put(path, node);
         parent.children.add(name);
         parent.childCreations++;
@@ -422,6 +439,11 @@ public final class ZnodeTree {
             unregister(path, node);
             nodes.remove(path);
             parent.children.remove(name);
+            // the table may have grown with this insertion; HashSet order depends on it
+            parent.children.restore(parent.children.inInsertionOrder(), oldParentTable);
+            if (owner != null) {
+                owner.ephemerals.restore(owner.ephemerals.inInsertionOrder(), oldOwnerTable);
+            }
             parent.childCreations--;
             parent.pzxid = oldPzxid;
         });
@@ -434,15 +456,22 @@ public final class ZnodeTree {
         Znode node = nodes.get(path);
         String name = PathRules.name(path);
         long oldPzxid = parent.pzxid;
+        // an undone removal must put names back where they were, since that position shows in orders
+        List<String> oldChildren = undo == null ? null : parent.children.inInsertionOrder();
+        SessionTable.Session owner = node.kind == Znode.Kind.EPHEMERAL ? sessions.get(node.owner) : null;
+        List<String> oldEphemerals = undo == null || owner == null ? null : owner.ephemerals.inInsertionOrder();
         nodes.remove(path);
         parent.children.remove(name);
         parent.pzxid = Math.max(parent.pzxid, currentZxid);
         unregister(path, node);
         recordUndo(() -> {
             nodes.put(path, node);
-            parent.children.add(name);
+            parent.children.restore(oldChildren, parent.children.table());
             parent.pzxid = oldPzxid;
             register(path, node);
+            if (owner != null) {
+                owner.ephemerals.restore(oldEphemerals, owner.ephemerals.table());
+            }
         });
         triggers.add(new Trigger(EventType.NODE_DELETED, path, node.acl, parent.acl));
     }
@@ -481,14 +510,14 @@ public final class ZnodeTree {
             if (c.watch()) {
                 watches.add(WatchRegistry.Table.DATA, c.path(), c.sessionId(), WatchRegistry.Mode.STANDARD);
             }
-            return Result.ok(new Reply.Data(node.data.clone(), node.stat()));
+            return Result.ok(new Reply.Data(node.data == null ? null : node.data.clone(), node.stat()));
         } else if (op instanceof Command.GetChildren c) {
             Znode node = existing(c.path());
             requirePerm(node, Perms.READ, c.sessionId());
             if (c.watch()) {
                 watches.add(WatchRegistry.Table.CHILD, c.path(), c.sessionId(), WatchRegistry.Mode.STANDARD);
             }
-            return Result.ok(new Reply.Children(List.copyOf(node.children), c.withStat() ? node.stat() : null));
+            return Result.ok(new Reply.Children(node.children.inServerOrder(), c.withStat() ? node.stat() : null));
         }
         throw new AssertionError("unhandled read " + op);
     }
@@ -521,7 +550,7 @@ public final class ZnodeTree {
     private Result getEphemerals(Command.GetEphemerals c) {
         String prefix = c.prefix() == null ? "" : c.prefix().trim();
         List<String> out = new ArrayList<>();
-        for (String p : sessions.get(c.sessionId()).ephemerals) {
+        for (String p : sessions.get(c.sessionId()).ephemerals()) {
             if (prefix.isEmpty() || prefix.equals("/") || p.startsWith(prefix)) {
                 out.add(p);
             }
@@ -537,7 +566,7 @@ public final class ZnodeTree {
         stack.push(c.path());
         while (!stack.isEmpty()) {
             String p = stack.pop();
-            for (String child : nodes.get(p).children) {
+            for (String child : nodes.get(p).children.inInsertionOrder()) {
                 count++;
                 stack.push(PathRules.child(p, child));
             }
@@ -547,22 +576,26 @@ public final class ZnodeTree {
 
     // ---- watches ---------------------------------------------------------------------------------
 
+    /**
+     * ZooKeeper's rules: CHILDREN and DATA address only one-shot watches (of the child and data table),
+     * PERSISTENT the persistent mode (removal from both tables, the check looks at the data table),
+     * PERSISTENT_RECURSIVE the recursive mode, ANY every mode of both tables.
+     */
     private Result removeWatches(long sid, String path, WatcherType type, boolean remove) {
-        boolean found = false;
-        switch (type) {
-            case CHILDREN -> found = watchOp(WatchRegistry.Table.CHILD, path, sid, null, remove);
-            case DATA -> found = watchOp(WatchRegistry.Table.DATA, path, sid, null, remove);
-            case ANY -> {
-                found = watchOp(WatchRegistry.Table.CHILD, path, sid, null, remove);
-                found |= watchOp(WatchRegistry.Table.DATA, path, sid, null, remove);
-            }
-            case PERSISTENT -> {
-                found = watchOp(WatchRegistry.Table.CHILD, path, sid, WatchRegistry.Mode.PERSISTENT, remove);
-                found |= watchOp(WatchRegistry.Table.DATA, path, sid, WatchRegistry.Mode.PERSISTENT, remove);
-            }
-            case PERSISTENT_RECURSIVE -> found = watchOp(WatchRegistry.Table.DATA, path, sid,
-                    WatchRegistry.Mode.PERSISTENT_RECURSIVE, remove);
-        }
+        WatchRegistry.Table data = WatchRegistry.Table.DATA;
+        WatchRegistry.Table child = WatchRegistry.Table.CHILD;
+        boolean found = switch (type) {
+            case CHILDREN -> watchOp(child, path, sid, WatchRegistry.Mode.STANDARD, remove);
+            case DATA -> watchOp(data, path, sid, WatchRegistry.Mode.STANDARD, remove);
+            case PERSISTENT -> remove
+                    ? watchOp(child, path, sid, WatchRegistry.Mode.PERSISTENT, true)
+                            | watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT, true)
+                    : watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT, false);
+            case PERSISTENT_RECURSIVE -> watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT_RECURSIVE, remove);
+            case ANY -> remove
+                    ? watchOp(child, path, sid, null, true) | watchOp(data, path, sid, null, true)
+                    : watchOp(child, path, sid, null, false) || watchOp(data, path, sid, null, false);
+        };
         return found ? Result.ok(Reply.Empty.INSTANCE) : Result.error(ErrorCode.NOWATCHER);
     }
 
@@ -675,7 +708,8 @@ public final class ZnodeTree {
     private void closeSession(long sid, String why) {
         watches.dropSession(sid);
         SessionTable.Session s = sessions.get(sid);
-        for (String path : List.copyOf(s.ephemerals)) {
+        // ZooKeeper's order, since it decides the order of the watch events
+        for (String path : s.ephemerals()) {
             remove(path);
         }
         sessions.remove(sid);
@@ -712,7 +746,7 @@ public final class ZnodeTree {
 
     private List<Id> idsOf(long sid) {
         SessionTable.Session s = sessions.get(sid);
-        return s == null ? List.of() : s.idsView();
+        return s == null ? List.of() : s.idsInProofOrder();
     }
 
     private Znode existing(String path) {
@@ -747,7 +781,7 @@ public final class ZnodeTree {
      * ConnectionLoss and reconnects). The front end should do the same; this is the last guard.
      */
     private void checkSize(byte[] data) {
-        if (data.length > config.maxDataBytes()) {
+        if (data != null && data.length > config.maxDataBytes()) {
             throw new Failure(ErrorCode.CONNECTIONLOSS);
         }
     }
@@ -803,7 +837,7 @@ public final class ZnodeTree {
             return "container/ttl bookkeeping lists nodes that do not exist";
         }
         for (SessionTable.Session s : sessions.all()) {
-            for (String p : s.ephemerals) {
+            for (String p : s.ephemerals.inInsertionOrder()) {
                 Znode n = nodes.get(p);
                 if (n == null || n.kind != Znode.Kind.EPHEMERAL || n.owner != s.id()) {
                     return "session " + s.id() + " lists " + p + " which is not its ephemeral";
@@ -836,11 +870,9 @@ public final class ZnodeTree {
         lastTime = time;
     }
 
+    /** Adds a node whose children list is already restored; parents come before their children. */
     void restoreNode(String path, Znode node) {
         nodes.put(path, node);
-        if (!path.equals("/")) {
-            nodes.get(PathRules.parent(path)).children.add(PathRules.name(path));
-        }
         register(path, node);
     }
 

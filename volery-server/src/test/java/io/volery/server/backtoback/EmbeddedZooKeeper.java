@@ -22,9 +22,17 @@ public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
     private final int port;
     private final Thread thread;
 
+    /** "user:password" of the operator: its digest is configured as ZooKeeper's super digest. */
+    public static final String SUPER_CREDENTIALS = "super:operator";
+
     public EmbeddedZooKeeper(Path dataDir) throws IOException {
+        // read once, when ZooKeeper's digest provider class initialises
+        System.setProperty("zookeeper.DigestAuthenticationProvider.superDigest",
+                ZnodeTreeDriver.digest(SUPER_CREDENTIALS));
         System.setProperty("zookeeper.admin.enableServer", "false");
         System.setProperty("zookeeper.extendedTypesEnabled", "true");
+        // containers and TTL nodes are reaped by the oracle only when the test asks, never behind its back
+        System.setProperty("znode.container.checkIntervalMs", "3600000");
         try (ServerSocket probe = new ServerSocket()) {
             probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             port = probe.getLocalPort();

@@ -7,9 +7,10 @@ import java.util.List;
 /**
  * What a driver answered, reduced to what must agree between ZooKeeper and Volery: the result code,
  * created path, Stat without zxids and times (and the ephemeral owner only as "owned or not", since
- * session ids differ), data, children (sorted) and per-op results of a multi.
+ * session ids differ), data, a list (children sorted, ephemerals sorted, ACL entries as
+ * "perms scheme:id" in order), a count, and per-op results of a multi.
  */
-public record Outcome(int code, String path, ComparableStat stat, String data, List<String> children,
+public record Outcome(int code, String path, ComparableStat stat, String data, List<String> list, Integer count,
                       List<Outcome> results) {
 
     /** The Stat fields that must agree. */
@@ -21,13 +22,32 @@ public record Outcome(int code, String path, ComparableStat stat, String data, L
         }
     }
 
-    public static Outcome error(int code) {
-        return new Outcome(code, null, null, null, null, null);
+    public static Outcome code(int code) {
+        return new Outcome(code, null, null, null, null, null, null);
     }
 
-    public static Outcome of(int code, String path, Stat stat, byte[] data, List<String> children,
-                             List<Outcome> results) {
-        return new Outcome(code, path, ComparableStat.of(stat), data == null ? null : Arrays.toString(data),
-                children == null ? null : children.stream().sorted().toList(), results);
+    public static Outcome created(String path, Stat stat) {
+        return new Outcome(0, path, ComparableStat.of(stat), null, null, null, null);
+    }
+
+    public static Outcome stat(Stat stat) {
+        return new Outcome(0, null, ComparableStat.of(stat), null, null, null, null);
+    }
+
+    public static Outcome data(byte[] data, Stat stat) {
+        return new Outcome(0, null, ComparableStat.of(stat), data == null ? "null" : Arrays.toString(data), null, null, null);
+    }
+
+    public static Outcome list(List<String> items, boolean sort, Stat stat) {
+        return new Outcome(0, null, ComparableStat.of(stat), null, sort ? items.stream().sorted().toList() : List.copyOf(items),
+                null, null);
+    }
+
+    public static Outcome count(int count) {
+        return new Outcome(0, null, null, null, null, count, null);
+    }
+
+    public static Outcome multi(int code, List<Outcome> results) {
+        return new Outcome(code, null, null, null, null, null, List.copyOf(results));
     }
 }

@@ -35,7 +35,21 @@ class AclTest {
         assertEquals("super:D/InIHSb7yEEbrWz8b9l71RjZJU=", AclPolicy.digestId("super:test"));
         assertEquals("alice:V55/p2T0OpjQ+low3NVAH4aLvm0=", AclPolicy.digestId("alice:pw"));
         Reply.Identities who = f.run(new Command.WhoAmI(alice)).reply(Reply.Identities.class);
-        assertEquals(List.of(new Id("ip", "127.0.0.1"), new Id("digest", AclPolicy.digestId("alice:pw"))), who.ids());
+        assertEquals(java.util.Set.of(new Id("ip", "127.0.0.1"), new Id("digest", AclPolicy.digestId("alice:pw"))),
+                java.util.Set.copyOf(who.ids()));
+    }
+
+    @Test
+    void identitiesAreListedInZooKeepersHashSetOrder() {
+        // a ConcurrentHashMap-backed set of jute Ids in ZooKeeper 3.9.5 iterates ip:127.0.0.1,
+        // digest user0:pw, digest user1:pw (added in this order) as user1, ip, user0
+        TreeFixture t = new TreeFixture();
+        long s = t.session();
+        t.run(new Command.AddAuth(s, "digest", bytes("user0:pw")));
+        t.run(new Command.AddAuth(s, "digest", bytes("user1:pw")));
+        List<String> order = t.run(new Command.WhoAmI(s)).reply(Reply.Identities.class).ids().stream()
+                .map(id -> id.scheme().equals("digest") ? id.id().split(":")[0] : id.scheme()).toList();
+        assertEquals(List.of("user1", "ip", "user0"), order);
     }
 
     @Test

@@ -55,6 +55,14 @@ class StatRulesTest {
     }
 
     @Test
+    void nullDataStaysNullAndCountsAsLengthZero() {
+        expect(ErrorCode.OK, f.run(new Command.Create(s, "/n", null, Acl.OPEN, CreateMode.PERSISTENT)), "null data");
+        Reply.Data d = f.run(new Command.GetData(s, "/n", false)).reply(Reply.Data.class);
+        assertEquals(null, d.data(), "ZooKeeper hands back null, not an empty array");
+        assertEquals(0, d.stat().dataLength());
+    }
+
+    @Test
     void setAclMovesAversionOnly() {
         f.created(s, "/n", CreateMode.PERSISTENT);
         Stat before = f.stat("/n");

@@ -67,7 +67,7 @@ class TreeInvariantsProperties {
         return switch (r.nextInt(16)) {
             case 0, 1, 2, 3 -> randomCreate(r, s);
             case 4, 5 -> new Command.Delete(s, randomPath(r), version);
-            case 6 -> new Command.SetData(s, randomPath(r), new byte[r.nextInt(5)], version);
+            case 6 -> new Command.SetData(s, randomPath(r), r.nextInt(5) == 0 ? null : new byte[r.nextInt(5)], version);
             case 7 -> new Command.SetAcl(s, randomPath(r), r.nextBoolean() ? Acl.OPEN : Acl.READ_ONLY, version);
             case 8 -> {
                 List<Command.MultiOp> ops = new ArrayList<>();
@@ -96,7 +96,8 @@ class TreeInvariantsProperties {
     private static Command.Create randomCreate(Random r, long s) {
         CreateMode mode = CreateMode.values()[r.nextInt(CreateMode.values().length)];
         long ttl = mode.isTtl() ? 1 + r.nextInt(30_000) : -1;
-        return new Command.Create(s, randomPath(r), new byte[r.nextInt(4)], Acl.OPEN, mode, ttl);
+        byte[] data = r.nextInt(5) == 0 ? null : new byte[r.nextInt(4)];
+        return new Command.Create(s, randomPath(r), data, Acl.OPEN, mode, ttl);
     }
 
     static void checkInvariants(ZnodeTree tree, String where) {
@@ -105,7 +106,8 @@ class TreeInvariantsProperties {
             Stat st = tree.stat(path);
             List<String> children = tree.children(path);
             assertEquals(children.size(), st.numChildren(), where + ": numChildren of " + path);
-            assertEquals(tree.data(path).length, st.dataLength(), where + ": dataLength of " + path);
+            byte[] data = tree.data(path);
+            assertEquals(data == null ? 0 : data.length, st.dataLength(), where + ": dataLength of " + path);
             for (String child : children) {
                 assertNotNull(tree.stat(PathRules.child(path, child)), where + ": child " + child + " of " + path);
             }
