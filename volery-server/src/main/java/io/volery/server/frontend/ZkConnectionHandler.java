@@ -204,6 +204,24 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
 
     /** Writes the completed replies at the head of the queue, in submission order. */
     private void drain(ChannelHandlerContext ctx) {
+        if (draining) {
+            // A write can run queued tasks that drain again; the outer loop finishes the job.
+            return;
+        }
+        draining = true;
+        try {
+            drainNow(ctx);
+        } finally {
+            draining = false;
+        }
+        if (inOrder.isEmpty() && closeWhenDrained) {
+            ctx.close();
+        }
+    }
+
+    private boolean draining;
+
+    private void drainNow(ChannelHandlerContext ctx) {
         boolean wrote = false;
         while (!inOrder.isEmpty() && inOrder.peek().isDone()) {
             CompletableFuture<ZkReply> f = inOrder.poll();
@@ -225,9 +243,6 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         }
         if (wrote) {
             ctx.flush();
-        }
-        if (inOrder.isEmpty() && closeWhenDrained) {
-            ctx.close();
         }
     }
 
