@@ -79,6 +79,41 @@ public abstract class StateMachine implements AutoCloseable {
         runtime.start();
     }
 
+    /**
+     * The global position of the command being executed (see {@code io.eyrie.multicast.Position}):
+     * the same at every replica of every destination partition, increasing in each replica's
+     * execution order. Volery uses it as the zxid. Only valid inside {@link #executeCommand}.
+     */
+    protected final long getCurrentPosition() {
+        return requireExecution().position();
+    }
+
+    /**
+     * Remote variables computed during execution: sends {@code value} to the other destination
+     * partitions of the command being executed and returns theirs, by partition, once every one
+     * of them has sent its own (waiting like a remote object read). Every replica of a partition must
+     * pass the same value (the command is deterministic), and every destination partition must call
+     * this the same number of times for a command. It also counts as a signal. A command whose only
+     * destination is this partition gets an empty map.
+     *
+     * <p>Use it when what a partition contributes is known only after it has run part of the
+     * command: a verdict on the operations it owns, a partial result to combine.
+     */
+    protected final Map<Partition, Object> exchange(Object value) {
+        Map<Integer, Object> byId = requireExecution().exchange(value);
+        Map<Partition, Object> out = new java.util.LinkedHashMap<>();
+        byId.forEach((id, v) -> out.put(Partition.get(id), v));
+        return out;
+    }
+
+    private static io.eyrie.core.internal.CurrentExecution.Access requireExecution() {
+        io.eyrie.core.internal.CurrentExecution.Access a = io.eyrie.core.internal.CurrentExecution.get();
+        if (a == null) {
+            throw new IllegalStateException("only valid while executeCommand runs");
+        }
+        return a;
+    }
+
     /** This replica's partition. */
     public Partition getLocalPartition() {
         int[] groups = endpoint.config().node(endpoint.nodeId()).groups();

@@ -11,7 +11,11 @@ public interface DirectChannel {
     /** Sends {@code message} to {@code nodeId}; false when it was dropped at once. */
     boolean sendDirect(int nodeId, byte[] message);
 
-    /** Sets the handler of inbound direct messages; called on one thread, in arrival order per sender. */
+    /**
+     * Adds a handler of inbound direct messages; handlers are called on one thread, in arrival order
+     * per sender. Several protocols may share the channel (an Eyrie replica, an Eyrie client, Volery's
+     * events): each sees every message and ignores those that are not its own.
+     */
     void onDirect(Handler handler);
 
     @FunctionalInterface

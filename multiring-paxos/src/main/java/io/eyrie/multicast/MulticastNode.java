@@ -59,7 +59,7 @@ public final class MulticastNode implements MulticastEndpoint {
     // Owned by the event-loop thread.
     private NodeProtocol protocol;
     private DeliveryListener listener;
-    private volatile DirectChannel.Handler directHandler = (from, msg) -> { };
+    private final List<DirectChannel.Handler> directHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Map<Long, CompletableFuture<Void>> pending = new HashMap<>();
     private final TurnOutput out = new TurnOutput();
     private volatile NodeStatus lastStatus;
@@ -174,9 +174,10 @@ public final class MulticastNode implements MulticastEndpoint {
         return transport.send(toNodeId, ByteBuffer.wrap(framed));
     }
 
+    /** Adds a handler; every handler sees every direct message (each protocol ignores the others' types). */
     @Override
     public void onDirect(DirectChannel.Handler handler) {
-        this.directHandler = Objects.requireNonNull(handler, "handler");
+        directHandlers.add(Objects.requireNonNull(handler, "handler"));
     }
 
     @Override
@@ -310,7 +311,9 @@ public final class MulticastNode implements MulticastEndpoint {
 
         @Override
         public void direct(int fromNodeId, byte[] appMessage) {
-            directHandler.receive(fromNodeId, appMessage);
+            for (DirectChannel.Handler h : directHandlers) {
+                h.receive(fromNodeId, appMessage);
+            }
         }
 
         void endTurn() {

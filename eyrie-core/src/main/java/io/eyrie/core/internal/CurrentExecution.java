@@ -12,6 +12,12 @@ public final class CurrentExecution {
     /** What the advice needs from the running command. */
     public interface Access {
         void beforeCall(PRObject target);
+
+        /** The global position of the command being executed. */
+        long position();
+
+        /** Sends {@code value} to the command's other destination partitions; their values by partition id. */
+        java.util.Map<Integer, Object> exchange(Object value);
     }
 
     private static final ThreadLocal<Access> CURRENT = new ThreadLocal<>();

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 final class ExchangeInbox {
 
     private final int positionsMax;
-    private final TreeMap<Long, Map<Integer, Wire.Exchange>> byPosition = new TreeMap<>();
+    private final TreeMap<Long, Map<Long, Wire.Exchange>> byPosition = new TreeMap<>();
     private long finishedUpTo = Long.MIN_VALUE;
     private long executing = Long.MIN_VALUE;
     private boolean closed;
@@ -28,7 +28,7 @@ final class ExchangeInbox {
         if (e.position() <= finishedUpTo) {
             return false;
         }
-        Map<Integer, Wire.Exchange> forPosition = byPosition.get(e.position());
+        Map<Long, Wire.Exchange> forPosition = byPosition.get(e.position());
         if (forPosition == null) {
             if (byPosition.size() >= positionsMax && e.position() != executing) {
                 dropped++;
@@ -40,7 +40,7 @@ final class ExchangeInbox {
         if (e.position() != executing) {
             early.add(e.position());
         }
-        forPosition.putIfAbsent(e.from(), e);
+        forPosition.putIfAbsent(key(e.from(), e.round()), e);
         notifyAll();
         return true;
     }
@@ -50,13 +50,13 @@ final class ExchangeInbox {
     }
 
     /** The exchange of partition {@code from} for {@code position}, or null if none came by {@code deadlineNanos}. */
-    synchronized Wire.Exchange await(long position, int from, long deadlineNanos) throws InterruptedException {
+    synchronized Wire.Exchange await(long position, int from, int round, long deadlineNanos) throws InterruptedException {
         while (true) {
             if (closed) {
                 throw new InterruptedException("replica closed");
             }
-            Map<Integer, Wire.Exchange> forPosition = byPosition.get(position);
-            Wire.Exchange e = forPosition == null ? null : forPosition.get(from);
+            Map<Long, Wire.Exchange> forPosition = byPosition.get(position);
+            Wire.Exchange e = forPosition == null ? null : forPosition.get(key(from, round));
             if (e != null) {
                 return e;
             }
@@ -68,9 +68,14 @@ final class ExchangeInbox {
         }
     }
 
-    synchronized Wire.Exchange peek(long position, int from) {
-        Map<Integer, Wire.Exchange> forPosition = byPosition.get(position);
-        return forPosition == null ? null : forPosition.get(from);
+    synchronized Wire.Exchange peek(long position, int from, int round) {
+        Map<Long, Wire.Exchange> forPosition = byPosition.get(position);
+        return forPosition == null ? null : forPosition.get(key(from, round));
+    }
+
+    /** One exchange per (sending partition, round) of a command. */
+    static long key(int partition, int round) {
+        return (long) partition << 32 | (round & 0xffffffffL);
     }
 
     /** Forgets everything at or below {@code position}: commands execute in position order. */

@@ -46,6 +46,8 @@ import java.util.concurrent.TimeUnit;
 public final class ReplicaRuntime implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReplicaRuntime.class);
+    /** The id under which an exchanged value travels in an {@link Wire.Exchange}. */
+    private static final String VALUE_ID = "$value";
 
     /** Test-only: false makes replicas neither send nor await signals (objects still travel). */
     private static volatile boolean signalsEnabled = true;
@@ -216,6 +218,9 @@ public final class ReplicaRuntime implements AutoCloseable {
             log.warn("node={} dropped a malformed direct message from node {}: {}", nodeId, from, e.getMessage());
             return;
         }
+        if (m == null) {
+            return; // another protocol's message on the shared channel
+        }
         if (m instanceof Wire.Exchange e) {
             if (e.to() == partition) {
                 inbox.offer(e);
@@ -231,7 +236,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         if (a.owner() != partition) {
             return;
         }
-        byte[] encoded = sent.get(a.position(), a.asker());
+        byte[] encoded = sent.get(a.position(), a.asker(), a.round());
         if (encoded != null) {
             stats.asksAnswered.incrementAndGet();
             stats.exchangesSent.incrementAndGet();
@@ -387,14 +392,14 @@ public final class ReplicaRuntime implements AutoCloseable {
                     mirror.touch(id, hash, null);
                 }
             }
-            encoded.put(q, Wire.encode(new Wire.Exchange(run.position, partition, q, objects)));
+            encoded.put(q, Wire.encode(new Wire.Exchange(run.position, 0, partition, q, objects)));
             if (designated && (signalsEnabled || !objects.isEmpty())) {
                 for (Wire.ShippedObject o : objects) {
                     (o.kind() == Wire.ShipKind.VALUE ? stats.valuesShipped : stats.valuesValidated).incrementAndGet();
                 }
             }
         }
-        sent.put(run.position, encoded);
+        sent.put(run.position, 0, encoded);
         if (!designated) {
             return;
         }
@@ -467,6 +472,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         final Set<Object> expectedIds;
         final Map<Integer, Wire.Exchange> received = new HashMap<>();
         final Set<Object> refreshed = new HashSet<>();
+        /** Rounds of {@link #exchange} this command has run so far. */
+        int valueRounds;
 
         CommandRun(long position, String name, Command command, int[] others) {
             this.position = position;
@@ -494,12 +501,54 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (e != null) {
                 return e;
             }
+            e = awaitExchange(q, 0);
+            received.put(q, e);
+            return e;
+        }
+
+        @Override
+        public long position() {
+            return position;
+        }
+
+        @Override
+        public Map<Integer, Object> exchange(Object value) {
+            int round = ++valueRounds;
+            byte[] mine = KryoCodec.encode(value);
+            Map<Integer, byte[]> encoded = new LinkedHashMap<>();
+            for (int q : others) {
+                encoded.put(q, Wire.encode(new Wire.Exchange(position, round, partition, q,
+                        List.of(new Wire.ShippedObject(VALUE_ID, Wire.ShipKind.VALUE, 0, mine)))));
+            }
+            sent.put(position, round, encoded);
+            if (designated) {
+                for (Map.Entry<Integer, byte[]> e : encoded.entrySet()) {
+                    for (int node : replicasByPartition.get(e.getKey())) {
+                        stats.exchangesSent.incrementAndGet();
+                        endpoint.sendDirect(node, e.getValue());
+                    }
+                }
+            }
+            Map<Integer, Object> theirs = new java.util.TreeMap<>();
+            for (int q : others) {
+                try {
+                    Wire.Exchange e = awaitExchange(q, round);
+                    theirs.put(q, KryoCodec.decode(e.object(VALUE_ID).value()));
+                } catch (InterruptedException ie) {
+                    throw new RemoteWaitInterrupted(ie);
+                }
+            }
+            return theirs;
+        }
+
+        private Wire.Exchange awaitExchange(int q, int round) throws InterruptedException {
+            Wire.Exchange e;
             long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
-            while ((e = inbox.await(position, q, System.nanoTime() + timeoutNanos)) == null) {
+            while ((e = inbox.await(position, q, round, System.nanoTime() + timeoutNanos)) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
                 }
-                byte[] ask = Wire.encode(new Wire.Ask(position, partition, q, nodeId));
+                byte[] ask = Wire.encode(new Wire.Ask(position, round, partition, q, nodeId));
                 log.debug("node={} cmd={} position={} asks partition {} again", nodeId, name,
                         Position.toString(position), q);
                 for (int node : replicasByPartition.get(q)) {
@@ -507,10 +556,9 @@ public final class ReplicaRuntime implements AutoCloseable {
                     endpoint.sendDirect(node, ask);
                 }
             }
-            if (inbox.arrivedEarly(position)) {
+            if (round == 0 && inbox.arrivedEarly(position)) {
                 stats.earlyExchangesUsed.incrementAndGet();
             }
-            received.put(q, e);
             return e;
         }
 

@@ -11,9 +11,9 @@ final class SentExchanges {
 
     private final int positionsMax;
     private long highestPosition = Long.MIN_VALUE;
-    private final LinkedHashMap<Long, Map<Integer, byte[]>> byPosition = new LinkedHashMap<>() {
+    private final LinkedHashMap<Long, Map<Long, byte[]>> byPosition = new LinkedHashMap<>() {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Map<Integer, byte[]>> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Long, Map<Long, byte[]>> eldest) {
             return size() > positionsMax;
         }
     };
@@ -22,8 +22,10 @@ final class SentExchanges {
         this.positionsMax = positionsMax;
     }
 
-    synchronized void put(long position, Map<Integer, byte[]> encodedByPartition) {
-        byPosition.put(position, encodedByPartition);
+    /** Keeps round {@code round} of a command's exchanges, by destination partition. */
+    synchronized void put(long position, int round, Map<Integer, byte[]> encodedByPartition) {
+        Map<Long, byte[]> m = byPosition.computeIfAbsent(position, k -> new java.util.HashMap<>());
+        encodedByPartition.forEach((to, bytes) -> m.put(ExchangeInbox.key(to, round), bytes));
         highestPosition = Math.max(highestPosition, position);
     }
 
@@ -32,9 +34,9 @@ final class SentExchanges {
         highestPosition = Math.max(highestPosition, position);
     }
 
-    synchronized byte[] get(long position, int toPartition) {
-        Map<Integer, byte[]> m = byPosition.get(position);
-        return m == null ? null : m.get(toPartition);
+    synchronized byte[] get(long position, int toPartition, int round) {
+        Map<Long, byte[]> m = byPosition.get(position);
+        return m == null ? null : m.get(ExchangeInbox.key(toPartition, round));
     }
 
     synchronized long highestPosition() {

@@ -43,9 +43,10 @@ public final class Wire {
 
     /**
      * Partition {@code from}'s message to partition {@code to} for the command at {@code position}:
-     * a signal, plus the values of {@code from}'s objects that the command reads.
+     * a signal, plus the values of {@code from}'s objects that the command reads (round 0), or a
+     * value the command exchanged while it executed (round 1, 2, ...: {@code StateMachine.exchange}).
      */
-    public record Exchange(long position, int from, int to, List<ShippedObject> objects) {
+    public record Exchange(long position, int round, int from, int to, List<ShippedObject> objects) {
         public ShippedObject object(Object id) {
             for (ShippedObject o : objects) {
                 if (o.id().equals(id)) {
@@ -57,7 +58,7 @@ public final class Wire {
     }
 
     /** Node {@code askerNode} of partition {@code asker} still lacks {@code owner}'s exchange for a command. */
-    public record Ask(long position, int asker, int owner, int askerNode) {
+    public record Ask(long position, int round, int asker, int owner, int askerNode) {
     }
 
     /** The outcome of a client's command: a result (Kryo bytes) or an error message. */
@@ -81,6 +82,7 @@ public final class Wire {
         return write(out -> {
             out.writeByte(EXCHANGE);
             out.writeLong(e.position());
+            out.writeInt(e.round());
             out.writeInt(e.from());
             out.writeInt(e.to());
             out.writeInt(e.objects().size());
@@ -97,6 +99,7 @@ public final class Wire {
         return write(out -> {
             out.writeByte(ASK);
             out.writeLong(a.position());
+            out.writeInt(a.round());
             out.writeInt(a.asker());
             out.writeInt(a.owner());
             out.writeInt(a.askerNode());
@@ -113,13 +116,17 @@ public final class Wire {
         });
     }
 
-    /** Decodes a direct message: an {@link Exchange}, {@link Ask} or {@link Reply}. */
+    /**
+     * Decodes a direct message: an {@link Exchange}, {@link Ask} or {@link Reply}; null for a
+     * message of another protocol on the same channel (its first byte is none of Eyrie's types).
+     */
     public static Object decodeDirect(byte[] bytes) {
         return read(bytes, in -> {
             byte type = in.readByte();
             switch (type) {
                 case EXCHANGE -> {
                     long position = in.readLong();
+                    int round = in.readInt();
                     int from = in.readInt();
                     int to = in.readInt();
                     int n = in.readInt();
@@ -134,15 +141,18 @@ public final class Wire {
                         byte[] value = readBytes(in);
                         objects.add(new ShippedObject(id, kind, hash, kind == ShipKind.VALUE ? value : null));
                     }
-                    return new Exchange(position, from, to, List.copyOf(objects));
+                    return new Exchange(position, round, from, to, List.copyOf(objects));
                 }
                 case ASK -> {
-                    return new Ask(in.readLong(), in.readInt(), in.readInt(), in.readInt());
+                    return new Ask(in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt());
                 }
                 case REPLY -> {
                     return new Reply(in.readLong(), in.readLong(), in.readBoolean(), readBytes(in));
                 }
-                default -> throw new IOException("unknown direct message type " + type);
+                default -> {
+                    // another protocol sharing the node's direct channel (Volery's events): not ours
+                    return null;
+                }
             }
         });
     }

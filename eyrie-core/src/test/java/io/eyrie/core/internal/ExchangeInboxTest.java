@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExchangeInboxTest {
 
     private static Wire.Exchange signal(long position, int from) {
-        return new Wire.Exchange(position, from, 1, List.of());
+        return new Wire.Exchange(position, 0, from, 1, List.of());
     }
 
     @Test
@@ -25,7 +25,7 @@ class ExchangeInboxTest {
         assertFalse(inbox.offer(signal(12, 2)), "a third future position exceeds the bound of 2");
         inbox.begin(12);
         assertTrue(inbox.offer(signal(12, 2)), "the command being executed is always accepted");
-        assertNotNull(inbox.await(12, 2, System.nanoTime()));
+        assertNotNull(inbox.await(12, 2, 0, System.nanoTime()));
         assertTrue(inbox.arrivedEarly(10));
         assertEquals(1, inbox.dropped());
     }
@@ -35,7 +35,7 @@ class ExchangeInboxTest {
         ExchangeInbox inbox = new ExchangeInbox(8);
         inbox.offer(signal(5, 2));
         inbox.finish(7);
-        assertNull(inbox.peek(5, 2), "finishing position 7 forgets position 5");
+        assertNull(inbox.peek(5, 2, 0), "finishing position 7 forgets position 5");
         assertFalse(inbox.offer(signal(6, 3)), "position 6 is behind the replica");
         assertEquals(0, inbox.buffered());
     }
@@ -44,6 +44,6 @@ class ExchangeInboxTest {
     void awaitReturnsNullAtTheDeadlineSoTheReplicaCanAskAgain() throws Exception {
         ExchangeInbox inbox = new ExchangeInbox(8);
         inbox.begin(3);
-        assertNull(inbox.await(3, 2, System.nanoTime() + 5_000_000));
+        assertNull(inbox.await(3, 2, 0, System.nanoTime() + 5_000_000));
     }
 }

@@ -1,0 +1,94 @@
+package io.eyrie.core;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link StateMachine#exchange}: values computed during execution reach every other destination
+ * partition, as remote objects do, even when the designated senders' messages are lost.
+ */
+class ValueExchangeTest {
+
+    /** "contribute k": every partition contributes id*k, twice (two rounds), and answers the totals. */
+    public static final class ContributingMachine extends StateMachine {
+        public ContributingMachine(io.eyrie.multicast.MulticastEndpoint endpoint) {
+            super(endpoint, new AllPartitions());
+        }
+
+        @Override
+        public Object executeCommand(Command c) {
+            c.rewind();
+            c.getNext();
+            int k = (Integer) c.getNext();
+            int mine = getLocalPartition().getId() * k;
+            long position = getCurrentPosition();
+            int first = mine;
+            for (Map.Entry<Partition, Object> e : exchange(mine).entrySet()) {
+                first += (Integer) e.getValue();
+            }
+            // A second round whose value depends on the first: rounds must not be confused.
+            int second = first + getLocalPartition().getId();
+            for (Map.Entry<Partition, Object> e : exchange(second).entrySet()) {
+                second += (Integer) e.getValue();
+            }
+            return first + "/" + second + "@" + position;
+        }
+    }
+
+    public static final class AllPartitions extends PartitioningOracle {
+        @Override
+        public Set<Partition> getDestinations(Command c) {
+            return new TreeSet<>(Partition.getPartitionList());
+        }
+
+        @Override
+        public Partition getPartition(Object objectId) {
+            return Partition.get(1);
+        }
+    }
+
+    private SimCluster cluster;
+
+    @AfterEach
+    void tearDown() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void everyPartitionGetsEveryOtherPartitionsValue_inEachRound() throws Exception {
+        cluster = new SimCluster(3, 2, 1, 7, ContributingMachine::new, m -> m.setExchangeTimeoutMillis(50))
+                .withClients(new AllPartitions(), 4, 60_000);
+        // partitions 1..3 contribute 1k, 2k, 3k: first = 6k; second = sum over p of (6k + p) = 18k + 6
+        long last = -1;
+        for (int k = 1; k <= 5; k++) {
+            String[] r = ((String) cluster.client(0).execute(new Command("contribute", k))).split("@");
+            assertEquals((6 * k) + "/" + (18 * k + 6), r[0]);
+            long position = Long.parseLong(r[1]);
+            assertTrue(position > last, "getCurrentPosition() increases: " + position + " after " + last);
+            last = position;
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
+    @Test
+    void lostExchangesAreRecoveredByAsking() throws Exception {
+        cluster = new SimCluster(2, 3, 1, 11, ContributingMachine::new, m -> m.setExchangeTimeoutMillis(30))
+                .withClients(new AllPartitions(), 4, 60_000);
+        cluster.sim.setDirectFaults(0.3, 0.1, 5);
+        for (int k = 1; k <= 10; k++) {
+            // partitions 1, 2: first = 3k; second = (3k + 1) + (3k + 2) = 6k + 3
+            String r = (String) cluster.client(0).execute(new Command("contribute", k));
+            assertEquals((3 * k) + "/" + (6 * k + 3), r.substring(0, r.indexOf('@')));
+        }
+        cluster.assertNoReplicaFailed();
+    }
+}

@@ -1,0 +1,24 @@
+package io.volery.server.frontend;
+
+import org.apache.zookeeper.data.Id;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/** A client's connection as the service sees it. Thread-safe. */
+public interface ClientConnection {
+
+    /** The session bound by the handshake, 0 before. */
+    long sessionId();
+
+    InetSocketAddress remoteAddress();
+
+    /** The identities this connection authenticated as (ip always, plus digest/super from auth packets). */
+    List<Id> authInfo();
+
+    /** Queues a watch notification; it is written before any reply that completes after this call. */
+    void notify(long zxid, int eventType, String path);
+
+    /** Closes the connection (the session survives unless the service ends it). */
+    void close(String reason);
+}

@@ -1,0 +1,80 @@
+package io.volery.server.frontend;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/** Counters of one front end, read by the four-letter words and the metrics endpoint. */
+public final class FrontEndStats {
+    private final AtomicLong connectionsOpen = new AtomicLong();
+    private final AtomicLong connectionsTotal = new AtomicLong();
+    private final AtomicLong bytesReceived = new AtomicLong();
+    private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong notifications = new AtomicLong();
+    private final AtomicLongArray requestsByOp = new AtomicLongArray(256);
+
+    void connectionOpened() {
+        connectionsOpen.incrementAndGet();
+        connectionsTotal.incrementAndGet();
+    }
+
+    void connectionClosed() {
+        connectionsOpen.decrementAndGet();
+    }
+
+    void bytesReceived(long n) {
+        bytesReceived.addAndGet(n);
+    }
+
+    void bytesSent(long n) {
+        bytesSent.addAndGet(n);
+    }
+
+    void malformed() {
+        malformed.incrementAndGet();
+    }
+
+    void notification() {
+        notifications.incrementAndGet();
+    }
+
+    void request(int op) {
+        requestsByOp.incrementAndGet(op & 0xff);
+    }
+
+    public long connectionsOpen() {
+        return connectionsOpen.get();
+    }
+
+    public long connectionsTotal() {
+        return connectionsTotal.get();
+    }
+
+    public long bytesReceived() {
+        return bytesReceived.get();
+    }
+
+    public long bytesSent() {
+        return bytesSent.get();
+    }
+
+    public long malformedFrames() {
+        return malformed.get();
+    }
+
+    public long notificationsSent() {
+        return notifications.get();
+    }
+
+    public long requests(int op) {
+        return requestsByOp.get(op & 0xff);
+    }
+
+    public long requestsTotal() {
+        long t = 0;
+        for (int i = 0; i < requestsByOp.length(); i++) {
+            t += requestsByOp.get(i);
+        }
+        return t;
+    }
+}

@@ -1,0 +1,311 @@
+package io.volery.server.frontend;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import org.apache.zookeeper.data.Id;
+import org.apache.zookeeper.proto.AuthPacket;
+import org.apache.zookeeper.proto.ConnectRequest;
+import org.apache.zookeeper.proto.ConnectResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayDeque;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One client connection: the handshake, then requests in, replies and notifications out.
+ *
+ * <p>Replies leave in the order the requests arrived (clients check xids), whatever order the
+ * service completes them in. Notifications are written as soon as they are queued, so one that
+ * is queued before a reply completes reaches the client first. Pings and authentication are
+ * answered here; everything else goes to the {@link ZkService}.
+ */
+public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteBuf> implements ClientConnection {
+    private static final Logger log = LoggerFactory.getLogger(ZkConnectionHandler.class);
+    /** ZooKeeper's keeper state SyncConnected, carried by every notification. */
+    private static final int STATE_SYNC_CONNECTED = 3;
+    /** Error codes answered by the front end itself. */
+    private static final int ERR_AUTH_FAILED = -115;
+    private static final int ERR_UNIMPLEMENTED = -6;
+
+    private final ZkService service;
+    private final FrontEndStats stats;
+    private final List<Id> authInfo = new CopyOnWriteArrayList<>();
+    private final ArrayDeque<CompletableFuture<ZkReply>> inOrder = new ArrayDeque<>();
+    private volatile long sessionId;
+    private volatile Channel channel;
+    private boolean handshakeDone;
+    private boolean closing;
+
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats) {
+        this.service = service;
+        this.stats = stats;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        InetSocketAddress remote = remoteAddress();
+        if (remote != null) {
+            authInfo.add(new Id("ip", remote.getAddress().getHostAddress()));
+        }
+        stats.connectionOpened();
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        stats.connectionClosed();
+        if (handshakeDone) {
+            service.disconnected(this);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+        byte[] bytes = ByteBufUtil.getBytes(frame);
+        stats.bytesReceived(bytes.length + 4);
+        if (closing) {
+            return;
+        }
+        try {
+            if (!handshakeDone) {
+                handshake(ctx, ZkCodec.decodeConnect(bytes));
+                return;
+            }
+            request(ctx, ZkCodec.decodeRequest(bytes));
+        } catch (ZkCodec.MalformedRequestException e) {
+            // ZooKeeper drops a connection it cannot parse; the session is left to its timeout.
+            log.warn("closing connection from {} session=0x{}: {}", remoteAddress(), Long.toHexString(sessionId), e.getMessage());
+            stats.malformed();
+            closing = true;
+            ctx.close();
+        }
+    }
+
+    private void handshake(ChannelHandlerContext ctx, ConnectRequest req) {
+        // Stop reading until the session is settled, as ZooKeeper does: requests must not race it.
+        ctx.channel().config().setAutoRead(false);
+        handshakeDone = true;
+        service.connect(req, this).whenComplete((outcome, err) -> ctx.executor().execute(() -> {
+            if (err != null) {
+                log.warn("connect from {} failed: {}", remoteAddress(), err.toString());
+                ctx.close();
+                return;
+            }
+            ConnectResponse rsp = new ConnectResponse(0, outcome.accepted() ? outcome.timeoutMillis() : 0,
+                    outcome.accepted() ? outcome.sessionId() : 0, outcome.passwd(), false);
+            if (outcome.accepted()) {
+                sessionId = outcome.sessionId();
+            }
+            writeFrame(ctx, ZkCodec.encodeConnectResponse(rsp));
+            ctx.flush();
+            if (outcome.accepted()) {
+                ctx.channel().config().setAutoRead(true);
+            } else {
+                log.info("session 0x{} from {} is expired or invalid; closing", Long.toHexString(req.getSessionId()),
+                        remoteAddress());
+                closing = true;
+                ctx.close();
+            }
+        }));
+    }
+
+    private void request(ChannelHandlerContext ctx, ZkRequest r) {
+        stats.request(r.opCode());
+        switch (r.opCode()) {
+            case OpCodes.PING -> {
+                // Clients match ping replies by their special xid, so they need not wait behind
+                // slow requests; answering at once keeps sessions alive under load.
+                long zxid = service.ping(this);
+                writeFrame(ctx, ZkCodec.encodeReply(ZkReply.ok(OpCodes.XID_PING, zxid, null)));
+                ctx.flush();
+            }
+            case OpCodes.AUTH -> auth(ctx, r);
+            case OpCodes.SASL -> {
+                // SASL is later work: answer like a server without SASL support, then close.
+                enqueue(ctx, CompletableFuture.completedFuture(ZkReply.error(r.xid(), 0, ERR_AUTH_FAILED)));
+                closeAfterReplies(ctx);
+            }
+            default -> {
+                if (ZkCodec.bodyOf(r.opCode()) == null && !isBodiless(r.opCode())) {
+                    // Unknown operation: ZooKeeper answers Unimplemented and drops the connection.
+                    enqueue(ctx, CompletableFuture.completedFuture(ZkReply.error(r.xid(), 0, ERR_UNIMPLEMENTED)));
+                    closeAfterReplies(ctx);
+                    return;
+                }
+                CompletableFuture<ZkReply> f;
+                try {
+                    f = service.submit(this, r);
+                } catch (RuntimeException e) {
+                    log.error("service failed on {} session=0x{}", r, Long.toHexString(sessionId), e);
+                    f = CompletableFuture.failedFuture(e);
+                }
+                enqueue(ctx, f);
+                if (r.opCode() == OpCodes.CLOSE_SESSION) {
+                    closeAfterReplies(ctx);
+                }
+            }
+        }
+    }
+
+    private static boolean isBodiless(int op) {
+        return op == OpCodes.MULTI || op == OpCodes.MULTI_READ || op == OpCodes.CLOSE_SESSION
+                || op == OpCodes.WHO_AM_I;
+    }
+
+    /**
+     * Authentication is part of the replicated session (ACLs are checked in the partitions), so the
+     * service records it; a failure answers AuthFailed and then closes, as ZooKeeper does.
+     */
+    private void auth(ChannelHandlerContext ctx, ZkRequest r) {
+        CompletableFuture<ZkReply> f = service.submit(this, r);
+        enqueue(ctx, f);
+        f.whenComplete((rep, err) -> ctx.executor().execute(() -> {
+            if (err != null || rep == null || rep.err() != 0) {
+                log.warn("auth failed for scheme '{}' from {}", ((AuthPacket) r.body()).getScheme(), remoteAddress());
+                closeAfterReplies(ctx);
+            }
+        }));
+    }
+
+    /** The digest scheme's id: {@code user:base64(sha1(user:password))}. */
+    public static String digestId(String user, String password) {
+        try {
+            byte[] sha = MessageDigest.getInstance("SHA1").digest((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+            return user + ":" + Base64.getEncoder().encodeToString(sha);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-1", e);
+        }
+    }
+
+    private void enqueue(ChannelHandlerContext ctx, CompletableFuture<ZkReply> f) {
+        inOrder.add(f);
+        f.whenComplete((rep, err) -> {
+            if (ctx.executor().inEventLoop()) {
+                drain(ctx);
+            } else {
+                ctx.executor().execute(() -> drain(ctx));
+            }
+        });
+    }
+
+    /** Writes the completed replies at the head of the queue, in submission order. */
+    private void drain(ChannelHandlerContext ctx) {
+        if (draining) {
+            // A write can run queued tasks that drain again; the outer loop finishes the job.
+            return;
+        }
+        draining = true;
+        try {
+            drainNow(ctx);
+        } finally {
+            draining = false;
+        }
+        if (inOrder.isEmpty() && closeWhenDrained) {
+            ctx.close();
+        }
+    }
+
+    private boolean draining;
+
+    private void drainNow(ChannelHandlerContext ctx) {
+        boolean wrote = false;
+        while (!inOrder.isEmpty() && inOrder.peek().isDone()) {
+            CompletableFuture<ZkReply> f = inOrder.poll();
+            ZkReply reply;
+            try {
+                reply = f.join();
+            } catch (RuntimeException e) {
+                log.error("request of session 0x{} failed inside the service", Long.toHexString(sessionId), e);
+                // A failure inside the service has no ZooKeeper code of its own: close like a lost server.
+                closing = true;
+                ctx.close();
+                return;
+            }
+            if (reply == null) {
+                continue;
+            }
+            writeFrame(ctx, ZkCodec.encodeReply(reply));
+            wrote = true;
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+    }
+
+    private boolean closeWhenDrained;
+
+    private void closeAfterReplies(ChannelHandlerContext ctx) {
+        closing = true;
+        closeWhenDrained = true;
+        ctx.channel().config().setAutoRead(false);
+        drain(ctx);
+    }
+
+    private void writeFrame(ChannelHandlerContext ctx, byte[] body) {
+        ByteBuf buf = ctx.alloc().buffer(4 + body.length);
+        buf.writeInt(body.length).writeBytes(body);
+        stats.bytesSent(4 + body.length);
+        ctx.write(buf);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("connection from {} failed: {}", remoteAddress(), cause.toString());
+        ctx.close();
+    }
+
+    // ClientConnection
+
+    @Override
+    public long sessionId() {
+        return sessionId;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        Channel c = channel;
+        return c != null && c.remoteAddress() instanceof InetSocketAddress a ? a : null;
+    }
+
+    @Override
+    public List<Id> authInfo() {
+        return List.copyOf(authInfo);
+    }
+
+    @Override
+    public void notify(long zxid, int eventType, String path) {
+        Channel c = channel;
+        if (c == null) {
+            return;
+        }
+        byte[] body = ZkCodec.encodeNotification(zxid, eventType, STATE_SYNC_CONNECTED, path);
+        ByteBuf buf = Unpooled.buffer(4 + body.length);
+        buf.writeInt(body.length).writeBytes(body);
+        stats.notification();
+        // Written through the event loop, so it is ordered before any reply drained after this call.
+        c.writeAndFlush(buf);
+    }
+
+    @Override
+    public void close(String reason) {
+        Channel c = channel;
+        if (c != null) {
+            log.info("closing connection from {} session=0x{}: {}", remoteAddress(), Long.toHexString(sessionId), reason);
+            c.close();
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.volery.server.frontend;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+
+/**
+ * The client port: accepts ZooKeeper clients and gives each connection a frame decoder and a
+ * {@link ZkConnectionHandler} in front of the shared {@link ZkService}.
+ */
+public final class ZkFrontEnd implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ZkFrontEnd.class);
+
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final Channel server;
+    private final FrontEndStats stats = new FrontEndStats();
+
+    /**
+     * @param maxFrameBytes jute.maxbuffer: larger frames close the connection
+     */
+    public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads) {
+        boolean epoll = Epoll.isAvailable();
+        boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+        workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
+        try {
+            server = new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline()
+                                    .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
+                                    .addLast("session", new ZkConnectionHandler(service, stats));
+                        }
+                    })
+                    .bind(bind).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            boss.shutdownGracefully();
+            workers.shutdownGracefully();
+            throw new IllegalStateException("cannot listen for clients on " + bind + ": " + e.getMessage(), e);
+        }
+        log.info("serving ZooKeeper clients on {} ({})", server.localAddress(), epoll ? "epoll" : "nio");
+    }
+
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    public FrontEndStats stats() {
+        return stats;
+    }
+
+    @Override
+    public void close() {
+        server.close().syncUninterruptibly();
+        boss.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,132 @@
+package io.volery.server.internal;
+
+import io.volery.server.frontend.OpCodes;
+import io.volery.server.frontend.ZkRequest;
+import org.apache.jute.Record;
+import org.apache.zookeeper.proto.AddWatchRequest;
+import org.apache.zookeeper.proto.CheckVersionRequest;
+import org.apache.zookeeper.proto.CheckWatchesRequest;
+import org.apache.zookeeper.proto.CreateRequest;
+import org.apache.zookeeper.proto.CreateTTLRequest;
+import org.apache.zookeeper.proto.DeleteRequest;
+import org.apache.zookeeper.proto.ExistsRequest;
+import org.apache.zookeeper.proto.GetACLRequest;
+import org.apache.zookeeper.proto.GetAllChildrenNumberRequest;
+import org.apache.zookeeper.proto.GetChildren2Request;
+import org.apache.zookeeper.proto.GetChildrenRequest;
+import org.apache.zookeeper.proto.GetDataRequest;
+import org.apache.zookeeper.proto.RemoveWatchesRequest;
+import org.apache.zookeeper.proto.SetACLRequest;
+import org.apache.zookeeper.proto.SetDataRequest;
+import org.apache.zookeeper.proto.SyncRequest;
+
+import java.util.TreeSet;
+
+/** Which partitions a ZooKeeper request involves, and how they cooperate on it. */
+public enum Scope {
+    /** The partition owning the request's subtree. */
+    OWNER,
+    /** Any one partition (reads of the root, whoAmI): the front end's own. */
+    LOCAL,
+    /** Every partition, each deciding alone (root writes, top-level creates, auth, close, setWatches). */
+    EVERY,
+    /** Every partition, following the owner's verdict (deleting a top-level node). */
+    OWNER_VERDICT,
+    /** A multi over several partitions: verdicts, then all or none. */
+    MULTI,
+    /** A read whose answer is spread over partitions. */
+    GATHER;
+
+    static Scope of(ZkRequest q, PathPartitioner p) {
+        int op = q.opCode();
+        switch (op) {
+            case OpCodes.AUTH, OpCodes.CLOSE_SESSION, OpCodes.SET_WATCHES, OpCodes.SET_WATCHES2 -> {
+                return EVERY;
+            }
+            case OpCodes.WHO_AM_I -> {
+                return LOCAL;
+            }
+            case OpCodes.GET_EPHEMERALS -> {
+                return GATHER;
+            }
+            case OpCodes.MULTI -> {
+                return partitionsOf(q, p).size() == 1 && !anyRootChildChange(q) ? OWNER : MULTI;
+            }
+            case OpCodes.MULTI_READ -> {
+                return partitionsOf(q, p).size() == 1 ? OWNER : GATHER;
+            }
+            default -> {
+            }
+        }
+        String path = pathOf(q.body());
+        boolean root = PathPartitioner.isRoot(path);
+        boolean top = PathPartitioner.isTopLevel(path);
+        return switch (op) {
+            case OpCodes.CREATE, OpCodes.CREATE2, OpCodes.CREATE_CONTAINER, OpCodes.CREATE_TTL -> top ? EVERY : OWNER;
+            case OpCodes.DELETE, OpCodes.DELETE_CONTAINER -> top ? OWNER_VERDICT : OWNER;
+            case OpCodes.SET_DATA, OpCodes.SET_ACL -> root ? EVERY : OWNER;
+            case OpCodes.ADD_WATCH -> root && ((AddWatchRequest) q.body()).getMode() == 1 ? EVERY : root ? LOCAL : OWNER;
+            case OpCodes.GET_ALL_CHILDREN_NUMBER -> root ? GATHER : OWNER;
+            default -> root ? LOCAL : OWNER;
+        };
+    }
+
+    /** The partitions a multi or multiRead's operations belong to (the root's: the lowest). */
+    static TreeSet<Integer> partitionsOf(ZkRequest q, PathPartitioner p) {
+        TreeSet<Integer> out = new TreeSet<>();
+        for (ZkRequest op : q.ops()) {
+            out.add(p.ownerOf(pathOf(op.body())));
+        }
+        return out;
+    }
+
+    static boolean anyRootChildChange(ZkRequest q) {
+        for (ZkRequest op : q.ops()) {
+            int t = op.opCode();
+            boolean createOrDelete = t == OpCodes.CREATE || t == OpCodes.CREATE2 || t == OpCodes.CREATE_CONTAINER
+                    || t == OpCodes.CREATE_TTL || t == OpCodes.DELETE;
+            if (createOrDelete && PathPartitioner.isTopLevel(pathOf(op.body()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The znode path a request body names; null for bodies without one. */
+    static String pathOf(Record b) {
+        if (b instanceof CreateRequest r) {
+            return r.getPath();
+        } else if (b instanceof CreateTTLRequest r) {
+            return r.getPath();
+        } else if (b instanceof DeleteRequest r) {
+            return r.getPath();
+        } else if (b instanceof ExistsRequest r) {
+            return r.getPath();
+        } else if (b instanceof GetDataRequest r) {
+            return r.getPath();
+        } else if (b instanceof SetDataRequest r) {
+            return r.getPath();
+        } else if (b instanceof GetACLRequest r) {
+            return r.getPath();
+        } else if (b instanceof SetACLRequest r) {
+            return r.getPath();
+        } else if (b instanceof GetChildrenRequest r) {
+            return r.getPath();
+        } else if (b instanceof GetChildren2Request r) {
+            return r.getPath();
+        } else if (b instanceof SyncRequest r) {
+            return r.getPath();
+        } else if (b instanceof CheckVersionRequest r) {
+            return r.getPath();
+        } else if (b instanceof CheckWatchesRequest r) {
+            return r.getPath();
+        } else if (b instanceof RemoveWatchesRequest r) {
+            return r.getPath();
+        } else if (b instanceof AddWatchRequest r) {
+            return r.getPath();
+        } else if (b instanceof GetAllChildrenNumberRequest r) {
+            return r.getPath();
+        }
+        return null;
+    }
+}

@@ -1,0 +1,53 @@
+package io.volery.server.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * Replicated per partition: which front end holds each session, and its password. Updated only by
+ * commands ordered to every partition, so every partition agrees.
+ */
+final class SessionDirectory {
+
+    static final class Entry {
+        int frontEnd;
+        byte[] passwd;
+
+        Entry() {
+        }
+
+        Entry(int frontEnd, byte[] passwd) {
+            this.frontEnd = frontEnd;
+            this.passwd = passwd;
+        }
+    }
+
+    private TreeMap<Long, Entry> entries = new TreeMap<>();
+
+    void put(long sessionId, int frontEnd, byte[] passwd) {
+        entries.put(sessionId, new Entry(frontEnd, passwd == null ? new byte[0] : passwd.clone()));
+    }
+
+    Entry get(long sessionId) {
+        return entries.get(sessionId);
+    }
+
+    Entry remove(long sessionId) {
+        return entries.remove(sessionId);
+    }
+
+    List<Long> ids() {
+        return new ArrayList<>(entries.keySet());
+    }
+
+    SessionDirectory copy() {
+        SessionDirectory d = new SessionDirectory();
+        entries.forEach((id, e) -> d.put(id, e.frontEnd, e.passwd));
+        return d;
+    }
+
+    void restore(SessionDirectory from) {
+        entries = new TreeMap<>(from.entries);
+    }
+}

@@ -1,0 +1,77 @@
+package io.volery.server.internal;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.Partition;
+import io.eyrie.core.PartitioningOracle;
+import io.volery.server.frontend.OpCodes;
+import io.volery.server.frontend.ZkCodec;
+import io.volery.server.frontend.ZkRequest;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * Volery's partitioning oracle: the partitions each request goes to, from its paths
+ * ({@link PathPartitioner}) and its {@link Scope}. Reads any partition can answer go to the front
+ * end's own partition.
+ */
+public final class VoleryOracle extends PartitioningOracle {
+    private final PathPartitioner partitioner;
+    private final int localPartition;
+
+    public VoleryOracle(PathPartitioner partitioner, int localPartition) {
+        this.partitioner = partitioner;
+        this.localPartition = localPartition;
+    }
+
+    public PathPartitioner partitioner() {
+        return partitioner;
+    }
+
+    @Override
+    public Set<Partition> getDestinations(Command c) {
+        c.rewind();
+        VoleryRequest r = (VoleryRequest) c.getNext();
+        c.rewind();
+        return partitions(destinations(r));
+    }
+
+    /** The partition ids a request goes to. */
+    public int[] destinations(VoleryRequest r) {
+        if (r.kind != VoleryRequest.ZK) {
+            return partitioner.partitions();
+        }
+        ZkRequest q;
+        try {
+            q = ZkCodec.decodeRequest(r.frame);
+        } catch (ZkCodec.MalformedRequestException e) {
+            // The front end decoded it once already; any single partition will answer the error.
+            return new int[] {localPartition};
+        }
+        return switch (Scope.of(q, partitioner)) {
+            case OWNER -> q.opCode() == OpCodes.MULTI || q.opCode() == OpCodes.MULTI_READ
+                    ? new int[] {Scope.partitionsOf(q, partitioner).first()}
+                    : new int[] {partitioner.ownerOf(Scope.pathOf(q.body()))};
+            case LOCAL -> new int[] {localPartition};
+            case EVERY, OWNER_VERDICT -> partitioner.partitions();
+            case MULTI -> Scope.anyRootChildChange(q) ? partitioner.partitions()
+                    : Scope.partitionsOf(q, partitioner).stream().mapToInt(Integer::intValue).toArray();
+            case GATHER -> q.opCode() == OpCodes.MULTI_READ
+                    ? Scope.partitionsOf(q, partitioner).stream().mapToInt(Integer::intValue).toArray()
+                    : partitioner.partitions();
+        };
+    }
+
+    private static Set<Partition> partitions(int[] ids) {
+        Set<Partition> out = new LinkedHashSet<>();
+        for (int id : ids) {
+            out.add(Partition.get(id));
+        }
+        return out;
+    }
+
+    @Override
+    public Partition getPartition(Object objectId) {
+        return Partition.get(partitioner.ownerOf(String.valueOf(objectId)));
+    }
+}

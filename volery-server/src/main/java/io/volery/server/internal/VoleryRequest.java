@@ -1,0 +1,56 @@
+package io.volery.server.internal;
+
+import java.util.Arrays;
+
+/**
+ * What a Volery front end multicasts to the partitions: a ZooKeeper request (its jute frame, so
+ * every replica decodes the same bytes) or a session-management command. A plain class with
+ * arrays only, so the Eyrie codec (Kryo) encodes it compactly and deterministically.
+ */
+public final class VoleryRequest {
+    public static final byte ZK = 1;
+    public static final byte CREATE_SESSION = 2;
+    public static final byte RECONNECT = 3;
+    public static final byte TOUCH = 4;
+    public static final byte TICK = 5;
+
+    public byte kind;
+    /** The session issuing a ZK request, or the session created/reconnected. */
+    public long sessionId;
+    /** The ZK request's whole frame (header and body) for {@link #ZK}. */
+    public byte[] frame;
+    /** The front end's clock when it sent the request; replicas make it monotone. */
+    public long timeMillis;
+    /** The node whose front end holds the session. */
+    public int frontEnd;
+    /** CREATE_SESSION: the requested timeout; RECONNECT: idem. */
+    public int timeoutMillis;
+    /** CREATE_SESSION / RECONNECT: the session password. */
+    public byte[] passwd;
+    /** CREATE_SESSION: the client's address, for the ip scheme. TOUCH: unused. */
+    public String clientAddress;
+    /** TOUCH: the sessions heard from. */
+    public long[] sessions;
+    /** For split requests (setWatches per partition): the partitions this copy is for. */
+    public int[] partitions;
+
+    public VoleryRequest() {
+    }
+
+    public static VoleryRequest zk(long sessionId, byte[] frame, long timeMillis, int frontEnd) {
+        VoleryRequest r = new VoleryRequest();
+        r.kind = ZK;
+        r.sessionId = sessionId;
+        r.frame = frame;
+        r.timeMillis = timeMillis;
+        r.frontEnd = frontEnd;
+        return r;
+    }
+
+    @Override
+    public String toString() {
+        return "VoleryRequest[kind=" + kind + " session=0x" + Long.toHexString(sessionId)
+                + (frame == null ? "" : " bytes=" + frame.length)
+                + (partitions == null ? "" : " partitions=" + Arrays.toString(partitions)) + "]";
+    }
+}

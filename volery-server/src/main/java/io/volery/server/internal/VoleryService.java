@@ -1,0 +1,226 @@
+package io.volery.server.internal;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.EyrieClient;
+import io.eyrie.multicast.MulticastEndpoint;
+import io.volery.server.frontend.ClientConnection;
+import io.volery.server.frontend.ZkReply;
+import io.volery.server.frontend.ZkRequest;
+import io.volery.server.frontend.ZkService;
+import io.volery.server.tree.ErrorCode;
+import io.volery.server.tree.WatchEvent;
+import org.apache.zookeeper.proto.ConnectRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A node's front-end service: the Eyrie client of the sessions connected to this node. It turns
+ * requests into multicast commands, keeps each session's requests in order, keeps sessions alive
+ * with touches ordered to every partition, and hands watch events from the replicas to the
+ * connections.
+ */
+public final class VoleryService implements ZkService, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(VoleryService.class);
+    private static final int EVENT_KEYS_REMEMBERED = 100_000;
+
+    private final EyrieClient client;
+    private final VoleryOracle oracle;
+    private final int nodeId;
+    private final long touchIntervalMillis;
+    private final SecureRandom random = new SecureRandom();
+    private final Map<Long, ClientConnection> connections = new ConcurrentHashMap<>();
+    private final Map<Long, SessionOrder> order = new ConcurrentHashMap<>();
+    private final AtomicLong lastZxid = new AtomicLong();
+    private final ScheduledExecutorService timer;
+    private final Map<String, Boolean> seenEvents = new LinkedHashMap<>(1024, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > EVENT_KEYS_REMEMBERED;
+        }
+    };
+
+    /**
+     * @param touchIntervalMillis how often this front end orders a touch of its sessions (and a tick)
+     */
+    public VoleryService(MulticastEndpoint endpoint, EyrieClient client, VoleryOracle oracle, long touchIntervalMillis) {
+        this.client = client;
+        this.oracle = oracle;
+        this.nodeId = endpoint.nodeId();
+        this.touchIntervalMillis = touchIntervalMillis;
+        endpoint.onDirect(this::onDirect);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "volery-touch-" + nodeId);
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(this::touch, touchIntervalMillis, touchIntervalMillis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<ConnectOutcome> connect(ConnectRequest request, ClientConnection connection) {
+        VoleryRequest r = new VoleryRequest();
+        r.frontEnd = nodeId;
+        r.timeMillis = System.currentTimeMillis();
+        r.timeoutMillis = request.getTimeOut();
+        if (request.getSessionId() == 0) {
+            r.kind = VoleryRequest.CREATE_SESSION;
+            r.sessionId = newSessionId();
+            r.passwd = new byte[16];
+            random.nextBytes(r.passwd);
+            r.clientAddress = connection.remoteAddress() == null ? null
+                    : connection.remoteAddress().getAddress().getHostAddress();
+        } else {
+            r.kind = VoleryRequest.RECONNECT;
+            r.sessionId = request.getSessionId();
+            r.passwd = request.getPasswd();
+        }
+        long sessionId = r.sessionId;
+        byte[] passwd = r.passwd;
+        return client.executeAsync(new Command(r)).thenApply(o -> {
+            VoleryStateMachine.SessionReply s = (VoleryStateMachine.SessionReply) o;
+            if (!s.accepted) {
+                return ConnectOutcome.rejected();
+            }
+            ClientConnection previous = connections.put(sessionId, connection);
+            if (previous != null && previous != connection) {
+                previous.close("session 0x" + Long.toHexString(sessionId) + " reconnected on another connection");
+            }
+            return new ConnectOutcome(true, sessionId, s.timeoutMillis, passwd);
+        });
+    }
+
+    private long newSessionId() {
+        // The node id in the top bits keeps front ends from colliding; the rest is random.
+        return ((long) nodeId << 48) | (random.nextLong() & 0x0000_FFFF_FFFF_FFFFL) | 1;
+    }
+
+    @Override
+    public CompletableFuture<ZkReply> submit(ClientConnection connection, ZkRequest request) {
+        long sessionId = connection.sessionId();
+        VoleryRequest r = VoleryRequest.zk(sessionId, request.frame(), System.currentTimeMillis(), nodeId);
+        int[] destinations = oracle.destinations(r);
+        SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder());
+        CompletableFuture<ZkReply> reply = o.submit(destinations,
+                () -> client.executeAsync(new Command(r)).thenApply(result -> (byte[]) result))
+                .thenApply(bytes -> {
+                    ZkReply rep = ZkReply.encoded(request.xid(), bytes);
+                    lastZxid.accumulateAndGet(rep.zxid(), Math::max);
+                    if (rep.err() == ErrorCode.SESSIONMOVED.code()) {
+                        // ZooKeeper answers nothing and drops the connection of a moved session.
+                        connection.close("session moved to another server");
+                        return null;
+                    }
+                    return rep;
+                });
+        return reply;
+    }
+
+    @Override
+    public long ping(ClientConnection connection) {
+        return lastZxid.get();
+    }
+
+    @Override
+    public void disconnected(ClientConnection connection) {
+        connections.remove(connection.sessionId(), connection);
+    }
+
+    /** Orders a touch of every session connected here; it also advances session time everywhere. */
+    private void touch() {
+        try {
+            VoleryRequest r = new VoleryRequest();
+            r.kind = VoleryRequest.TOUCH;
+            r.frontEnd = nodeId;
+            r.timeMillis = System.currentTimeMillis();
+            r.sessions = connections.keySet().stream().mapToLong(Long::longValue).toArray();
+            client.executeAsync(new Command(r)).exceptionally(e -> {
+                log.debug("node={} touch failed: {}", nodeId, e.toString());
+                return null;
+            });
+        } catch (RuntimeException e) {
+            log.warn("node={} cannot order a touch: {}", nodeId, e.toString());
+        }
+    }
+
+    private void onDirect(int from, byte[] message) {
+        VoleryWire.Message m;
+        try {
+            m = VoleryWire.decode(message);
+        } catch (IllegalArgumentException e) {
+            log.warn("node={} dropped a malformed Volery message from node {}: {}", nodeId, from, e.getMessage());
+            return;
+        }
+        if (m instanceof VoleryWire.Events ev) {
+            for (WatchEvent e : ev.events()) {
+                // Every replica of the partition (and every partition, for commands they all run) sends
+                // the same event; the first copy wins.
+                String key = e.sessionId() + "/" + e.zxid() + "/" + e.type().code() + "/" + e.path();
+                synchronized (seenEvents) {
+                    if (seenEvents.putIfAbsent(key, Boolean.TRUE) != null) {
+                        continue;
+                    }
+                }
+                ClientConnection c = connections.get(e.sessionId());
+                if (c != null) {
+                    c.notify(e.zxid(), e.type().code(), e.path());
+                }
+            }
+        } else if (m instanceof VoleryWire.Expired x) {
+            ClientConnection c = connections.remove(x.sessionId());
+            order.remove(x.sessionId());
+            if (c != null) {
+                c.close("session expired");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        for (ClientConnection c : new ArrayList<>(connections.values())) {
+            c.close("server shutting down");
+        }
+    }
+
+    /**
+     * ZooKeeper's FIFO promise for one session: requests to the same single partition are pipelined
+     * (one ring orders them in sending order); any other request waits for the ones before it.
+     */
+    private static final class SessionOrder {
+        private CompletableFuture<?> tail = CompletableFuture.completedFuture(null);
+        private int[] tailDestinations = new int[0];
+
+        synchronized CompletableFuture<byte[]> submit(int[] destinations,
+                                                      java.util.function.Supplier<CompletableFuture<byte[]>> send) {
+            boolean pipeline = destinations.length == 1 && Arrays.equals(destinations, tailDestinations);
+            CompletableFuture<byte[]> f;
+            if (pipeline || tail.isDone()) {
+                f = send.get();
+            } else {
+                f = tail.handle((x, e) -> null).thenCompose(x -> send.get());
+            }
+            CompletableFuture<?> previous = tail;
+            tail = pipeline ? CompletableFuture.allOf(previous, f) : f;
+            tailDestinations = destinations;
+            return f;
+        }
+    }
+
+    /** For tests: the sessions connected here. */
+    List<Long> connectedSessions() {
+        return new ArrayList<>(connections.keySet());
+    }
+}

@@ -1,0 +1,453 @@
+package io.volery.server.internal;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.Partition;
+import io.eyrie.core.StateMachine;
+import io.eyrie.multicast.MulticastEndpoint;
+import io.volery.server.frontend.JuteTranslator;
+import io.volery.server.frontend.OpCodes;
+import io.volery.server.frontend.ZkCodec;
+import io.volery.server.frontend.ZkReply;
+import io.volery.server.frontend.ZkRequest;
+import io.volery.server.tree.ErrorCode;
+import io.volery.server.tree.Id;
+import io.volery.server.tree.Reply;
+import io.volery.server.tree.Result;
+import io.volery.server.tree.SessionTable;
+import io.volery.server.tree.TreeConfig;
+import io.volery.server.tree.WatchEvent;
+import io.volery.server.tree.ZnodeTree;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One partition replica of Volery: a {@link ZnodeTree} holding this partition's subtrees plus the
+ * root and its list of children, driven by Eyrie in delivery order.
+ *
+ * <p>How a command spans partitions ({@link Scope}):
+ * <ul>
+ * <li>most commands touch one subtree and run in its owner partition only;</li>
+ * <li>root writes, top-level creates and session commands go to every partition, and every
+ *     partition can decide them alone (each keeps the root's children), so each applies them;</li>
+ * <li>deleting a top-level node goes to every partition, but only its owner knows its version and
+ *     children: the owner's verdict travels as an Eyrie exchange and the others follow it;</li>
+ * <li>a multi across subtrees: each partition dry-runs the operations it owns, verdicts are
+ *     exchanged, all apply or none does, and the per-operation results are exchanged so that every
+ *     replica can answer with the whole reply;</li>
+ * <li>reads that gather (getEphemerals, getAllChildrenNumber of the root, a multiRead across
+ *     subtrees) exchange partial results.</li>
+ * </ul>
+ * Eyrie's exchanges double as the signals of execution atomicity, and Eyrie replies only after
+ * every destination partition signalled, so every command is linearizable.
+ */
+public final class VoleryStateMachine extends StateMachine {
+    private static final Logger log = LoggerFactory.getLogger(VoleryStateMachine.class);
+
+    private final PathPartitioner partitioner;
+    private final int me;
+    private final MulticastEndpoint endpoint;
+    private final TreeConfig treeConfig;
+    private final SessionDirectory sessionDirectory = new SessionDirectory();
+    private ZnodeTree tree;
+    private long sessionClock;
+
+    public VoleryStateMachine(MulticastEndpoint endpoint, VoleryOracle oracle, TreeConfig treeConfig) {
+        super(endpoint, oracle);
+        this.endpoint = endpoint;
+        this.partitioner = oracle.partitioner();
+        this.me = getLocalPartition().getId();
+        this.treeConfig = treeConfig;
+        this.tree = newTree();
+    }
+
+    private ZnodeTree newTree() {
+        ZnodeTree t = new ZnodeTree(treeConfig);
+        t.setTouchOnCommand(false);
+        return t;
+    }
+
+    /** The tree, for tests and monitoring (read it only while the replica is idle). */
+    public ZnodeTree tree() {
+        return tree;
+    }
+
+    @Override
+    public Object executeCommand(Command c) {
+        VoleryRequest r = (VoleryRequest) c.getNext();
+        long zxid = getCurrentPosition();
+        return switch (r.kind) {
+            case VoleryRequest.ZK -> zk(r, zxid);
+            case VoleryRequest.CREATE_SESSION -> createSession(r, zxid);
+            case VoleryRequest.RECONNECT -> reconnect(r, zxid);
+            case VoleryRequest.TOUCH -> touch(r, zxid);
+            case VoleryRequest.TICK -> tick(r.timeMillis, zxid);
+            default -> throw new IllegalArgumentException("unknown Volery request kind " + r.kind);
+        };
+    }
+
+    // ---- sessions ----------------------------------------------------------------------------
+
+    private Object createSession(VoleryRequest r, long zxid) {
+        List<Id> ids = new ArrayList<>();
+        if (r.clientAddress != null) {
+            ids.add(new Id("ip", r.clientAddress));
+        }
+        Result res = tree.apply(new io.volery.server.tree.Command.CreateSession(r.sessionId, r.timeoutMillis, ids),
+                zxid, sessionTime(r.timeMillis));
+        if (!res.isOk()) {
+            return new SessionReply(false, 0);
+        }
+        sessionDirectory.put(r.sessionId, r.frontEnd, r.passwd);
+        return new SessionReply(true, res.reply(Reply.Session.class).timeoutMs());
+    }
+
+    private Object reconnect(VoleryRequest r, long zxid) {
+        SessionDirectory.Entry e = sessionDirectory.get(r.sessionId);
+        SessionTable.Session s = tree.sessions().get(r.sessionId);
+        if (e == null || s == null || !Arrays.equals(e.passwd, r.passwd)) {
+            return new SessionReply(false, 0);
+        }
+        // The session moves to the front end it reconnected through; requests still in flight from
+        // the old one get SessionMoved.
+        sessionDirectory.put(r.sessionId, r.frontEnd, e.passwd);
+        tree.apply(new io.volery.server.tree.Command.TouchSessions(List.of(r.sessionId)), zxid, sessionTime(r.timeMillis));
+        return new SessionReply(true, s.timeoutMs());
+    }
+
+    private Object touch(VoleryRequest r, long zxid) {
+        List<Long> live = new ArrayList<>();
+        for (long id : r.sessions) {
+            SessionDirectory.Entry e = sessionDirectory.get(id);
+            // Only the front end holding a session keeps it alive.
+            if (e != null && e.frontEnd == r.frontEnd) {
+                live.add(id);
+            }
+        }
+        long time = sessionTime(r.timeMillis);
+        if (!live.isEmpty()) {
+            tree.apply(new io.volery.server.tree.Command.TouchSessions(live), zxid, time);
+        }
+        return tick(time, zxid);
+    }
+
+    /** Expires sessions and TTL nodes at the same point of every partition's order. */
+    private Object tick(long timeMillis, long zxid) {
+        long time = sessionTime(timeMillis);
+        Result res = tree.tick(zxid, time);
+        dispatch(res.events());
+        List<Long> expired = new ArrayList<>();
+        for (Long id : sessionDirectory.ids()) {
+            if (!tree.sessions().contains(id)) {
+                expired.add(id);
+            }
+        }
+        for (long id : expired) {
+            SessionDirectory.Entry e = sessionDirectory.remove(id);
+            log.info("partition={} session=0x{} expired at zxid={}", me, Long.toHexString(id), zxid);
+            endpoint.sendDirect(e.frontEnd, VoleryWire.expired(id));
+        }
+        return Boolean.TRUE;
+    }
+
+    /** Session time only moves forward, so a lagging front end's clock cannot revive anything. */
+    private long sessionTime(long proposed) {
+        sessionClock = Math.max(sessionClock, proposed);
+        return sessionClock;
+    }
+
+    // ---- ZooKeeper requests ------------------------------------------------------------------
+
+    private Object zk(VoleryRequest r, long zxid) {
+        ZkRequest q;
+        try {
+            q = ZkCodec.decodeRequest(r.frame);
+        } catch (ZkCodec.MalformedRequestException e) {
+            return error(zxid, ErrorCode.MARSHALLINGERROR);
+        }
+        SessionDirectory.Entry owner = sessionDirectory.get(r.sessionId);
+        if (owner == null || !tree.sessions().contains(r.sessionId)) {
+            return error(zxid, ErrorCode.SESSIONEXPIRED);
+        }
+        if (owner.frontEnd != r.frontEnd) {
+            return error(zxid, ErrorCode.SESSIONMOVED);
+        }
+        io.volery.server.tree.Command cmd;
+        try {
+            cmd = JuteTranslator.toCommand(r.sessionId, q);
+        } catch (JuteTranslator.RejectedRequest e) {
+            return error(zxid, e.code());
+        }
+        if (cmd == null) {
+            return error(zxid, ErrorCode.UNIMPLEMENTED);
+        }
+        if (q.opCode() == OpCodes.SET_WATCHES || q.opCode() == OpCodes.SET_WATCHES2) {
+            cmd = SetWatchesSplitter.restrict((io.volery.server.tree.Command.SetWatches) cmd, partitioner, me,
+                    r.partitions);
+        }
+        long time = r.timeMillis;
+        Scope scope = Scope.of(q, partitioner);
+        Object reply = switch (scope) {
+            case OWNER, EVERY, LOCAL -> applyHere(q, cmd, zxid, time);
+            case OWNER_VERDICT -> ownerVerdict(q, cmd, zxid, time);
+            case MULTI -> multi(q, (io.volery.server.tree.Command.Multi) cmd, zxid, time);
+            case GATHER -> gather(q, cmd, zxid, time);
+        };
+        if (q.opCode() == OpCodes.CLOSE_SESSION) {
+            sessionDirectory.remove(r.sessionId);
+        }
+        return reply;
+    }
+
+    private byte[] applyHere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        Result res = tree.apply(cmd, zxid, time);
+        dispatch(res.events());
+        return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /** Deleting a top-level node: its owner decides, every partition follows. */
+    private byte[] ownerVerdict(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        io.volery.server.tree.Command.Delete d = (io.volery.server.tree.Command.Delete) cmd;
+        int owner = partitioner.ownerOf(d.path());
+        Result res = null;
+        Integer verdict = null;
+        if (owner == me) {
+            res = tree.apply(cmd, zxid, time);
+            verdict = res.code().code();
+        }
+        Map<Partition, Object> others = exchange(verdict);
+        if (owner != me) {
+            verdict = (Integer) others.get(Partition.get(owner));
+            if (verdict == ErrorCode.OK.code()) {
+                // This partition's copy of the node has neither version nor children of its own.
+                res = tree.apply(new io.volery.server.tree.Command.Delete(d.sessionId(), d.path(), -1), zxid, time);
+                if (!res.isOk()) {
+                    throw new IllegalStateException("partition " + me + " cannot follow the owner's delete of "
+                            + d.path() + ": " + res.code());
+                }
+            } else {
+                res = new Result(ErrorCode.of(verdict), Reply.Empty.INSTANCE, List.of());
+            }
+        }
+        dispatch(res.events());
+        return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /** A multi across subtrees: dry-run, exchange verdicts, apply all or none, exchange results. */
+    private byte[] multi(ZkRequest q, io.volery.server.tree.Command.Multi m, long zxid, long time) {
+        List<io.volery.server.tree.Command.MultiOp> ops = m.ops();
+        List<Integer> mine = new ArrayList<>();
+        List<io.volery.server.tree.Command.MultiOp> myOps = new ArrayList<>();
+        for (int i = 0; i < ops.size(); i++) {
+            io.volery.server.tree.Command.MultiOp op = ops.get(i);
+            String path = MultiPaths.pathOf(op);
+            boolean every = MultiPaths.changesRootChildren(op);
+            if (partitioner.ownerOf(path) == me || every) {
+                mine.add(i);
+                myOps.add(every && partitioner.ownerOf(path) != me ? MultiPaths.followerCopy(op) : op);
+            }
+        }
+        // Dry run: a failing sentinel at the end makes the tree undo everything and report the first
+        // failure among this partition's operations, if any comes before the sentinel.
+        List<io.volery.server.tree.Command.MultiOp> probe = new ArrayList<>(myOps);
+        probe.add(new io.volery.server.tree.Command.Check(m.sessionId(), "/", Integer.MIN_VALUE));
+        Result dry = tree.apply(new io.volery.server.tree.Command.Multi(m.sessionId(), probe), zxid, time);
+        int[] myVerdict = null;
+        List<Result> dryResults = ((Reply.MultiResults) dry.reply()).results();
+        for (int k = 0; k < myOps.size(); k++) {
+            ErrorCode code = dryResults.get(k).code();
+            if (code != ErrorCode.OK) {
+                myVerdict = new int[] {mine.get(k), code.code()};
+                break;
+            }
+        }
+        int[] failure = myVerdict;
+        for (Object v : exchange(myVerdict).values()) {
+            int[] theirs = (int[]) v;
+            if (theirs != null && (failure == null || theirs[0] < failure[0])) {
+                failure = theirs;
+            }
+        }
+        if (failure != null) {
+            List<ZkReply.OpResult> results = new ArrayList<>();
+            for (int i = 0; i < ops.size(); i++) {
+                int err = i < failure[0] ? 0 : i == failure[0] ? failure[1] : ErrorCode.RUNTIMEINCONSISTENCY.code();
+                results.add(new ZkReply.OpResult(OpCodes.ERROR, err, null));
+            }
+            return encode(ZkReply.multi(0, zxid, results));
+        }
+        Result applied = tree.apply(new io.volery.server.tree.Command.Multi(m.sessionId(), myOps), zxid, time);
+        if (!applied.isOk() && !(applied.reply() instanceof Reply.MultiResults mr && allOk(mr))) {
+            throw new IllegalStateException("partition " + me + ": a multi that passed its dry run failed: " + applied.code());
+        }
+        dispatch(applied.events());
+        List<Result> myResults = ((Reply.MultiResults) applied.reply()).results();
+        TreeMap<Integer, byte[]> fragments = new TreeMap<>();
+        for (int k = 0; k < mine.size(); k++) {
+            int i = mine.get(k);
+            int op = q.ops().get(i).opCode();
+            if (partitioner.ownerOf(MultiPaths.pathOf(ops.get(i))) == me) {
+                fragments.put(i, ZkCodec.encodeMultiFragment(new ZkReply.OpResult(op, 0,
+                        JuteTranslator.body(op, myResults.get(k).reply()))));
+            }
+        }
+        return assemble(fragments, ops.size(), zxid);
+    }
+
+    private static boolean allOk(Reply.MultiResults mr) {
+        return mr.results().stream().allMatch(Result::isOk);
+    }
+
+    /** Exchanges per-operation reply fragments and assembles the whole reply in operation order. */
+    @SuppressWarnings("unchecked")
+    private byte[] assemble(TreeMap<Integer, byte[]> mine, int count, long zxid) {
+        TreeMap<Integer, byte[]> all = new TreeMap<>(mine);
+        for (Object v : exchange(new HashMap<>(mine)).values()) {
+            all.putAll((Map<Integer, byte[]>) v);
+        }
+        if (all.size() != count) {
+            throw new IllegalStateException("partition " + me + ": assembled " + all.size() + " of " + count
+                    + " operation results");
+        }
+        return ZkCodec.encodeMultiReply(0, zxid, new ArrayList<>(all.values()));
+    }
+
+    /** Reads whose answer is spread over partitions. */
+    private byte[] gather(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        if (cmd instanceof io.volery.server.tree.Command.MultiRead mr) {
+            TreeMap<Integer, byte[]> fragments = new TreeMap<>();
+            for (int i = 0; i < mr.ops().size(); i++) {
+                io.volery.server.tree.Command.ReadOp op = mr.ops().get(i);
+                String path = MultiPaths.pathOf(op);
+                boolean answerHere = PathPartitioner.isRoot(path) ? me == partitioner.partitions()[0]
+                        : partitioner.ownerOf(path) == me;
+                if (answerHere) {
+                    Result res = tree.apply(op, zxid, time);
+                    dispatch(res.events());
+                    int code = q.ops().get(i).opCode();
+                    fragments.put(i, ZkCodec.encodeMultiFragment(res.isOk()
+                            ? new ZkReply.OpResult(code, 0, JuteTranslator.body(code, res.reply()))
+                            : new ZkReply.OpResult(OpCodes.ERROR, res.code().code(), null)));
+                }
+            }
+            return assemble(fragments, mr.ops().size(), zxid);
+        }
+        Result res = tree.apply(cmd, zxid, time);
+        if (cmd instanceof io.volery.server.tree.Command.GetEphemerals) {
+            TreeSet<String> paths = new TreeSet<>();
+            if (res.isOk()) {
+                for (String p : res.reply(Reply.Paths.class).paths()) {
+                    if (!PathPartitioner.isTopLevel(p) || partitioner.ownerOf(p) == me) {
+                        paths.add(p);
+                    }
+                }
+            }
+            for (Object v : exchange(paths.toArray(new String[0])).values()) {
+                paths.addAll(Arrays.asList((String[]) v));
+            }
+            if (!res.isOk()) {
+                return encode(JuteTranslator.toReply(q, res, zxid));
+            }
+            return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Paths(new ArrayList<>(paths)),
+                    List.of()), zxid));
+        }
+        // getAllChildrenNumber of the root: every partition counts the nodes it owns.
+        int mineCount = res.isOk() ? res.reply(Reply.Count.class).count() - followerCopies() : 0;
+        int total = mineCount;
+        for (Object v : exchange(mineCount).values()) {
+            total += (Integer) v;
+        }
+        if (!res.isOk()) {
+            return encode(JuteTranslator.toReply(q, res, zxid));
+        }
+        return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Count(total), List.of()), zxid));
+    }
+
+    /** Top-level nodes this partition lists under the root but does not own. */
+    private int followerCopies() {
+        int n = 0;
+        for (String child : tree.children("/")) {
+            if (partitioner.ownerOf("/" + child) != me) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    // ---- events ------------------------------------------------------------------------------
+
+    /** Hands watch events to the front ends of their sessions (each deduplicates across replicas). */
+    private void dispatch(List<WatchEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        Map<Integer, List<WatchEvent>> byFrontEnd = new TreeMap<>();
+        for (WatchEvent e : events) {
+            SessionDirectory.Entry s = sessionDirectory.get(e.sessionId());
+            if (s != null) {
+                byFrontEnd.computeIfAbsent(s.frontEnd, k -> new ArrayList<>()).add(e);
+            }
+        }
+        byFrontEnd.forEach((node, list) -> endpoint.sendDirect(node, VoleryWire.events(list)));
+    }
+
+    private static byte[] error(long zxid, ErrorCode code) {
+        return encode(ZkReply.error(0, zxid, code.code()));
+    }
+
+    private static byte[] encode(ZkReply reply) {
+        return ZkCodec.encodeReply(reply);
+    }
+
+    // ---- checkpoints -------------------------------------------------------------------------
+
+    @Override
+    protected Object snapshotState() {
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            tree.snapshot(out);
+            return new Object[] {out.toByteArray(), sessionDirectory.copy(), sessionClock};
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    protected void restoreState(Object state) {
+        Object[] s = (Object[]) state;
+        try {
+            ZnodeTree t = newTree();
+            t.restore(new ByteArrayInputStream((byte[]) s[0]));
+            tree = t;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        sessionDirectory.restore((SessionDirectory) s[1]);
+        sessionClock = (Long) s[2];
+    }
+
+    /** The answer to a session command. */
+    public static final class SessionReply {
+        public boolean accepted;
+        public int timeoutMillis;
+
+        public SessionReply() {
+        }
+
+        SessionReply(boolean accepted, int timeoutMillis) {
+            this.accepted = accepted;
+            this.timeoutMillis = timeoutMillis;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.volery.server.internal;
+
+import io.volery.server.tree.EventType;
+import io.volery.server.tree.WatchEvent;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Volery's own messages on the node's direct channel, from replicas to front ends: watch events and
+ * session expiries. The first byte tells them from Eyrie's messages, which share the channel.
+ */
+public final class VoleryWire {
+    static final byte MAGIC = 0x56; // 'V': none of Eyrie's message types
+    static final byte EVENTS = 1;
+    static final byte EXPIRED = 2;
+
+    private VoleryWire() {
+    }
+
+    /** A decoded message: events for sessions of the receiving front end, or an expiry. */
+    public sealed interface Message permits Events, Expired {
+    }
+
+    public record Events(List<WatchEvent> events) implements Message {
+    }
+
+    public record Expired(long sessionId) implements Message {
+    }
+
+    static byte[] events(List<WatchEvent> events) {
+        return write(out -> {
+            out.writeByte(EVENTS);
+            out.writeInt(events.size());
+            for (WatchEvent e : events) {
+                out.writeLong(e.sessionId());
+                out.writeByte(e.type().code());
+                out.writeUTF(e.path());
+                out.writeLong(e.zxid());
+            }
+        });
+    }
+
+    static byte[] expired(long sessionId) {
+        return write(out -> {
+            out.writeByte(EXPIRED);
+            out.writeLong(sessionId);
+        });
+    }
+
+    /** The message, or null when the bytes are not a Volery message (an Eyrie one, say). */
+    public static Message decode(byte[] bytes) {
+        if (bytes.length < 2 || bytes[0] != MAGIC) {
+            return null;
+        }
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, 1, bytes.length - 1))) {
+            byte type = in.readByte();
+            if (type == EVENTS) {
+                int n = in.readInt();
+                if (n < 0 || n > 1_000_000) {
+                    throw new IOException("event count " + n);
+                }
+                List<WatchEvent> events = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    long session = in.readLong();
+                    EventType t = eventType(in.readByte());
+                    String path = in.readUTF();
+                    events.add(new WatchEvent(session, t, path, in.readLong()));
+                }
+                return new Events(events);
+            }
+            if (type == EXPIRED) {
+                return new Expired(in.readLong());
+            }
+            throw new IOException("unknown Volery message type " + type);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("malformed Volery message: " + e.getMessage(), e);
+        }
+    }
+
+    private static EventType eventType(int code) throws IOException {
+        for (EventType t : EventType.values()) {
+            if (t.code() == code) {
+                return t;
+            }
+        }
+        throw new IOException("unknown event type " + code);
+    }
+
+    private interface Writer {
+        void write(DataOutputStream out) throws IOException;
+    }
+
+    private static byte[] write(Writer w) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(MAGIC);
+            w.write(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+}

@@ -1,0 +1,131 @@
+package io.volery.server.tree;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * The live sessions of the tree: timeout, deadline in ordered time, ephemeral paths and the
+ * identities each session has proven. Iteration is by session id, so every replica sees the same order.
+ */
+public final class SessionTable {
+
+    /** One session; mutable, owned by the table. */
+    public static final class Session {
+        private final long id;
+        private final int timeoutMs;
+        private long deadline;
+        private final List<Id> ids = new ArrayList<>();
+        final HashOrderedSet ephemerals = new HashOrderedSet(HashOrderedSet.DEFAULT_TABLE);
+
+        Session(long id, int timeoutMs, long deadline) {
+            this.id = id;
+            this.timeoutMs = timeoutMs;
+            this.deadline = deadline;
+        }
+
+        public long id() {
+            return id;
+        }
+
+        public int timeoutMs() {
+            return timeoutMs;
+        }
+
+        /** The ordered time after which a {@link Command.Tick} expires the session. */
+        public long deadline() {
+            return deadline;
+        }
+
+        /**
+         * The identities the session has proven, in the order ZooKeeper lists them (whoAmI, and the
+         * expansion of an {@code auth} ACL). ZooKeeper keeps them in a set backed by a
+         * ConcurrentHashMap, so its order is that of the map's bins for the jute Id hash, insertion
+         * order within a bin. Reproduced here for up to 11 identities (no table resize), which covers
+         * any real session.
+         */
+        public List<Id> ids() {
+            int tableSize = 16;
+            while (ids.size() >= tableSize * 3 / 4) {
+                tableSize *= 2;
+            }
+            int mask = tableSize - 1;
+            List<Id> out = new ArrayList<>(ids);
+            out.sort(java.util.Comparator.comparingInt(id -> serverHashBin(id, mask)));
+            return out;
+        }
+
+        private static int serverHashBin(Id id, int mask) {
+            int h = 37 * (37 * 17 + id.scheme().hashCode()) + id.id().hashCode();
+            return ((h ^ (h >>> 16)) & 0x7fffffff) & mask;
+        }
+
+        /** The identities in the order the session proved them (the canonical form for snapshots). */
+        List<Id> idsInProofOrder() {
+            return ids;
+        }
+
+        /** The session's ephemeral paths, in the order ZooKeeper lists (and on close deletes) them. */
+        public List<String> ephemerals() {
+            return ephemerals.inCopyOrder();
+        }
+
+        void addId(Id id) {
+            if (!ids.contains(id)) {
+                ids.add(id);
+            }
+        }
+
+        void touch(long now) {
+            deadline = Math.max(deadline, now + timeoutMs);
+        }
+
+        void setDeadline(long deadline) {
+            this.deadline = deadline;
+        }
+    }
+
+    private final TreeMap<Long, Session> sessions = new TreeMap<>();
+
+    public Session get(long id) {
+        return sessions.get(id);
+    }
+
+    public boolean contains(long id) {
+        return sessions.containsKey(id);
+    }
+
+    public int size() {
+        return sessions.size();
+    }
+
+    /** All sessions in id order. */
+    public List<Session> all() {
+        return List.copyOf(sessions.values());
+    }
+
+    Session open(long id, int timeoutMs, long now) {
+        Session s = new Session(id, timeoutMs, now + timeoutMs);
+        sessions.put(id, s);
+        return s;
+    }
+
+    void remove(long id) {
+        sessions.remove(id);
+    }
+
+    /** Sessions whose deadline lies before {@code now}, in id order. */
+    List<Long> expiredAt(long now) {
+        List<Long> out = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            if (s.deadline < now) {
+                out.add(s.id);
+            }
+        }
+        return out;
+    }
+
+    void clear() {
+        sessions.clear();
+    }
+}

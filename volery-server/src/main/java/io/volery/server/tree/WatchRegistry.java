@@ -1,0 +1,165 @@
+package io.volery.server.tree;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongFunction;
+
+/**
+ * Watch registrations, kept like ZooKeeper's two tables: the data table (data and exist watches,
+ * persistent and persistent-recursive watches) and the child table (child watches and persistent
+ * watches). A session holds, per table and path, a set of modes; a standard (one-shot) mode is
+ * consumed when it fires, persistent modes stay.
+ */
+final class WatchRegistry {
+
+    enum Mode { STANDARD, PERSISTENT, PERSISTENT_RECURSIVE }
+
+    enum Table { DATA, CHILD }
+
+    private final TreeMap<String, TreeMap<Long, EnumSet<Mode>>> data = new TreeMap<>();
+    private final TreeMap<String, TreeMap<Long, EnumSet<Mode>>> child = new TreeMap<>();
+    private int recursiveCount;
+
+    private TreeMap<String, TreeMap<Long, EnumSet<Mode>>> table(Table t) {
+        return t == Table.DATA ? data : child;
+    }
+
+    void add(Table t, String path, long session, Mode mode) {
+        EnumSet<Mode> modes = table(t).computeIfAbsent(path, p -> new TreeMap<>())
+                .computeIfAbsent(session, s -> EnumSet.noneOf(Mode.class));
+        if (modes.add(mode) && mode == Mode.PERSISTENT_RECURSIVE) {
+            recursiveCount++;
+        }
+    }
+
+    boolean contains(Table t, String path, long session, Mode modeOrNull) {
+        TreeMap<Long, EnumSet<Mode>> bySession = table(t).get(path);
+        EnumSet<Mode> modes = bySession == null ? null : bySession.get(session);
+        return modes != null && (modeOrNull == null ? !modes.isEmpty() : modes.contains(modeOrNull));
+    }
+
+    /** Removes one mode, or all modes when {@code modeOrNull} is null; true when something went. */
+    boolean remove(Table t, String path, long session, Mode modeOrNull) {
+        TreeMap<Long, EnumSet<Mode>> bySession = table(t).get(path);
+        EnumSet<Mode> modes = bySession == null ? null : bySession.get(session);
+        if (modes == null) {
+            return false;
+        }
+        boolean removed;
+        if (modeOrNull == null) {
+            removed = !modes.isEmpty();
+            if (modes.contains(Mode.PERSISTENT_RECURSIVE)) {
+                recursiveCount--;
+            }
+            modes.clear();
+        } else {
+            removed = modes.remove(modeOrNull);
+            if (removed && modeOrNull == Mode.PERSISTENT_RECURSIVE) {
+                recursiveCount--;
+            }
+        }
+        if (modes.isEmpty()) {
+            bySession.remove(session);
+            if (bySession.isEmpty()) {
+                table(t).remove(path);
+            }
+        }
+        return removed;
+    }
+
+    void dropSession(long session) {
+        for (Table t : Table.values()) {
+            Iterator<Map.Entry<String, TreeMap<Long, EnumSet<Mode>>>> it = table(t).entrySet().iterator();
+            while (it.hasNext()) {
+                TreeMap<Long, EnumSet<Mode>> bySession = it.next().getValue();
+                EnumSet<Mode> modes = bySession.remove(session);
+                if (modes != null && modes.contains(Mode.PERSISTENT_RECURSIVE)) {
+                    recursiveCount--;
+                }
+                if (bySession.isEmpty()) {
+                    it.remove();
+                }
+            }
+        }
+    }
+
+    /**
+     * Fires the watches a change of {@code path} triggers in one table, as ZooKeeper's WatchManager
+     * does: at the path itself every registered session matches and its one-shot mode is consumed; at
+     * each ancestor only persistent-recursive watchers match. Sessions in {@code suppress} are skipped,
+     * and a matched session hears of the change only if it may READ the node ({@code nodeAcl}), yet its
+     * one-shot watch is consumed either way. Returns every matched session, for the suppression of a
+     * later trigger of the same change.
+     */
+    Set<Long> trigger(Table t, String path, EventType type, long zxid, List<Acl> nodeAcl, Set<Long> suppress,
+                      LongFunction<List<Id>> idsOfSession, List<WatchEvent> out) {
+        TreeSet<Long> matched = new TreeSet<>();
+        TreeMap<String, TreeMap<Long, EnumSet<Mode>>> table = table(t);
+        TreeMap<Long, EnumSet<Mode>> exact = table.get(path);
+        if (exact != null) {
+            Iterator<Map.Entry<Long, EnumSet<Mode>>> it = exact.entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<Long, EnumSet<Mode>> e = it.next();
+                matched.add(e.getKey());
+                e.getValue().remove(Mode.STANDARD);
+                if (e.getValue().isEmpty()) {
+                    it.remove();
+                }
+            }
+            if (exact.isEmpty()) {
+                table.remove(path);
+            }
+        }
+        if (recursiveCount > 0 && !path.equals("/")) {
+            String ancestor = path;
+            do {
+                ancestor = PathRules.parent(ancestor);
+                TreeMap<Long, EnumSet<Mode>> bySession = table.get(ancestor);
+                if (bySession != null) {
+                    for (Map.Entry<Long, EnumSet<Mode>> e : bySession.entrySet()) {
+                        if (e.getValue().contains(Mode.PERSISTENT_RECURSIVE)) {
+                            matched.add(e.getKey());
+                        }
+                    }
+                }
+            } while (!ancestor.equals("/"));
+        }
+        for (long session : matched) {
+            if ((suppress == null || !suppress.contains(session))
+                    && AclPolicy.permits(nodeAcl, Perms.READ, idsOfSession.apply(session))) {
+                out.add(new WatchEvent(session, type, path, zxid));
+            }
+        }
+        return matched;
+    }
+
+    /** Every registration, table by table, path by path, session by session: the canonical form. */
+    List<Registration> registrations() {
+        List<Registration> out = new ArrayList<>();
+        for (Table t : Table.values()) {
+            for (Map.Entry<String, TreeMap<Long, EnumSet<Mode>>> p : table(t).entrySet()) {
+                for (Map.Entry<Long, EnumSet<Mode>> s : p.getValue().entrySet()) {
+                    for (Mode m : s.getValue()) {
+                        out.add(new Registration(t, p.getKey(), s.getKey(), m));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    void clear() {
+        data.clear();
+        child.clear();
+        recursiveCount = 0;
+    }
+
+    record Registration(Table table, String path, long session, Mode mode) {
+    }
+}

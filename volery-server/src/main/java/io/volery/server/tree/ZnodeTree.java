@@ -1,0 +1,893 @@
+package io.volery.server.tree;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replicated state of Volery: znodes, sessions and watches, changed only by {@link #apply}.
+ * Given the same commands with the same zxids and times, every replica reaches the same state and
+ * returns the same results (no clock, no randomness, sorted iteration).
+ *
+ * <p>The rules are ZooKeeper 3.9's, including the order in which it checks a request (which decides
+ * the error when several apply) and which watches a change fires. Not thread-safe: one thread applies.
+ */
+public final class ZnodeTree {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZnodeTree.class);
+
+    /** The largest TTL ZooKeeper accepts (it is stored in 40 bits). */
+    public static final long MAX_TTL_MS = 0xFF_FFFF_FFFFL;
+
+    private static final Set<String> SPECIAL = Set.of("/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config");
+
+    private final TreeConfig config;
+    private final Map<String, Znode> nodes = new HashMap<>();
+    private final SessionTable sessions = new SessionTable();
+    private final WatchRegistry watches = new WatchRegistry();
+    private final TreeSet<String> containers = new TreeSet<>();
+    private final TreeSet<String> ttls = new TreeSet<>();
+    private long lastZxid;
+    private long lastTime;
+    /** The zxid of the command being applied. */
+    private long currentZxid;
+
+    /** Non-null while a multi runs: how to undo each change made so far. */
+    private Deque<Runnable> undo;
+    /** Changes whose watches fire once the command commits. */
+    private final List<Trigger> triggers = new ArrayList<>();
+
+    public ZnodeTree(TreeConfig config) {
+        this.config = config;
+        initialNodes();
+    }
+
+    /** ZooKeeper's initial tree: "/" with "/zookeeper", "/zookeeper/quota" and a read-only "/zookeeper/config". */
+    private void initialNodes() {
+        Znode root = new Znode(new byte[0], Acl.OPEN, Znode.Kind.PERSISTENT, 0, 0, 0);
+        Znode zookeeper = new Znode(new byte[0], Acl.OPEN, Znode.Kind.PERSISTENT, 0, 0, 0);
+        Znode quota = new Znode(new byte[0], Acl.OPEN, Znode.Kind.PERSISTENT, 0, 0, 0);
+        Znode configNode = new Znode(new byte[0], Acl.READ_ONLY, Znode.Kind.PERSISTENT, 0, 0, 0);
+        configNode.aversion = -1;
+        nodes.put("/", root);
+        nodes.put("/zookeeper", zookeeper);
+        nodes.put("/zookeeper/quota", quota);
+        nodes.put("/zookeeper/config", configNode);
+        root.children.add("zookeeper");
+        zookeeper.children.add("quota");
+        zookeeper.children.add("config");
+    }
+
+    public TreeConfig config() {
+        return config;
+    }
+
+    public SessionTable sessions() {
+        return sessions;
+    }
+
+    /** The zxid of the last applied command. */
+    public long lastZxid() {
+        return lastZxid;
+    }
+
+    /** The client view of a node, or null; for tests and tools, not part of the replicated protocol. */
+    public Stat stat(String path) {
+        Znode n = nodes.get(path);
+        return n == null ? null : n.stat();
+    }
+
+    /** Child names of a node in the order getChildren lists them, or null when it does not exist. */
+    public List<String> children(String path) {
+        Znode n = nodes.get(path);
+        return n == null ? null : n.children.inServerOrder();
+    }
+
+    /** A node's data (null when the node was given null data, as ZooKeeper keeps it); the node must exist. */
+    public byte[] data(String path) {
+        Znode n = existingForTools(path);
+        return n.data == null ? null : n.data.clone();
+    }
+
+    private Znode existingForTools(String path) {
+        Znode n = nodes.get(path);
+        if (n == null) {
+            throw new IllegalArgumentException("no node " + path);
+        }
+        return n;
+    }
+
+    /** Every path in the tree, in depth-first sorted order. */
+    public List<String> paths() {
+        List<String> out = new ArrayList<>();
+        Deque<String> stack = new ArrayDeque<>();
+        stack.push("/");
+        while (!stack.isEmpty()) {
+            String p = stack.pop();
+            out.add(p);
+            List<String> sorted = new ArrayList<>(nodes.get(p).children.inInsertionOrder());
+            sorted.sort(java.util.Comparator.reverseOrder());
+            for (String c : sorted) {
+                stack.push(PathRules.child(p, c));
+            }
+        }
+        return out;
+    }
+
+    private boolean touchOnCommand = true;
+
+    /**
+     * Whether any command of a session keeps it alive (ZooKeeper's rule, the default). A partitioned
+     * service turns it off and touches sessions only by {@link Command.TouchSessions} ordered to every
+     * partition, so that all partitions expire a session at the same point of their order.
+     */
+    public void setTouchOnCommand(boolean touch) {
+        this.touchOnCommand = touch;
+    }
+
+    /** Applies one ordered command; {@code zxid} and {@code timeMillis} come from its place in the order. */
+    public Result apply(Command command, long zxid, long timeMillis) {
+        lastZxid = Math.max(lastZxid, zxid);
+        lastTime = Math.max(lastTime, timeMillis);
+        currentZxid = zxid;
+        triggers.clear();
+        Result result;
+        boolean sessionless = command instanceof Command.CreateSession || command instanceof Command.TouchSessions
+                || command instanceof Command.Tick;
+        if (!sessionless) {
+            SessionTable.Session s = sessions.get(command.sessionId());
+            if (s == null) {
+                return Result.error(ErrorCode.SESSIONEXPIRED);
+            }
+            if (touchOnCommand) {
+                s.touch(timeMillis);
+            }
+        }
+        try {
+            result = dispatch(command, zxid, timeMillis);
+        } catch (Failure f) {
+            result = Result.error(f.code);
+        }
+        List<WatchEvent> events = new ArrayList<>(result.events());
+        fire(zxid, events);
+        return result.withEvents(events);
+    }
+
+    /** Shorthand for applying a {@link Command.Tick}. */
+    public Result tick(long zxid, long timeMillis) {
+        return apply(new Command.Tick(), zxid, timeMillis);
+    }
+
+    private Result dispatch(Command command, long zxid, long time) {
+        long sid = command.sessionId();
+        if (command instanceof Command.MultiOp op) {
+            return write(op, zxid, time);
+        } else if (command instanceof Command.ReadOp op) {
+            return read(op);
+        } else if (command instanceof Command.SetAcl c) {
+            return setAcl(c);
+        } else if (command instanceof Command.Exists c) {
+            return exists(c);
+        } else if (command instanceof Command.GetAcl c) {
+            return getAcl(c);
+        } else if (command instanceof Command.GetEphemerals c) {
+            return getEphemerals(c);
+        } else if (command instanceof Command.GetAllChildrenNumber c) {
+            return getAllChildrenNumber(c);
+        } else if (command instanceof Command.Multi c) {
+            return multi(c, zxid, time);
+        } else if (command instanceof Command.MultiRead c) {
+            List<Result> results = new ArrayList<>();
+            for (Command.ReadOp op : c.ops()) {
+                try {
+                    results.add(read(op));
+                } catch (Failure f) {
+                    results.add(Result.error(f.code));
+                }
+            }
+            return Result.ok(new Reply.MultiResults(results));
+        } else if (command instanceof Command.Sync c) {
+            return Result.ok(new Reply.Synced(c.path()));
+        } else if (command instanceof Command.AddWatch c) {
+            WatchRegistry.Mode mode = c.mode() == AddWatchMode.PERSISTENT
+                    ? WatchRegistry.Mode.PERSISTENT : WatchRegistry.Mode.PERSISTENT_RECURSIVE;
+            watches.add(WatchRegistry.Table.DATA, c.path(), sid, mode);
+            if (mode == WatchRegistry.Mode.PERSISTENT) {
+                watches.add(WatchRegistry.Table.CHILD, c.path(), sid, mode);
+            }
+            return Result.ok(Reply.Empty.INSTANCE);
+        } else if (command instanceof Command.RemoveWatches c) {
+            return removeWatches(sid, c.path(), c.type(), true);
+        } else if (command instanceof Command.CheckWatches c) {
+            return removeWatches(sid, c.path(), c.type(), false);
+        } else if (command instanceof Command.SetWatches c) {
+            return setWatches(c);
+        } else if (command instanceof Command.WhoAmI) {
+            return Result.ok(new Reply.Identities(sessions.get(sid).ids()));
+        } else if (command instanceof Command.AddAuth c) {
+            return addAuth(c);
+        } else if (command instanceof Command.CreateSession c) {
+            return createSession(c, time);
+        } else if (command instanceof Command.CloseSession c) {
+            closeSession(c.sessionId(), "closed");
+            return Result.ok(Reply.Empty.INSTANCE);
+        } else if (command instanceof Command.TouchSessions c) {
+            for (long id : c.sessionIds()) {
+                SessionTable.Session s = sessions.get(id);
+                if (s != null) {
+                    s.touch(time);
+                }
+            }
+            return Result.ok(Reply.Empty.INSTANCE);
+        } else if (command instanceof Command.Tick) {
+            expire(time);
+            return Result.ok(Reply.Empty.INSTANCE);
+        }
+        throw new AssertionError("unhandled command " + command);
+    }
+
+    // ---- writes ----------------------------------------------------------------------------------
+
+    private Result write(Command.MultiOp op, long zxid, long time) {
+        if (op instanceof Command.Create c) {
+            return create(c, zxid, time);
+        } else if (op instanceof Command.Delete c) {
+            delete(c);
+            return Result.ok(Reply.Empty.INSTANCE);
+        } else if (op instanceof Command.SetData c) {
+            return setData(c, zxid, time);
+        } else if (op instanceof Command.Check c) {
+            check(c);
+            return Result.ok(Reply.Empty.INSTANCE);
+        }
+        throw new AssertionError("unhandled op " + op);
+    }
+
+    private Result create(Command.Create c, long zxid, long time) {
+        CreateMode mode = c.mode();
+        byte[] data = c.data() == null ? null : c.data().clone();
+        checkSize(data);
+        if (mode.isTtl() && !config.extendedTypesEnabled()) {
+            throw new Failure(ErrorCode.UNIMPLEMENTED);
+        }
+        boolean ttlOk = mode.isTtl() ? c.ttl() > 0 && c.ttl() <= MAX_TTL_MS : c.ttl() < 0;
+        if (!ttlOk) {
+            throw new Failure(ErrorCode.BADARGUMENTS);
+        }
+        String path = c.path();
+        int slash = path.lastIndexOf('/');
+        if (slash < 0 || path.indexOf('\0') >= 0) {
+            throw new Failure(ErrorCode.BADARGUMENTS);
+        }
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids());
+        if (acl == null) {
+            throw new Failure(ErrorCode.INVALIDACL);
+        }
+        // The parent lookup comes before path validation, so "/a//b" is NoNode while "/a/" is BadArguments.
+        String parentPath = slash == 0 ? "/" : path.substring(0, slash);
+        Znode parent = nodes.get(parentPath);
+        if (parent == null) {
+            throw new Failure(ErrorCode.NONODE);
+        }
+        requirePerm(parent, Perms.CREATE, c.sessionId());
+        if (mode.isSequential()) {
+            path = path + String.format(Locale.ROOT, "%010d", parent.childCreations);
+        }
+        if (!PathRules.isValid(path)) {
+            throw new Failure(ErrorCode.BADARGUMENTS);
+        }
+        if (nodes.containsKey(path)) {
+            throw new Failure(ErrorCode.NODEEXISTS);
+        }
+        if (parent.kind == Znode.Kind.EPHEMERAL) {
+            throw new Failure(ErrorCode.NOCHILDRENFOREPHEMERALS);
+        }
+        Znode.Kind kind;
+        long owner;
+        if (mode.isEphemeral()) {
+            kind = Znode.Kind.EPHEMERAL;
+            owner = c.sessionId();
+        } else if (mode == CreateMode.CONTAINER) {
+            kind = Znode.Kind.CONTAINER;
+            owner = 0;
+        } else if (mode.isTtl()) {
+            kind = Znode.Kind.TTL;
+            owner = c.ttl();
+        } else {
+            kind = Znode.Kind.PERSISTENT;
+            owner = 0;
+        }
+        Znode node = new Znode(data, acl, kind, owner, zxid, time);
+        insert(path, parentPath, parent, node, zxid);
+        return Result.ok(new Reply.Created(path, node.stat()));
+    }
+
+    private void delete(Command.Delete c) {
+        String path = c.path();
+        int slash = path.lastIndexOf('/');
+        if (slash < 0 || path.indexOf('\0') >= 0 || SPECIAL.contains(path)) {
+            throw new Failure(ErrorCode.BADARGUMENTS);
+        }
+        Znode parent = nodes.get(slash == 0 ? "/" : path.substring(0, slash));
+        if (parent == null) {
+            throw new Failure(ErrorCode.NONODE);
+        }
+        // ZooKeeper checks DELETE on the parent before it looks the node up.
+        requirePerm(parent, Perms.DELETE, c.sessionId());
+        Znode node = nodes.get(path);
+        if (node == null) {
+            throw new Failure(ErrorCode.NONODE);
+        }
+        checkVersion(node.version, c.version());
+        if (!node.children.isEmpty()) {
+            throw new Failure(ErrorCode.NOTEMPTY);
+        }
+        remove(path);
+    }
+
+    private Result setData(Command.SetData c, long zxid, long time) {
+        byte[] data = c.data() == null ? null : c.data().clone();
+        checkSize(data);
+        Znode node = existingValid(c.path());
+        requirePerm(node, Perms.WRITE, c.sessionId());
+        checkVersion(node.version, c.version());
+        byte[] oldData = node.data;
+        long oldMzxid = node.mzxid;
+        long oldMtime = node.mtime;
+        int oldVersion = node.version;
+        node.data = data;
+        node.mzxid = zxid;
+        node.mtime = time;
+        node.version = oldVersion + 1;
+        recordUndo(() -> {
+            node.data = oldData;
+            node.mzxid = oldMzxid;
+            node.mtime = oldMtime;
+            node.version = oldVersion;
+        });
+        triggers.add(new Trigger(EventType.NODE_DATA_CHANGED, c.path(), node.acl, null));
+        return Result.ok(new Reply.StatReply(node.stat()));
+    }
+
+    private void check(Command.Check c) {
+        Znode node = existingValid(c.path());
+        requirePerm(node, Perms.READ, c.sessionId());
+        checkVersion(node.version, c.version());
+    }
+
+    private Result setAcl(Command.SetAcl c) {
+        if (!PathRules.isValid(c.path())) {
+            throw new Failure(ErrorCode.BADARGUMENTS);
+        }
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids());
+        if (acl == null) {
+            throw new Failure(ErrorCode.INVALIDACL);
+        }
+        Znode node = existing(c.path());
+        requirePerm(node, Perms.ADMIN, c.sessionId());
+        checkVersion(node.aversion, c.aclVersion());
+        node.acl = acl;
+        node.aversion++;
+        return Result.ok(new Reply.StatReply(node.stat()));
+    }
+
+    private Result multi(Command.Multi c, long zxid, long time) {
+        undo = new ArrayDeque<>();
+        try {
+            List<Result> results = new ArrayList<>();
+            for (int i = 0; i < c.ops().size(); i++) {
+                try {
+                    results.add(write(c.ops().get(i), zxid, time));
+                } catch (Failure f) {
+                    rollBack();
+                    return new Result(f.code, failedMulti(c.ops().size(), i, f.code), List.of());
+                }
+            }
+            return Result.ok(new Reply.MultiResults(results));
+        } finally {
+            undo = null;
+        }
+    }
+
+    /** ZooKeeper's answer to a failed multi: OK for the undone ops, the error, then RuntimeInconsistency. */
+    private static Reply failedMulti(int size, int failedAt, ErrorCode code) {
+        List<Result> results = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            ErrorCode each = i < failedAt ? ErrorCode.OK : i == failedAt ? code : ErrorCode.RUNTIMEINCONSISTENCY;
+            results.add(Result.error(each));
+        }
+        return new Reply.MultiResults(results);
+    }
+
+    private void rollBack() {
+        while (!undo.isEmpty()) {
+            undo.pop().run();
+        }
+        triggers.clear();
+    }
+
+    private void recordUndo(Runnable action) {
+        if (undo != null) {
+            undo.push(action);
+        }
+    }
+
+    private void insert(String path, String parentPath, Znode parent, Znode node, long zxid) {
+        String name = PathRules.name(path);
+        long oldPzxid = parent.pzxid;
+        SessionTable.Session owner = node.kind == Znode.Kind.EPHEMERAL ? sessions.get(node.owner) : null;
+        int oldOwnerTable = owner == null ? 0 : owner.ephemerals.table();
+        int oldParentTable = parent.children.table();
+        nodes.put(path, node);
+        parent.children.add(name);
+        parent.childCreations++;
+        parent.pzxid = Math.max(parent.pzxid, zxid);
+        register(path, node);
+        recordUndo(() -> {
+            unregister(path, node);
+            nodes.remove(path);
+            parent.children.remove(name);
+            // the table may have grown with this insertion; HashSet order depends on it
+            parent.children.restore(parent.children.inInsertionOrder(), oldParentTable);
+            if (owner != null) {
+                owner.ephemerals.restore(owner.ephemerals.inInsertionOrder(), oldOwnerTable);
+            }
+            parent.childCreations--;
+            parent.pzxid = oldPzxid;
+        });
+        triggers.add(new Trigger(EventType.NODE_CREATED, path, node.acl, parent.acl));
+    }
+
+    private void remove(String path) {
+        String parentPath = PathRules.parent(path);
+        Znode parent = nodes.get(parentPath);
+        Znode node = nodes.get(path);
+        String name = PathRules.name(path);
+        long oldPzxid = parent.pzxid;
+        // an undone removal must put names back where they were, since that position shows in orders
+        List<String> oldChildren = undo == null ? null : parent.children.inInsertionOrder();
+        SessionTable.Session owner = node.kind == Znode.Kind.EPHEMERAL ? sessions.get(node.owner) : null;
+        List<String> oldEphemerals = undo == null || owner == null ? null : owner.ephemerals.inInsertionOrder();
+        nodes.remove(path);
+        parent.children.remove(name);
+        parent.pzxid = Math.max(parent.pzxid, currentZxid);
+        unregister(path, node);
+        recordUndo(() -> {
+            nodes.put(path, node);
+            parent.children.restore(oldChildren, parent.children.table());
+            parent.pzxid = oldPzxid;
+            register(path, node);
+            if (owner != null) {
+                owner.ephemerals.restore(oldEphemerals, owner.ephemerals.table());
+            }
+        });
+        triggers.add(new Trigger(EventType.NODE_DELETED, path, node.acl, parent.acl));
+    }
+
+    private void register(String path, Znode node) {
+        switch (node.kind) {
+            case EPHEMERAL -> sessions.get(node.owner).ephemerals.add(path);
+            case CONTAINER -> containers.add(path);
+            case TTL -> ttls.add(path);
+            default -> {
+            }
+        }
+    }
+
+    private void unregister(String path, Znode node) {
+        switch (node.kind) {
+            case EPHEMERAL -> {
+                SessionTable.Session s = sessions.get(node.owner);
+                if (s != null) {
+                    s.ephemerals.remove(path);
+                }
+            }
+            case CONTAINER -> containers.remove(path);
+            case TTL -> ttls.remove(path);
+            default -> {
+            }
+        }
+    }
+
+    // ---- reads -----------------------------------------------------------------------------------
+
+    private Result read(Command.ReadOp op) {
+        if (op instanceof Command.GetData c) {
+            Znode node = existing(c.path());
+            requirePerm(node, Perms.READ, c.sessionId());
+            if (c.watch()) {
+                watches.add(WatchRegistry.Table.DATA, c.path(), c.sessionId(), WatchRegistry.Mode.STANDARD);
+            }
+            return Result.ok(new Reply.Data(node.data == null ? null : node.data.clone(), node.stat()));
+        } else if (op instanceof Command.GetChildren c) {
+            Znode node = existing(c.path());
+            requirePerm(node, Perms.READ, c.sessionId());
+            if (c.watch()) {
+                watches.add(WatchRegistry.Table.CHILD, c.path(), c.sessionId(), WatchRegistry.Mode.STANDARD);
+            }
+            return Result.ok(new Reply.Children(node.children.inServerOrder(), c.withStat() ? node.stat() : null));
+        }
+        throw new AssertionError("unhandled read " + op);
+    }
+
+    private Result exists(Command.Exists c) {
+        if (c.path().indexOf('\0') >= 0) {
+            throw new Failure(ErrorCode.BADARGUMENTS);
+        }
+        Znode node = nodes.get(c.path());
+        if (node != null) {
+            requirePerm(node, Perms.READ, c.sessionId());
+        }
+        if (c.watch()) {
+            watches.add(WatchRegistry.Table.DATA, c.path(), c.sessionId(), WatchRegistry.Mode.STANDARD);
+        }
+        if (node == null) {
+            throw new Failure(ErrorCode.NONODE);
+        }
+        return Result.ok(new Reply.StatReply(node.stat()));
+    }
+
+    private Result getAcl(Command.GetAcl c) {
+        Znode node = existing(c.path());
+        requirePerm(node, Perms.READ | Perms.ADMIN, c.sessionId());
+        List<Acl> shown = AclPolicy.permits(node.acl, Perms.ADMIN, idsOf(c.sessionId()))
+                ? node.acl : AclPolicy.redacted(node.acl);
+        return Result.ok(new Reply.Acls(List.copyOf(shown), node.stat()));
+    }
+
+    private Result getEphemerals(Command.GetEphemerals c) {
+        String prefix = c.prefix() == null ? "" : c.prefix().trim();
+        List<String> out = new ArrayList<>();
+        for (String p : sessions.get(c.sessionId()).ephemerals()) {
+            if (prefix.isEmpty() || prefix.equals("/") || p.startsWith(prefix)) {
+                out.add(p);
+            }
+        }
+        return Result.ok(new Reply.Paths(out));
+    }
+
+    private Result getAllChildrenNumber(Command.GetAllChildrenNumber c) {
+        Znode node = existing(c.path());
+        requirePerm(node, Perms.READ, c.sessionId());
+        int count = 0;
+        Deque<String> stack = new ArrayDeque<>();
+        stack.push(c.path());
+        while (!stack.isEmpty()) {
+            String p = stack.pop();
+            for (String child : nodes.get(p).children.inInsertionOrder()) {
+                count++;
+                stack.push(PathRules.child(p, child));
+            }
+        }
+        return Result.ok(new Reply.Count(count));
+    }
+
+    // ---- watches ---------------------------------------------------------------------------------
+
+    /**
+     * ZooKeeper's rules: CHILDREN and DATA address only one-shot watches (of the child and data table),
+     * PERSISTENT the persistent mode (removal from both tables, the check looks at the data table),
+     * PERSISTENT_RECURSIVE the recursive mode, ANY every mode of both tables.
+     */
+    private Result removeWatches(long sid, String path, WatcherType type, boolean remove) {
+        WatchRegistry.Table data = WatchRegistry.Table.DATA;
+        WatchRegistry.Table child = WatchRegistry.Table.CHILD;
+        boolean found = switch (type) {
+            case CHILDREN -> watchOp(child, path, sid, WatchRegistry.Mode.STANDARD, remove);
+            case DATA -> watchOp(data, path, sid, WatchRegistry.Mode.STANDARD, remove);
+            case PERSISTENT -> remove
+                    ? watchOp(child, path, sid, WatchRegistry.Mode.PERSISTENT, true)
+                            | watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT, true)
+                    : watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT, false);
+            case PERSISTENT_RECURSIVE -> watchOp(data, path, sid, WatchRegistry.Mode.PERSISTENT_RECURSIVE, remove);
+            case ANY -> remove
+                    ? watchOp(child, path, sid, null, true) | watchOp(data, path, sid, null, true)
+                    : watchOp(child, path, sid, null, false) || watchOp(data, path, sid, null, false);
+        };
+        return found ? Result.ok(Reply.Empty.INSTANCE) : Result.error(ErrorCode.NOWATCHER);
+    }
+
+    private boolean watchOp(WatchRegistry.Table t, String path, long sid, WatchRegistry.Mode mode, boolean remove) {
+        return remove ? watches.remove(t, path, sid, mode) : watches.contains(t, path, sid, mode);
+    }
+
+    /**
+     * ZooKeeper's re-arm rules: a data watch fires NodeDeleted if the node is gone and NodeDataChanged
+     * if its mzxid is after the client's zxid; an exist watch fires NodeCreated if the node exists; a
+     * child watch fires NodeDeleted or, if pzxid is after the client's zxid, NodeChildrenChanged.
+     * Otherwise the watch is registered. Persistent watches are registered without catch-up.
+     */
+    private Result setWatches(Command.SetWatches c) {
+        long sid = c.sessionId();
+        List<WatchEvent> events = new ArrayList<>();
+        for (String p : c.dataWatches()) {
+            Znode n = nodes.get(p);
+            if (n == null) {
+                events.add(new WatchEvent(sid, EventType.NODE_DELETED, p, WatchEvent.NO_ZXID));
+            } else if (n.mzxid > c.relativeZxid()) {
+                events.add(new WatchEvent(sid, EventType.NODE_DATA_CHANGED, p, WatchEvent.NO_ZXID));
+            } else {
+                watches.add(WatchRegistry.Table.DATA, p, sid, WatchRegistry.Mode.STANDARD);
+            }
+        }
+        for (String p : c.existWatches()) {
+            if (nodes.containsKey(p)) {
+                events.add(new WatchEvent(sid, EventType.NODE_CREATED, p, WatchEvent.NO_ZXID));
+            } else {
+                watches.add(WatchRegistry.Table.DATA, p, sid, WatchRegistry.Mode.STANDARD);
+            }
+        }
+        for (String p : c.childWatches()) {
+            Znode n = nodes.get(p);
+            if (n == null) {
+                events.add(new WatchEvent(sid, EventType.NODE_DELETED, p, WatchEvent.NO_ZXID));
+            } else if (n.pzxid > c.relativeZxid()) {
+                events.add(new WatchEvent(sid, EventType.NODE_CHILDREN_CHANGED, p, WatchEvent.NO_ZXID));
+            } else {
+                watches.add(WatchRegistry.Table.CHILD, p, sid, WatchRegistry.Mode.STANDARD);
+            }
+        }
+        for (String p : c.persistentWatches()) {
+            watches.add(WatchRegistry.Table.DATA, p, sid, WatchRegistry.Mode.PERSISTENT);
+            watches.add(WatchRegistry.Table.CHILD, p, sid, WatchRegistry.Mode.PERSISTENT);
+        }
+        for (String p : c.persistentRecursiveWatches()) {
+            watches.add(WatchRegistry.Table.DATA, p, sid, WatchRegistry.Mode.PERSISTENT_RECURSIVE);
+        }
+        return new Result(ErrorCode.OK, Reply.Empty.INSTANCE, events);
+    }
+
+    /** Turns the committed changes into watch events, in change order; a session hears of a path once per change. */
+    private void fire(long zxid, List<WatchEvent> out) {
+        for (Trigger t : triggers) {
+            switch (t.type) {
+                case NODE_CREATED -> {
+                    watches.trigger(WatchRegistry.Table.DATA, t.path, EventType.NODE_CREATED, zxid, t.acl, null,
+                            this::idsOf, out);
+                    watches.trigger(WatchRegistry.Table.CHILD, PathRules.parent(t.path),
+                            EventType.NODE_CHILDREN_CHANGED, zxid, t.parentAcl, null, this::idsOf, out);
+                }
+                case NODE_DELETED -> {
+                    Set<Long> told = watches.trigger(WatchRegistry.Table.DATA, t.path, EventType.NODE_DELETED, zxid,
+                            t.acl, null, this::idsOf, out);
+                    watches.trigger(WatchRegistry.Table.CHILD, t.path, EventType.NODE_DELETED, zxid, t.acl, told,
+                            this::idsOf, out);
+                    watches.trigger(WatchRegistry.Table.CHILD, PathRules.parent(t.path),
+                            EventType.NODE_CHILDREN_CHANGED, zxid, t.parentAcl, null, this::idsOf, out);
+                }
+                case NODE_DATA_CHANGED -> watches.trigger(WatchRegistry.Table.DATA, t.path,
+                        EventType.NODE_DATA_CHANGED, zxid, t.acl, null, this::idsOf, out);
+                default -> throw new AssertionError(t.type);
+            }
+        }
+        triggers.clear();
+    }
+
+    // ---- sessions, auth, expiry ------------------------------------------------------------------
+
+    private Result createSession(Command.CreateSession c, long time) {
+        if (c.sessionId() == 0 || sessions.contains(c.sessionId())) {
+            return Result.error(ErrorCode.BADARGUMENTS);
+        }
+        int timeout = Math.max(config.minSessionTimeoutMs(),
+                Math.min(config.maxSessionTimeoutMs(), c.requestedTimeoutMs()));
+        SessionTable.Session s = sessions.open(c.sessionId(), timeout, time);
+        for (Id id : c.initialIds()) {
+            s.addId(id);
+        }
+        LOG.debug("session={} opened timeout={}ms", Long.toHexString(c.sessionId()), timeout);
+        return Result.ok(new Reply.Session(c.sessionId(), timeout));
+    }
+
+    private Result addAuth(Command.AddAuth c) {
+        if (!"digest".equals(c.scheme()) || c.auth() == null) {
+            return Result.error(ErrorCode.AUTHFAILED);
+        }
+        String digest = AclPolicy.digestId(new String(c.auth(), StandardCharsets.UTF_8));
+        SessionTable.Session s = sessions.get(c.sessionId());
+        if (digest.equals(config.superDigest())) {
+            s.addId(new Id("super", ""));
+        }
+        s.addId(new Id("digest", digest));
+        return Result.ok(Reply.Empty.INSTANCE);
+    }
+
+    /** Drops the session's watches first (it hears nothing more), then deletes its ephemerals. */
+    private void closeSession(long sid, String why) {
+        watches.dropSession(sid);
+        SessionTable.Session s = sessions.get(sid);
+        // ZooKeeper's order, since it decides the order of the watch events
+        for (String path : s.ephemerals()) {
+            remove(path);
+        }
+        sessions.remove(sid);
+        LOG.debug("session={} {}", Long.toHexString(sid), why);
+    }
+
+    private void expire(long now) {
+        for (long sid : sessions.expiredAt(now)) {
+            closeSession(sid, "expired");
+        }
+        // Candidates are chosen before any deletion, as ZooKeeper's container manager does.
+        List<String> doomed = new ArrayList<>();
+        for (String path : containers) {
+            Znode n = nodes.get(path);
+            if (n.childCreations > 0 && n.children.isEmpty()) {
+                doomed.add(path);
+            }
+        }
+        for (String path : ttls) {
+            Znode n = nodes.get(path);
+            if (n.children.isEmpty() && now - n.mtime > n.owner) {
+                doomed.add(path);
+            }
+        }
+        for (String path : doomed) {
+            Znode n = nodes.get(path);
+            if (n != null && n.children.isEmpty()) {
+                remove(path);
+            }
+        }
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------
+
+    private List<Id> idsOf(long sid) {
+        SessionTable.Session s = sessions.get(sid);
+        return s == null ? List.of() : s.idsInProofOrder();
+    }
+
+    private Znode existing(String path) {
+        Znode node = nodes.get(path);
+        if (node == null) {
+            throw new Failure(ErrorCode.NONODE);
+        }
+        return node;
+    }
+
+    private Znode existingValid(String path) {
+        if (!PathRules.isValid(path)) {
+            throw new Failure(ErrorCode.BADARGUMENTS);
+        }
+        return existing(path);
+    }
+
+    private void requirePerm(Znode node, int perm, long sid) {
+        if (!AclPolicy.permits(node.acl, perm, idsOf(sid))) {
+            throw new Failure(ErrorCode.NOAUTH);
+        }
+    }
+
+    private static void checkVersion(int current, int expected) {
+        if (expected != -1 && expected != current) {
+            throw new Failure(ErrorCode.BADVERSION);
+        }
+    }
+
+    /**
+     * ZooKeeper refuses an oversized request at the connection (no error code; the client sees
+     * ConnectionLoss and reconnects). The front end should do the same; this is the last guard.
+     */
+    private void checkSize(byte[] data) {
+        if (data != null && data.length > config.maxDataBytes()) {
+            throw new Failure(ErrorCode.CONNECTIONLOSS);
+        }
+    }
+
+    // ---- snapshot and digest ---------------------------------------------------------------------
+
+    /** Writes the whole state (tree, sessions, watches, counters) in a canonical form. */
+    public void snapshot(OutputStream out) throws IOException {
+        TreeSnapshot.write(this, out);
+    }
+
+    /** Replaces the whole state with one written by {@link #snapshot}. */
+    public void restore(InputStream in) throws IOException {
+        TreeSnapshot.read(this, in);
+    }
+
+    /** A SHA-256 over the canonical form of the state, hex encoded; equal on replicas in the same state. */
+    public String digest() {
+        return TreeSnapshot.digest(this);
+    }
+
+    /**
+     * What is inconsistent between the node map, the parent/child links and the bookkeeping of
+     * containers, TTL nodes and session ephemerals; null when nothing is. For tests and assertions.
+     */
+    String inconsistency() {
+        List<String> reachable = paths();
+        if (reachable.size() != nodes.size()) {
+            return nodes.size() + " nodes stored but " + reachable.size() + " reachable from /";
+        }
+        for (Map.Entry<String, Znode> e : nodes.entrySet()) {
+            String path = e.getKey();
+            Znode n = e.getValue();
+            boolean container = containers.contains(path);
+            boolean ttl = ttls.contains(path);
+            if (container != (n.kind == Znode.Kind.CONTAINER) || ttl != (n.kind == Znode.Kind.TTL)) {
+                return path + " is a " + n.kind + " but container/ttl bookkeeping says " + container + "/" + ttl;
+            }
+            if (n.kind == Znode.Kind.EPHEMERAL) {
+                SessionTable.Session owner = sessions.get(n.owner);
+                if (owner == null || !owner.ephemerals.contains(path)) {
+                    return "ephemeral " + path + " is not listed by a live session " + n.owner;
+                }
+            }
+            if (n.mzxid < n.czxid || n.pzxid < n.czxid) {
+                return path + " has mzxid/pzxid before its czxid";
+            }
+            if (n.childCreations * 2 - n.children.size() < 0 && !SPECIAL.contains(path)) {
+                return path + " has fewer child creations than children";
+            }
+        }
+        if (containers.size() + ttls.size() > nodes.size()) {
+            return "container/ttl bookkeeping lists nodes that do not exist";
+        }
+        for (SessionTable.Session s : sessions.all()) {
+            for (String p : s.ephemerals.inInsertionOrder()) {
+                Znode n = nodes.get(p);
+                if (n == null || n.kind != Znode.Kind.EPHEMERAL || n.owner != s.id()) {
+                    return "session " + s.id() + " lists " + p + " which is not its ephemeral";
+                }
+            }
+        }
+        return null;
+    }
+
+    // package access for TreeSnapshot
+    Map<String, Znode> nodeMap() {
+        return nodes;
+    }
+
+    WatchRegistry watchRegistry() {
+        return watches;
+    }
+
+    long lastTime() {
+        return lastTime;
+    }
+
+    void resetForRestore(long zxid, long time) {
+        nodes.clear();
+        sessions.clear();
+        watches.clear();
+        containers.clear();
+        ttls.clear();
+        lastZxid = zxid;
+        lastTime = time;
+    }
+
+    /** Adds a node whose children list is already restored; parents come before their children. */
+    void restoreNode(String path, Znode node) {
+        nodes.put(path, node);
+        register(path, node);
+    }
+
+    private record Trigger(EventType type, String path, List<Acl> acl, List<Acl> parentAcl) {
+    }
+
+    /** A request ZooKeeper would refuse with {@code code}; cheap, as it carries no stack. */
+    private static final class Failure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final ErrorCode code;
+
+        Failure(ErrorCode code) {
+            super(code.name(), null, false, false);
+            this.code = code;
+        }
+    }
+
+}

@@ -1,0 +1,63 @@
+package io.volery.server.backtoback;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.zookeeper.server.ZooKeeperServerMain;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real standalone ZooKeeper 3.9.5 server in this JVM, on a free port of 127.0.0.1, with its data in
+ * a directory the caller owns. TTL nodes are enabled (zookeeper.extendedTypesEnabled) and the admin
+ * HTTP server is off.
+ */
+public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
+
+    private final int port;
+    private final Thread thread;
+
+    /** "user:password" of the operator: its digest is configured as ZooKeeper's super digest. */
+    public static final String SUPER_CREDENTIALS = "super:operator";
+
+    public EmbeddedZooKeeper(Path dataDir) throws IOException {
+        // read once, when ZooKeeper's digest provider class initialises
+        System.setProperty("zookeeper.DigestAuthenticationProvider.superDigest",
+                ZnodeTreeDriver.digest(SUPER_CREDENTIALS));
+        System.setProperty("zookeeper.admin.enableServer", "false");
+        System.setProperty("zookeeper.extendedTypesEnabled", "true");
+        // containers and TTL nodes are reaped by the oracle only when the test asks, never behind its back
+        System.setProperty("znode.container.checkIntervalMs", "3600000");
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            port = probe.getLocalPort();
+        }
+        Path config = dataDir.resolve("zoo.cfg");
+        Files.writeString(config, "tickTime=2000\ndataDir=" + dataDir.resolve("data") + "\nclientPort=" + port
+                + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");
+        String[] args = {config.toString()};
+        thread = new Thread(() -> {
+            try {
+                initializeAndRun(args);
+            } catch (Exception e) {
+                LOG.error("embedded ZooKeeper on port {} stopped with an error", port, e);
+            }
+        }, "embedded-zookeeper-" + port);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    public String connectString() {
+        return "127.0.0.1:" + port;
+    }
+
+    public void stop() throws InterruptedException {
+        shutdown();
+        thread.join(10_000);
+    }
+}

@@ -1,0 +1,26 @@
+package io.volery.server.backtoback;
+
+import java.util.List;
+
+/**
+ * Something that answers ZooKeeper operations for a fixed number of client sessions: a real
+ * ZooKeeper through its Java client, a {@link io.volery.server.tree.ZnodeTree} directly, or (later)
+ * a Volery server. Sessions are numbered 0..n-1; every session uses its default watcher.
+ */
+public interface ZooKeeperDriver extends AutoCloseable {
+
+    /** A short name for failure messages. */
+    String name();
+
+    Outcome execute(int session, DriverOp op) throws Exception;
+
+    /**
+     * The watch events the session has received since the last call, as "EventType path", in arrival
+     * order. A driver must make sure every event caused by an operation already answered is included.
+     */
+    List<String> takeEvents(int session) throws Exception;
+
+    /** Closes every session the driver opened. */
+    @Override
+    void close();
+}

@@ -1,0 +1,151 @@
+package io.volery.server.tree;
+
+import static io.volery.server.tree.TreeFixture.expect;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Which watches a write fires (ZooKeeper's DataTree/WatchManager choices) and how they are (re)armed. */
+class WatchesTest {
+
+    private TreeFixture f;
+    private long writer;
+    private long w;
+
+    @BeforeEach
+    void setUp() {
+        f = new TreeFixture();
+        writer = f.session();
+        w = f.session();
+        f.created(writer, "/p", CreateMode.PERSISTENT);
+    }
+
+    private WatchEvent ev(EventType type, String path) {
+        return new WatchEvent(w, type, path, f.zxid);
+    }
+
+    /** Asserts the events of {@code r}, all for session w at the zxid of the command just run. */
+    private void expectEvents(Result r, String why, Object... typeThenPath) {
+        List<WatchEvent> expected = new java.util.ArrayList<>();
+        for (int i = 0; i < typeThenPath.length; i += 2) {
+            expected.add(ev((EventType) typeThenPath[i], (String) typeThenPath[i + 1]));
+        }
+        assertEquals(expected, r.events(), why);
+    }
+
+    @Test
+    void existWatchOnMissingNodeFiresNodeCreatedOnce() {
+        expect(ErrorCode.NONODE, f.run(new Command.Exists(w, "/p/a", true)), "exists on a missing node");
+        expectEvents(f.create(writer, "/p/a", CreateMode.PERSISTENT), "exist watch", EventType.NODE_CREATED, "/p/a");
+        f.run(new Command.Delete(writer, "/p/a", -1));
+        assertEquals(List.of(), f.create(writer, "/p/a", CreateMode.PERSISTENT).events(), "one-shot: consumed");
+    }
+
+    @Test
+    void deleteFiresNodesDataAndChildWatchersOnceAndParentsChildWatchers() {
+        f.created(writer, "/p/a", CreateMode.PERSISTENT);
+        f.run(new Command.GetData(w, "/p/a", true));
+        f.run(new Command.GetChildren(w, "/p/a", true, false));
+        f.run(new Command.GetChildren(w, "/p", true, false));
+        expectEvents(f.run(new Command.Delete(writer, "/p/a", -1)),
+                "NodeDeleted once for the node's data+child watches, NodeChildrenChanged for the parent",
+                EventType.NODE_DELETED, "/p/a", EventType.NODE_CHILDREN_CHANGED, "/p");
+    }
+
+    @Test
+    void setDataFiresDataWatchesNotChildWatches() {
+        f.run(new Command.GetData(w, "/p", true));
+        f.run(new Command.GetChildren(w, "/p", true, false));
+        expectEvents(f.run(new Command.SetData(writer, "/p", new byte[1], -1)), "data watch only",
+                EventType.NODE_DATA_CHANGED, "/p");
+        expectEvents(f.create(writer, "/p/x", CreateMode.PERSISTENT), "child watch", EventType.NODE_CHILDREN_CHANGED, "/p");
+        assertEquals(List.of(), f.run(new Command.SetAcl(writer, "/p", Acl.OPEN, -1)).events(), "setACL fires nothing");
+    }
+
+    @Test
+    void eventsListSessionsInIdOrder() {
+        long w2 = f.session();
+        f.run(new Command.GetData(w2, "/p", true));
+        f.run(new Command.GetData(w, "/p", true));
+        Result r = f.run(new Command.SetData(writer, "/p", new byte[1], -1));
+        assertEquals(List.of(w, w2), r.events().stream().map(WatchEvent::sessionId).toList());
+    }
+
+    @Test
+    void persistentWatchStaysAndSeesItsNodeAndChildrenButNotGrandchildren() {
+        f.run(new Command.AddWatch(w, "/p", AddWatchMode.PERSISTENT));
+        expectEvents(f.create(writer, "/p/a", CreateMode.PERSISTENT), "child created",
+                EventType.NODE_CHILDREN_CHANGED, "/p");
+        expectEvents(f.create(writer, "/p/a/b", CreateMode.PERSISTENT), "grandchild: nothing");
+        expectEvents(f.run(new Command.SetData(writer, "/p", new byte[1], -1)), "data", EventType.NODE_DATA_CHANGED, "/p");
+        expectEvents(f.run(new Command.SetData(writer, "/p", new byte[2], -1)), "still there",
+                EventType.NODE_DATA_CHANGED, "/p");
+    }
+
+    @Test
+    void recursiveWatchSeesTheSubtreeButNoChildrenChanged() {
+        f.run(new Command.AddWatch(w, "/p", AddWatchMode.PERSISTENT_RECURSIVE));
+        expectEvents(f.create(writer, "/p/a", CreateMode.PERSISTENT), "child: NodeCreated, no NodeChildrenChanged",
+                EventType.NODE_CREATED, "/p/a");
+        expectEvents(f.create(writer, "/p/a/b", CreateMode.PERSISTENT), "grandchild", EventType.NODE_CREATED, "/p/a/b");
+        expectEvents(f.run(new Command.SetData(writer, "/p/a/b", new byte[1], -1)), "data",
+                EventType.NODE_DATA_CHANGED, "/p/a/b");
+        expectEvents(f.run(new Command.Delete(writer, "/p/a/b", -1)), "delete", EventType.NODE_DELETED, "/p/a/b");
+    }
+
+    @Test
+    void recursiveWatchDoesNotRevealNodesTheWatcherCannotRead() {
+        f.run(new Command.AddWatch(w, "/p", AddWatchMode.PERSISTENT_RECURSIVE));
+        f.run(new Command.AddAuth(writer, "digest", TreeFixture.bytes("writer:pw")));
+        Result r = f.run(new Command.Create(writer, "/p/secret", new byte[0], Acl.CREATOR_ALL, CreateMode.PERSISTENT));
+        assertEquals(List.of(), r.events());
+    }
+
+    @Test
+    void removeAndCheckWatchesByType() {
+        f.run(new Command.GetData(w, "/p", true));
+        expect(ErrorCode.OK, f.run(new Command.CheckWatches(w, "/p", WatcherType.DATA)), "data watch present");
+        expect(ErrorCode.NOWATCHER, f.run(new Command.CheckWatches(w, "/p", WatcherType.CHILDREN)), "no child watch");
+        expect(ErrorCode.OK, f.run(new Command.RemoveWatches(w, "/p", WatcherType.ANY)), "removes the data watch");
+        expect(ErrorCode.NOWATCHER, f.run(new Command.RemoveWatches(w, "/p", WatcherType.ANY)), "nothing left");
+        assertEquals(List.of(), f.run(new Command.SetData(writer, "/p", new byte[1], -1)).events());
+        f.run(new Command.AddWatch(w, "/p", AddWatchMode.PERSISTENT_RECURSIVE));
+        expect(ErrorCode.NOWATCHER, f.run(new Command.RemoveWatches(w, "/p", WatcherType.PERSISTENT)), "not persistent");
+        expect(ErrorCode.OK, f.run(new Command.RemoveWatches(w, "/p", WatcherType.PERSISTENT_RECURSIVE)), "recursive");
+    }
+
+    @Test
+    void setWatchesFiresAtOnceWhenTheNodesZxidsShowAChangeElseRegisters() {
+        long seen = f.zxid;
+        f.created(writer, "/p/changed", CreateMode.PERSISTENT);
+        f.created(writer, "/p/stale", CreateMode.PERSISTENT);
+        long later = f.zxid;
+        f.run(new Command.SetData(writer, "/p/changed", new byte[1], -1));
+        Result r = f.run(new Command.SetWatches(w, later,
+                List.of("/p/changed", "/p/stale", "/p/gone"), List.of("/p/stale", "/p/new"),
+                List.of("/p", "/p/gone"), List.of(), List.of()));
+        long n = WatchEvent.NO_ZXID;
+        assertEquals(List.of(
+                new WatchEvent(w, EventType.NODE_DATA_CHANGED, "/p/changed", n),
+                new WatchEvent(w, EventType.NODE_DELETED, "/p/gone", n),
+                new WatchEvent(w, EventType.NODE_CREATED, "/p/stale", n),
+                new WatchEvent(w, EventType.NODE_DELETED, "/p/gone", n)), r.events(),
+                "data: mzxid > client zxid fires, missing fires NodeDeleted; exist: present fires NodeCreated");
+        expectEvents(f.create(writer, "/p/new", CreateMode.PERSISTENT),
+                "the exist watch and the child watch on /p (pzxid not after the client's zxid) were registered",
+                EventType.NODE_CREATED, "/p/new", EventType.NODE_CHILDREN_CHANGED, "/p");
+        Result again = f.run(new Command.SetWatches(w, seen, List.of(), List.of(), List.of("/p"), List.of(), List.of()));
+        assertEquals(List.of(new WatchEvent(w, EventType.NODE_CHILDREN_CHANGED, "/p", n)), again.events(),
+                "pzxid moved after the older client zxid");
+    }
+
+    @Test
+    void closingASessionDropsItsWatches() {
+        f.run(new Command.GetData(w, "/p", true));
+        f.run(new Command.AddWatch(w, "/", AddWatchMode.PERSISTENT_RECURSIVE));
+        f.run(new Command.CloseSession(w));
+        assertEquals(List.of(), f.run(new Command.SetData(writer, "/p", new byte[1], -1)).events());
+    }
+}
