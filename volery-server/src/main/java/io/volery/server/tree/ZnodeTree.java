@@ -126,6 +126,38 @@ public final class ZnodeTree {
         return out;
     }
 
+    /** The number of znodes, "/" and "/zookeeper" included (ZooKeeper's node count); for monitoring. */
+    public int nodeCount() {
+        return nodes.size();
+    }
+
+    /** Path lengths plus data lengths over all znodes, as ZooKeeper's approximate data size; for monitoring. */
+    public long approximateDataSize() {
+        long size = 0;
+        for (Map.Entry<String, Znode> e : nodes.entrySet()) {
+            size += e.getKey().length() + (e.getValue().data == null ? 0 : e.getValue().data.length);
+        }
+        return size;
+    }
+
+    /** The watched paths of each session (both watch tables, every mode); for monitoring. */
+    public Map<Long, java.util.SortedSet<String>> watchedPaths() {
+        Map<Long, java.util.SortedSet<String>> out = new java.util.TreeMap<>();
+        for (WatchRegistry.Registration r : watches.registrations()) {
+            out.computeIfAbsent(r.session(), k -> new TreeSet<>()).add(r.path());
+        }
+        return out;
+    }
+
+    /** Watches as ZooKeeper counts them: (table, path, session) registrations; for monitoring. */
+    public int watchCount() {
+        java.util.Set<List<Object>> seen = new java.util.HashSet<>();
+        for (WatchRegistry.Registration r : watches.registrations()) {
+            seen.add(List.of(r.table(), r.path(), r.session()));
+        }
+        return seen.size();
+    }
+
     private boolean touchOnCommand = true;
 
     /**
