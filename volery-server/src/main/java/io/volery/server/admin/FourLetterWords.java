@@ -173,14 +173,14 @@ public final class FourLetterWords {
     private String wchs() {
         TreeCensus c = monitor.census();
         Set<String> paths = new TreeSet<>();
-        c.watchedPaths().values().forEach(paths::addAll);
-        return c.watchedPaths().size() + " connections watching " + paths.size() + " paths\nTotal watches:"
-                + c.watchCount() + "\n";
+        c.dataWatchedPaths().values().forEach(paths::addAll);
+        return c.dataWatchedPaths().size() + " connections watching " + paths.size() + " paths\nTotal watches:"
+                + c.dataWatchCount() + "\n";
     }
 
     private String wchc() {
         StringBuilder b = new StringBuilder();
-        for (Map.Entry<Long, SortedSet<String>> e : monitor.census().watchedPaths().entrySet()) {
+        for (Map.Entry<Long, SortedSet<String>> e : monitor.census().dataWatchedPaths().entrySet()) {
             b.append("0x").append(Long.toHexString(e.getKey())).append('\n');
             e.getValue().forEach(p -> b.append('\t').append(p).append('\n'));
         }
@@ -189,7 +189,7 @@ public final class FourLetterWords {
 
     private String wchp() {
         Map<String, SortedSet<Long>> byPath = new TreeMap<>();
-        monitor.census().watchedPaths().forEach((session, paths) ->
+        monitor.census().dataWatchedPaths().forEach((session, paths) ->
                 paths.forEach(p -> byPath.computeIfAbsent(p, k -> new TreeSet<>()).add(session)));
         StringBuilder b = new StringBuilder();
         byPath.forEach((p, sessions) -> {

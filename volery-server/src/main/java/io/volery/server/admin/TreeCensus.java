@@ -10,7 +10,7 @@ import java.util.SortedSet;
 
 /** What monitoring reads of a replica's tree, taken at once on the replica's thread. */
 public record TreeCensus(long lastZxid, int nodeCount, int watchCount, long approximateDataSize,
-                         Map<Long, SortedSet<String>> watchedPaths, List<SessionInfo> sessions) {
+                         Map<Long, SortedSet<String>> dataWatchedPaths, List<SessionInfo> sessions) {
 
     /** A live session: its timeout, deadline (in ordered time) and ephemeral nodes. */
     public record SessionInfo(long id, int timeoutMillis, long deadline, List<String> ephemerals) {
@@ -27,7 +27,12 @@ public record TreeCensus(long lastZxid, int nodeCount, int watchCount, long appr
             sessions.add(new SessionInfo(s.id(), s.timeoutMs(), s.deadline(), List.copyOf(s.ephemerals())));
         }
         return new TreeCensus(tree.lastZxid(), tree.nodeCount(), tree.watchCount(), tree.approximateDataSize(),
-                tree.watchedPaths(), sessions);
+                tree.dataWatchedPaths(), sessions);
+    }
+
+    /** Data-table watches, as ZooKeeper's wchs totals them. */
+    public int dataWatchCount() {
+        return dataWatchedPaths.values().stream().mapToInt(java.util.Set::size).sum();
     }
 
     public int ephemeralsCount() {

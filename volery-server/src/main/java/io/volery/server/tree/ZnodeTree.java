@@ -126,9 +126,12 @@ public final class ZnodeTree {
         return out;
     }
 
-    /** The number of znodes, "/" and "/zookeeper" included (ZooKeeper's node count); for monitoring. */
+    /**
+     * ZooKeeper's node count, for monitoring: its data tree holds the root under two keys ("" and
+     * "/"), so its count is one more than the znodes.
+     */
     public int nodeCount() {
-        return nodes.size();
+        return nodes.size() + 1;
     }
 
     /** Path lengths plus data lengths over all znodes, as ZooKeeper's approximate data size; for monitoring. */
@@ -140,11 +143,16 @@ public final class ZnodeTree {
         return size;
     }
 
-    /** The watched paths of each session (both watch tables, every mode); for monitoring. */
-    public Map<Long, java.util.SortedSet<String>> watchedPaths() {
+    /**
+     * The paths each session watches in the data table (data and exist watches, persistent ones
+     * too): what ZooKeeper's wchs, wchc and wchp report, which leave child watches out; for monitoring.
+     */
+    public Map<Long, java.util.SortedSet<String>> dataWatchedPaths() {
         Map<Long, java.util.SortedSet<String>> out = new java.util.TreeMap<>();
         for (WatchRegistry.Registration r : watches.registrations()) {
-            out.computeIfAbsent(r.session(), k -> new TreeSet<>()).add(r.path());
+            if (r.table() == WatchRegistry.Table.DATA) {
+                out.computeIfAbsent(r.session(), k -> new TreeSet<>()).add(r.path());
+            }
         }
         return out;
     }
