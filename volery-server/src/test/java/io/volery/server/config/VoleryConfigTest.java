@@ -129,6 +129,22 @@ class VoleryConfigTest {
                 "volery.cfg:30: batch.maxMessages: not a number: 'many'");
     }
 
+    @Test
+    void theDockerComposeClusterFileIsValidAndHasAServicePerNode() throws Exception {
+        java.nio.file.Path docker = java.nio.file.Path.of("..", "docker").toAbsolutePath().normalize();
+        VoleryConfig c = VoleryConfig.load(docker.resolve("volery.cfg"));
+        assertEquals(java.util.Set.of(1, 2), c.cluster().groups(), "two partitions");
+        String compose = java.nio.file.Files.readString(docker.resolve("compose.yaml"));
+        for (VoleryConfig.NodeSettings n : c.nodes().values()) {
+            String host = c.cluster().node(n.id()).host();
+            assertTrue(compose.contains("  " + host + ":\n") && compose.contains("hostname: " + host + "\n")
+                            && compose.contains("\"--node\", \"" + n.id() + "\"]") && compose.contains("- " + host + "-data:/data"),
+                    "compose.yaml runs node " + n.id() + " as service " + host + " with its own volume");
+            assertEquals(3, c.cluster().nodes().values().stream()
+                    .filter(x -> x.groups()[0] == c.partitionOf(n.id())).count(), "three replicas per partition");
+        }
+    }
+
     private static void assertError(String text, String expectedStart) {
         ConfigException e = assertThrows(ConfigException.class, () -> VoleryConfig.parse(text, "volery.cfg"),
                 "expected the configuration to be rejected with: " + expectedStart);
