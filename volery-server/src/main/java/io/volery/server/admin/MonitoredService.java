@@ -60,12 +60,14 @@ public final class MonitoredService implements ZkService {
         ConnectRequest bounded = new ConnectRequest(request.getProtocolVersion(), request.getLastZxidSeen(),
                 Math.max(minSessionTimeout, Math.min(maxSessionTimeout, request.getTimeOut())), request.getSessionId(),
                 request.getPasswd(), request.getReadOnly());
-        return delegate.connect(bounded, connection).thenApply(outcome -> {
-            if (outcome.accepted()) {
+        return delegate.connect(bounded, connection).whenComplete((outcome, error) -> {
+            if (outcome != null && outcome.accepted()) {
                 stats.timeout = outcome.timeoutMillis();
                 stats.sent.incrementAndGet();
+            } else {
+                // the front end closes a refused handshake without calling disconnected()
+                connections.remove(connection);
             }
-            return outcome;
         });
     }
 
