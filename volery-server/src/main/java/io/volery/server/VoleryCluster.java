@@ -22,6 +22,15 @@ public final class VoleryCluster implements AutoCloseable {
      * @param firstClientPort the first node's client port (the others follow), or 0 for free ports
      */
     public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis) throws IOException {
+        this(partitions, replicas, firstClientPort, tickTimeMillis, -1);
+    }
+
+    /**
+     * @param firstMetricsPort the first node's Prometheus port (the others follow), 0 for free ports,
+     *                         -1 for no metrics endpoint
+     */
+    public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, int firstMetricsPort)
+            throws IOException {
         if (partitions < 1 || replicas < 1) {
             throw new IllegalArgumentException("need at least one partition of one replica");
         }
@@ -29,8 +38,13 @@ public final class VoleryCluster implements AutoCloseable {
         try {
             for (int n = 1; n <= partitions * replicas; n++) {
                 int port = firstClientPort == 0 ? 0 : firstClientPort + n - 1;
-                nodes.add(new VoleryNode(config, n, VoleryNode.Options.at(new InetSocketAddress("127.0.0.1", port))
-                        .withTickTime(tickTimeMillis)));
+                VoleryNode.Options options = VoleryNode.Options.at(new InetSocketAddress("127.0.0.1", port))
+                        .withTickTime(tickTimeMillis);
+                if (firstMetricsPort >= 0) {
+                    int metricsPort = firstMetricsPort == 0 ? 0 : firstMetricsPort + n - 1;
+                    options = options.withMetrics(new InetSocketAddress("127.0.0.1", metricsPort));
+                }
+                nodes.add(new VoleryNode(config, n, options));
             }
         } catch (RuntimeException e) {
             close();

@@ -3,6 +3,15 @@ package io.volery.server;
 import io.eyrie.core.EyrieClient;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.MulticastNode;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.volery.server.admin.FourLetterWordHandler;
+import io.volery.server.admin.FourLetterWords;
+import io.volery.server.admin.MetricsEndpoint;
+import io.volery.server.admin.MonitoredService;
+import io.volery.server.admin.NodeMonitor;
+import io.volery.server.admin.VoleryMetrics;
+import io.volery.server.config.VoleryConfig;
 import io.volery.server.frontend.ZkFrontEnd;
 import io.volery.server.internal.PathPartitioner;
 import io.volery.server.internal.VoleryOracle;
@@ -13,6 +22,9 @@ import io.volery.server.tree.ZnodeTree;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * One Volery server: a replica of one partition (with its acceptor roles in the rings) and a
@@ -20,23 +32,64 @@ import java.util.Objects;
  */
 public final class VoleryNode implements AutoCloseable {
 
-    /** Settings of a node beyond the cluster file. */
+    /**
+     * Settings of a node beyond the cluster file.
+     *
+     * @param fourLetterWords   the four-letter words answered on the client port (others are refused)
+     * @param metricsAddress    where the Prometheus endpoint listens, or null for none
+     * @param minSessionTimeout the least session timeout granted, 0 for ZooKeeper's 2 ticks
+     * @param maxSessionTimeout the largest session timeout granted, 0 for ZooKeeper's 20 ticks
+     */
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
-                          long touchIntervalMillis) {
+                          long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
+                          int minSessionTimeout, int maxSessionTimeout) {
         public static Options at(InetSocketAddress clientAddress) {
-            return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500);
+            return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
+                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0);
         }
 
         public Options withTickTime(int millis) {
-            return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis);
+            return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
+                    metricsAddress, minSessionTimeout, maxSessionTimeout);
         }
 
         public Options withSuperDigest(String digest) {
-            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis);
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
+                    metricsAddress, minSessionTimeout, maxSessionTimeout);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
-            return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis);
+            return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
+                    metricsAddress, minSessionTimeout, maxSessionTimeout);
+        }
+
+        public Options withTouchInterval(long millis) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
+                    metricsAddress, minSessionTimeout, maxSessionTimeout);
+        }
+
+        public Options withFourLetterWords(Set<String> words) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
+                    metricsAddress, minSessionTimeout, maxSessionTimeout);
+        }
+
+        public Options withMetrics(InetSocketAddress address) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout);
+        }
+
+        public Options withSessionTimeouts(int min, int max) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, min, max);
+        }
+
+        /** A node's options as a Volery configuration file sets them. */
+        public static Options of(VoleryConfig config, int nodeId) {
+            VoleryConfig.NodeSettings n = config.node(nodeId);
+            InetSocketAddress metrics = n.metricsPort() == 0 ? null : new InetSocketAddress(n.clientHost(), n.metricsPort());
+            return new Options(new InetSocketAddress(n.clientHost(), n.clientPort()), config.tickTime(),
+                    config.juteMaxBuffer(), config.superDigest(), config.touchMillis(), config.fourLetterWords(), metrics,
+                    config.minSessionTimeout(), config.maxSessionTimeout());
         }
     }
 
@@ -46,6 +99,10 @@ public final class VoleryNode implements AutoCloseable {
     private final EyrieClient client;
     private final VoleryService service;
     private final ZkFrontEnd frontEnd;
+    private final PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final NodeMonitor monitor;
+    private final ExecutorService adminExecutor;
+    private final MetricsEndpoint metricsEndpoint;
 
     public VoleryNode(ClusterConfig config, int nodeId, Options options) {
         Objects.requireNonNull(options, "options");
@@ -63,7 +120,49 @@ public final class VoleryNode implements AutoCloseable {
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);
         this.service = new VoleryService(multicast, client, oracle, options.touchIntervalMillis());
-        this.frontEnd = new ZkFrontEnd(options.clientAddress(), service, options.juteMaxBuffer() + 1024, 2);
+        int tick = options.tickTimeMillis();
+        int minTimeout = options.minSessionTimeout() > 0 ? options.minSessionTimeout() : 2 * tick;
+        int maxTimeout = options.maxSessionTimeout() > 0 ? options.maxSessionTimeout() : 20 * tick;
+        MonitoredService monitored = new MonitoredService(service, oracle, metrics, minTimeout, maxTimeout);
+        this.adminExecutor = Executors.newFixedThreadPool(1, r -> {
+            Thread t = new Thread(r, "volery-admin-" + nodeId);
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            FourLetterWords[] words = new FourLetterWords[1];
+            this.frontEnd = new ZkFrontEnd(options.clientAddress(), monitored, options.juteMaxBuffer() + 1024, 2,
+                    () -> new FourLetterWordHandler(words[0], adminExecutor));
+            int partition = groups[0];
+            int replicas = (int) config.nodes().values().stream()
+                    .filter(n -> n.groups().length == 1 && n.groups()[0] == partition).count();
+            NodeMonitor.NodeFacts facts = new NodeMonitor.NodeFacts(nodeId, partition, frontEnd.localAddress().getPort(),
+                    config.parameters().dataDir(), null, tick, minTimeout, maxTimeout, options.juteMaxBuffer(),
+                    "subtree", config.groups().size(), replicas);
+            this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
+            words[0] = new FourLetterWords(monitor, options.fourLetterWords());
+            VoleryMetrics.bind(metrics, monitor, multicast);
+            this.metricsEndpoint = options.metricsAddress() == null ? null
+                    : new MetricsEndpoint(options.metricsAddress(), metrics, monitor::census);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Monitoring's view of this node (what the four-letter words and the metrics report). */
+    public NodeMonitor monitor() {
+        return monitor;
+    }
+
+    /** The node's meter registry (Prometheus). */
+    public PrometheusMeterRegistry metrics() {
+        return metrics;
+    }
+
+    /** Where the Prometheus endpoint listens, or null when it is off. */
+    public InetSocketAddress metricsAddress() {
+        return metricsEndpoint == null ? null : metricsEndpoint.localAddress();
     }
 
     public int nodeId() {
@@ -86,7 +185,13 @@ public final class VoleryNode implements AutoCloseable {
 
     @Override
     public void close() {
-        frontEnd.close();
+        if (metricsEndpoint != null) {
+            metricsEndpoint.close();
+        }
+        if (frontEnd != null) {
+            frontEnd.close();
+        }
+        adminExecutor.shutdownNow();
         service.close();
         client.close();
         replica.close();

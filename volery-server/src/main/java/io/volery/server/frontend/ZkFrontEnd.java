@@ -2,6 +2,7 @@ package io.volery.server.frontend;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -15,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.function.Supplier;
 
 /**
  * The client port: accepts ZooKeeper clients and gives each connection a frame decoder and a
@@ -32,6 +34,15 @@ public final class ZkFrontEnd implements AutoCloseable {
      * @param maxFrameBytes jute.maxbuffer: larger frames close the connection
      */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads) {
+        this(bind, service, maxFrameBytes, ioThreads, null);
+    }
+
+    /**
+     * @param preface makes a handler put before the frame decoder of each connection (the
+     *                four-letter-word detector), or null for none
+     */
+    public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
+                      Supplier<? extends ChannelHandler> preface) {
         boolean epoll = Epoll.isAvailable();
         boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
         workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
@@ -44,6 +55,9 @@ public final class ZkFrontEnd implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (preface != null) {
+                                ch.pipeline().addLast("preface", preface.get());
+                            }
                             ch.pipeline()
                                     .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
                                     .addLast("session", new ZkConnectionHandler(service, stats));

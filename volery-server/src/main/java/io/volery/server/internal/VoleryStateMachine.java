@@ -9,6 +9,7 @@ import io.volery.server.frontend.OpCodes;
 import io.volery.server.frontend.ZkCodec;
 import io.volery.server.frontend.ZkReply;
 import io.volery.server.frontend.ZkRequest;
+import io.volery.server.admin.ReplicaProbe;
 import io.volery.server.tree.ErrorCode;
 import io.volery.server.tree.Id;
 import io.volery.server.tree.Reply;
@@ -62,6 +63,7 @@ public final class VoleryStateMachine extends StateMachine {
     private final SessionDirectory sessionDirectory = new SessionDirectory();
     private ZnodeTree tree;
     private long sessionClock;
+    private final ReplicaProbe probe = new ReplicaProbe();
 
     public VoleryStateMachine(MulticastEndpoint endpoint, VoleryOracle oracle, TreeConfig treeConfig) {
         super(endpoint, oracle);
@@ -83,8 +85,30 @@ public final class VoleryStateMachine extends StateMachine {
         return tree;
     }
 
+    /** Monitoring's view of this replica. */
+    public ReplicaProbe probe() {
+        return probe;
+    }
+
+    private Map<Partition, Object> timedExchange(Object value) {
+        long start = System.nanoTime();
+        try {
+            return exchange(value);
+        } finally {
+            probe.signalWaited(System.nanoTime() - start);
+        }
+    }
+
     @Override
     public Object executeCommand(Command c) {
+        try {
+            return execute(c);
+        } finally {
+            probe.afterCommand(tree);
+        }
+    }
+
+    private Object execute(Command c) {
         VoleryRequest r = (VoleryRequest) c.getNext();
         long zxid = getCurrentPosition();
         return switch (r.kind) {
@@ -226,7 +250,7 @@ public final class VoleryStateMachine extends StateMachine {
             res = tree.apply(cmd, zxid, time);
             verdict = res.code().code();
         }
-        Map<Partition, Object> others = exchange(verdict);
+        Map<Partition, Object> others = timedExchange(verdict);
         if (owner != me) {
             verdict = (Integer) others.get(Partition.get(owner));
             if (verdict == ErrorCode.OK.code()) {
@@ -273,7 +297,7 @@ public final class VoleryStateMachine extends StateMachine {
             }
         }
         int[] failure = myVerdict;
-        for (Object v : exchange(myVerdict).values()) {
+        for (Object v : timedExchange(myVerdict).values()) {
             int[] theirs = (int[]) v;
             if (theirs != null && (failure == null || theirs[0] < failure[0])) {
                 failure = theirs;
@@ -313,7 +337,7 @@ public final class VoleryStateMachine extends StateMachine {
     @SuppressWarnings("unchecked")
     private byte[] assemble(TreeMap<Integer, byte[]> mine, int count, long zxid) {
         TreeMap<Integer, byte[]> all = new TreeMap<>(mine);
-        for (Object v : exchange(new HashMap<>(mine)).values()) {
+        for (Object v : timedExchange(new HashMap<>(mine)).values()) {
             all.putAll((Map<Integer, byte[]>) v);
         }
         if (all.size() != count) {
@@ -353,7 +377,7 @@ public final class VoleryStateMachine extends StateMachine {
                     }
                 }
             }
-            for (Object v : exchange(paths.toArray(new String[0])).values()) {
+            for (Object v : timedExchange(paths.toArray(new String[0])).values()) {
                 paths.addAll(Arrays.asList((String[]) v));
             }
             if (!res.isOk()) {
@@ -365,7 +389,7 @@ public final class VoleryStateMachine extends StateMachine {
         // getAllChildrenNumber of the root: every partition counts the nodes it owns.
         int mineCount = res.isOk() ? res.reply(Reply.Count.class).count() - followerCopies() : 0;
         int total = mineCount;
-        for (Object v : exchange(mineCount).values()) {
+        for (Object v : timedExchange(mineCount).values()) {
             total += (Integer) v;
         }
         if (!res.isOk()) {

@@ -126,6 +126,46 @@ public final class ZnodeTree {
         return out;
     }
 
+    /**
+     * ZooKeeper's node count, for monitoring: its data tree holds the root under two keys ("" and
+     * "/"), so its count is one more than the znodes.
+     */
+    public int nodeCount() {
+        return nodes.size() + 1;
+    }
+
+    /** Path lengths plus data lengths over all znodes, as ZooKeeper's approximate data size; for monitoring. */
+    public long approximateDataSize() {
+        long size = 0;
+        for (Map.Entry<String, Znode> e : nodes.entrySet()) {
+            size += e.getKey().length() + (e.getValue().data == null ? 0 : e.getValue().data.length);
+        }
+        return size;
+    }
+
+    /**
+     * The paths each session watches in the data table (data and exist watches, persistent ones
+     * too): what ZooKeeper's wchs, wchc and wchp report, which leave child watches out; for monitoring.
+     */
+    public Map<Long, java.util.SortedSet<String>> dataWatchedPaths() {
+        Map<Long, java.util.SortedSet<String>> out = new java.util.TreeMap<>();
+        for (WatchRegistry.Registration r : watches.registrations()) {
+            if (r.table() == WatchRegistry.Table.DATA) {
+                out.computeIfAbsent(r.session(), k -> new TreeSet<>()).add(r.path());
+            }
+        }
+        return out;
+    }
+
+    /** Watches as ZooKeeper counts them: (table, path, session) registrations; for monitoring. */
+    public int watchCount() {
+        java.util.Set<List<Object>> seen = new java.util.HashSet<>();
+        for (WatchRegistry.Registration r : watches.registrations()) {
+            seen.add(List.of(r.table(), r.path(), r.session()));
+        }
+        return seen.size();
+    }
+
     private boolean touchOnCommand = true;
 
     /**

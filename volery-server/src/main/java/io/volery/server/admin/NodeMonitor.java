@@ -1,0 +1,114 @@
+package io.volery.server.admin;
+
+import io.eyrie.multicast.MulticastNode;
+import io.eyrie.multicast.internal.protocol.NodeStatus;
+import io.volery.server.frontend.FrontEndStats;
+
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Everything a node's monitoring reports, in one place: the front end's counters, the measured
+ * service, the replica's tree (through its probe) and the rings' state.
+ */
+public final class NodeMonitor {
+    private static final long CENSUS_WAIT_MILLIS = 2_000;
+
+    /** Static facts about the node, as {@code conf} prints them. */
+    public record NodeFacts(int nodeId, int partition, int clientPort, String dataDir, String logDir, int tickTime,
+                            int minSessionTimeout, int maxSessionTimeout, int juteMaxBuffer, String partitioning,
+                            int partitions, int replicasInPartition) {
+    }
+
+    private final NodeFacts facts;
+    private final FrontEndStats frontEnd;
+    private final MonitoredService service;
+    private final ReplicaProbe probe;
+    private final MulticastNode multicast;
+    private final long startMillis = System.currentTimeMillis();
+    private volatile TreeCensus lastCensus = TreeCensus.EMPTY;
+
+    public NodeMonitor(NodeFacts facts, FrontEndStats frontEnd, MonitoredService service, ReplicaProbe probe,
+                       MulticastNode multicast) {
+        this.facts = facts;
+        this.frontEnd = frontEnd;
+        this.service = service;
+        this.probe = probe;
+        this.multicast = multicast;
+    }
+
+    public NodeFacts facts() {
+        return facts;
+    }
+
+    public FrontEndStats frontEnd() {
+        return frontEnd;
+    }
+
+    public MonitoredService service() {
+        return service;
+    }
+
+    public ReplicaProbe probe() {
+        return probe;
+    }
+
+    public long uptimeMillis() {
+        return System.currentTimeMillis() - startMillis;
+    }
+
+    /**
+     * The replica's tree as of its next command; the last census taken when the replica does not
+     * answer in time (it is stuck waiting for its rings, which the ring section then shows).
+     */
+    public TreeCensus census() {
+        try {
+            lastCensus = probe.inspect(TreeCensus::of).get(CENSUS_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // keep the last one
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return lastCensus;
+    }
+
+    /** The last census taken, without waiting (for metrics gauges). */
+    public TreeCensus lastCensus() {
+        return lastCensus;
+    }
+
+    public NodeStatus ringStatus() {
+        return multicast.status();
+    }
+
+    /**
+     * ZooKeeper's server state, mapped onto Volery: "leader" when this node coordinates its
+     * partition's ring, "follower" otherwise, "standalone" for a cluster of one node.
+     */
+    public String mode() {
+        if (multicast.config().nodes().size() == 1) {
+            return "standalone";
+        }
+        int ring = multicast.config().groupToRing().get(facts.partition());
+        for (NodeStatus.RingStatus r : multicast.status().rings()) {
+            if (r.ringId() == ring) {
+                return r.coordinatorId() == facts.nodeId() ? "leader" : "follower";
+            }
+        }
+        return "follower";
+    }
+
+    /** Instances decided on a ring but not yet delivered by this node's merge. */
+    public static long lag(NodeStatus.RingStatus r) {
+        if (r.learnerNextInstance() < 0 || r.highestDecidedInstance() < 0) {
+            return 0;
+        }
+        return Math.max(0, r.highestDecidedInstance() + 1 - r.learnerNextInstance());
+    }
+
+    public Map<Integer, Integer> groupToRing() {
+        return multicast.config().groupToRing();
+    }
+}

@@ -1,0 +1,68 @@
+package io.volery.server.admin;
+
+import io.volery.server.tree.ZnodeTree;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * Monitoring's window on a replica. The znode tree is confined to the replica's thread, so a look
+ * at it is queued and run by that thread after its next command (every front end orders a touch of
+ * its sessions to every partition a few times a second, so the wait is short). It also counts the
+ * replica's waits for other partitions' signals.
+ */
+public final class ReplicaProbe {
+    private static final int MAX_PENDING = 64;
+
+    private final ArrayBlockingQueue<Runnable> pending = new ArrayBlockingQueue<>(MAX_PENDING);
+    private final AtomicLong commands = new AtomicLong();
+    private final AtomicLong signalWaits = new AtomicLong();
+    private final AtomicLong signalWaitNanos = new AtomicLong();
+    private volatile ZnodeTree tree;
+
+    /** Runs {@code look} on the replica's thread; fails at once when too many looks are queued. */
+    public <T> CompletableFuture<T> inspect(Function<ZnodeTree, T> look) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Runnable task = () -> {
+            try {
+                result.complete(look.apply(tree));
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        };
+        if (!pending.offer(task)) {
+            result.completeExceptionally(new IllegalStateException("too many monitoring requests queued"));
+        }
+        return result;
+    }
+
+    /** Called by the replica's thread after each command. */
+    public void afterCommand(ZnodeTree current) {
+        commands.incrementAndGet();
+        tree = current;
+        Runnable task;
+        while ((task = pending.poll()) != null) {
+            task.run();
+        }
+    }
+
+    /** Called by the replica's thread after it waited for other partitions' values. */
+    public void signalWaited(long nanos) {
+        signalWaits.incrementAndGet();
+        signalWaitNanos.addAndGet(nanos);
+    }
+
+    public long commands() {
+        return commands.get();
+    }
+
+    public long signalWaits() {
+        return signalWaits.get();
+    }
+
+    public long signalWaitNanos() {
+        return signalWaitNanos.get();
+    }
+}

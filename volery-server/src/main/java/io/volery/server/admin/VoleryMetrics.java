@@ -1,0 +1,83 @@
+package io.volery.server.admin;
+
+import io.eyrie.multicast.MulticastNode;
+import io.eyrie.multicast.internal.protocol.NodeStatus;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Registers a node's gauges and counters: sessions, watches, znodes, connections, ring throughput
+ * and lag, signal waits. Request rates and latencies come from {@link MonitoredService}'s timers.
+ */
+public final class VoleryMetrics {
+    private VoleryMetrics() {
+    }
+
+    public static void bind(MeterRegistry registry, NodeMonitor monitor, MulticastNode multicast) {
+        Tags tags = Tags.of("node", String.valueOf(monitor.facts().nodeId()),
+                "partition", String.valueOf(monitor.facts().partition()));
+        gauge(registry, "volery.sessions", "live sessions in this replica's partition", tags, monitor,
+                m -> m.lastCensus().sessions().size());
+        gauge(registry, "volery.watches", "watch registrations in this replica's partition", tags, monitor,
+                m -> m.lastCensus().watchCount());
+        gauge(registry, "volery.znodes", "znodes in this replica's partition", tags, monitor,
+                m -> m.lastCensus().nodeCount());
+        gauge(registry, "volery.ephemerals", "ephemeral znodes in this replica's partition", tags, monitor,
+                m -> m.lastCensus().ephemeralsCount());
+        gauge(registry, "volery.data.size", "approximate data size (paths and data) in bytes", tags, monitor,
+                m -> m.lastCensus().approximateDataSize());
+        gauge(registry, "volery.connections", "open client connections", tags, monitor,
+                m -> m.frontEnd().connectionsOpen());
+        gauge(registry, "volery.requests.outstanding", "requests submitted and not yet answered", tags, monitor,
+                m -> m.service().outstanding());
+        FunctionCounter.builder("volery.replica.commands", monitor, m -> m.probe().commands())
+                .description("commands executed by this replica").tags(tags).register(registry);
+        FunctionCounter.builder("volery.signal.waits", monitor, m -> m.probe().signalWaits())
+                .description("waits for other partitions' signals (exchanges)").tags(tags).register(registry);
+        FunctionCounter.builder("volery.signal.wait.seconds", monitor, m -> m.probe().signalWaitNanos() / 1e9)
+                .description("time spent waiting for other partitions' signals").tags(tags).register(registry);
+        FunctionCounter.builder("volery.notifications", monitor, m -> m.frontEnd().notificationsSent())
+                .description("watch notifications sent to clients").tags(tags).register(registry);
+        FunctionCounter.builder("volery.client.bytes.received", monitor, m -> m.frontEnd().bytesReceived())
+                .tags(tags).register(registry);
+        FunctionCounter.builder("volery.client.bytes.sent", monitor, m -> m.frontEnd().bytesSent())
+                .tags(tags).register(registry);
+        for (int ring : multicast.config().rings().keySet()) {
+            Tags r = tags.and("ring", String.valueOf(ring));
+            FunctionCounter.builder("volery.ring.decided", multicast, n -> ringValue(n, ring, RingField.DECIDED))
+                    .description("highest instance this node knows decided on the ring (its rate is the ring's throughput)")
+                    .tags(r).register(registry);
+            gauge(registry, "volery.ring.lag", "instances decided on the ring that this node's merge has not delivered",
+                    r, multicast, n -> ringValue(n, ring, RingField.LAG));
+            gauge(registry, "volery.ring.coordinator", "the ring's coordinator as this node sees it", r, multicast,
+                    n -> ringValue(n, ring, RingField.COORDINATOR));
+        }
+        FunctionCounter.builder("volery.transport.frames.sent", multicast, n -> n.transportStats().framesSent())
+                .tags(tags).register(registry);
+        FunctionCounter.builder("volery.transport.frames.received", multicast, n -> n.transportStats().framesReceived())
+                .tags(tags).register(registry);
+    }
+
+    private enum RingField { DECIDED, LAG, COORDINATOR }
+
+    private static double ringValue(MulticastNode n, int ring, RingField field) {
+        for (NodeStatus.RingStatus r : n.status().rings()) {
+            if (r.ringId() == ring) {
+                return switch (field) {
+                    case DECIDED -> Math.max(0, r.highestDecidedInstance() + 1);
+                    case LAG -> NodeMonitor.lag(r);
+                    case COORDINATOR -> r.coordinatorId();
+                };
+            }
+        }
+        return Double.NaN;
+    }
+
+    private static <T> void gauge(MeterRegistry registry, String name, String help, Tags tags, T obj, ToDoubleFunction<T> f) {
+        Gauge.builder(name, obj, f).description(help).tags(tags).register(registry);
+    }
+}

@@ -1,0 +1,306 @@
+package io.volery.server.config;
+
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.ClusterConfig.ConfigException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A Volery cluster file: the Eyrie ring keys that {@link ClusterConfig} reads, plus Volery's own keys
+ * in the zoo.cfg spirit. One file describes the whole cluster, so every node reads the same one.
+ *
+ * <pre>
+ * node.1 = 10.0.0.1:7001          # ring (multicast) address, read by ClusterConfig
+ * node.1.groups = 1               # the partition this node is a replica of
+ * node.1.clientPort = 2181        # where ZooKeeper clients connect
+ * node.1.clientHost = 0.0.0.0     # optional: the address the client port binds (default: the node's host)
+ * node.1.metricsPort = 9141       # optional: Prometheus endpoint (absent or 0: off)
+ * tickTime = 2000
+ * minSessionTimeout = 4000        # default 2 ticks
+ * maxSessionTimeout = 40000       # default 20 ticks
+ * jute.maxbuffer = 1048575
+ * partitioning = subtree          # subtree | hash
+ * superDigest = super:base64(sha1(super:password))
+ * 4lw.commands.whitelist = *      # four-letter words answered (comma list or *)
+ * logDir = /var/log/volery        # optional: a log file per node (default: standard error)
+ * session.touchMillis = 500
+ * </pre>
+ *
+ * Errors name the file, the line and the key.
+ */
+public final class VoleryConfig {
+
+    /** How znodes are assigned to partitions. */
+    public enum Partitioning { SUBTREE, HASH }
+
+    /** Volery's per-node keys: node.ID.&lt;suffix&gt;. */
+    private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort");
+    /** Volery's cluster-wide keys. */
+    private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
+            "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis");
+
+    /** The four-letter words Volery knows. */
+    public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
+            java.util.List.of("ruok", "srvr", "stat", "mntr", "cons", "wchs", "wchc", "wchp", "dump", "conf", "envi", "isro")));
+
+    /** A node's Volery settings. */
+    public record NodeSettings(int id, String clientHost, int clientPort, int metricsPort) {
+    }
+
+    private final String source;
+    private final ClusterConfig cluster;
+    private final Map<Integer, NodeSettings> nodes;
+    private final int tickTime;
+    private final int minSessionTimeout;
+    private final int maxSessionTimeout;
+    private final int juteMaxBuffer;
+    private final Partitioning partitioning;
+    private final String superDigest;
+    private final Set<String> fourLetterWords;
+    private final Path logDir;
+    private final long touchMillis;
+
+    private VoleryConfig(String source, ClusterConfig cluster, Map<Integer, NodeSettings> nodes, int tickTime,
+                         int minSessionTimeout, int maxSessionTimeout, int juteMaxBuffer, Partitioning partitioning,
+                         String superDigest, Set<String> fourLetterWords, Path logDir, long touchMillis) {
+        this.source = source;
+        this.cluster = cluster;
+        this.nodes = Collections.unmodifiableMap(nodes);
+        this.tickTime = tickTime;
+        this.minSessionTimeout = minSessionTimeout;
+        this.maxSessionTimeout = maxSessionTimeout;
+        this.juteMaxBuffer = juteMaxBuffer;
+        this.partitioning = partitioning;
+        this.superDigest = superDigest;
+        this.fourLetterWords = Collections.unmodifiableSet(fourLetterWords);
+        this.logDir = logDir;
+        this.touchMillis = touchMillis;
+    }
+
+    public static VoleryConfig load(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException(file + ": no such configuration file");
+        }
+        return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+    }
+
+    /**
+     * Parses the text of a cluster file. Volery's lines are taken out (blanked, so that line numbers
+     * stay right) and the rest goes to {@link ClusterConfig}, which rejects unknown keys.
+     */
+    public static VoleryConfig parse(String text, String source) {
+        String[] lines = text.split("\n", -1);
+        StringBuilder ringPart = new StringBuilder();
+        Map<String, Integer> lineOf = new TreeMap<>();
+        Map<String, String> values = new TreeMap<>();
+        Map<Integer, Map<String, String>> perNode = new TreeMap<>();
+        for (int i = 0; i < lines.length; i++) {
+            String t = lines[i].strip();
+            int eq = t.indexOf('=');
+            String key = eq < 0 || t.startsWith("#") ? null : t.substring(0, eq).strip();
+            String value = key == null ? null : t.substring(eq + 1).strip();
+            boolean volery = false;
+            if (key != null) {
+                String[] parts = key.split("\\.");
+                if (parts.length == 3 && parts[0].equals("node") && NODE_KEYS.contains(parts[2])) {
+                    int id;
+                    try {
+                        id = Integer.parseInt(parts[1]);
+                    } catch (NumberFormatException e) {
+                        throw new ConfigException(source + ":" + (i + 1) + ": " + key + ": node id is not a number");
+                    }
+                    perNode.computeIfAbsent(id, k -> new TreeMap<>());
+                    volery = true;
+                } else if (GLOBAL_KEYS.contains(key)) {
+                    volery = true;
+                }
+                if (volery) {
+                    if (lineOf.containsKey(key)) {
+                        throw new ConfigException(source + ":" + (i + 1) + ": key '" + key + "' already set on line "
+                                + lineOf.get(key));
+                    }
+                    lineOf.put(key, i + 1);
+                    values.put(key, value);
+                    if (parts.length == 3 && parts[0].equals("node") && NODE_KEYS.contains(parts[2])) {
+                        perNode.get(Integer.parseInt(parts[1])).put(parts[2], value);
+                    }
+                }
+            }
+            ringPart.append(volery ? "" : lines[i]).append('\n');
+        }
+        ClusterConfig cluster = ClusterConfig.parse(ringPart.toString(), source);
+        Reader r = new Reader(source, values, lineOf);
+
+        int tick = r.intValue("tickTime", 2000, 1, 600_000);
+        int min = r.intValue("minSessionTimeout", 2 * tick, 1, Integer.MAX_VALUE);
+        int max = r.intValue("maxSessionTimeout", 20 * tick, 1, Integer.MAX_VALUE);
+        // The replicated tree bounds session timeouts to [2, 20] ticks, as ZooKeeper's defaults do.
+        if (min < 2 * tick) {
+            throw r.error("minSessionTimeout", "must be at least 2 ticks (" + 2 * tick + " ms with tickTime " + tick + ")");
+        }
+        if (max > 20 * tick) {
+            throw r.error("maxSessionTimeout", "must be at most 20 ticks (" + 20 * tick + " ms with tickTime " + tick + ")");
+        }
+        if (max < min) {
+            throw r.error("maxSessionTimeout", "must not be below minSessionTimeout (" + min + ")");
+        }
+        int jute = r.intValue("jute.maxbuffer", 0xfffff, 1024, Integer.MAX_VALUE - 1024);
+        Partitioning partitioning;
+        String p = values.getOrDefault("partitioning", "subtree");
+        try {
+            partitioning = Partitioning.valueOf(p.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw r.error("partitioning", "expected subtree or hash, got '" + p + "'");
+        }
+        if (partitioning == Partitioning.HASH) {
+            throw r.error("partitioning", "hash partitioning is not built yet; use subtree");
+        }
+        String digest = values.get("superDigest");
+        if (digest != null && !digest.matches("[^:]+:[A-Za-z0-9+/=]+")) {
+            throw r.error("superDigest", "expected user:base64(sha1(user:password)), got '" + digest + "'");
+        }
+        Set<String> words = new LinkedHashSet<>();
+        String wl = values.getOrDefault("4lw.commands.whitelist", "*");
+        for (String w : wl.split(",")) {
+            String word = w.strip();
+            if (word.equals("*")) {
+                words.addAll(FOUR_LETTER_WORDS);
+            } else if (FOUR_LETTER_WORDS.contains(word)) {
+                words.add(word);
+            } else if (!word.isEmpty()) {
+                throw r.error("4lw.commands.whitelist", "unknown four-letter word '" + word + "' (known: "
+                        + String.join(",", FOUR_LETTER_WORDS) + ")");
+            }
+        }
+        Path logDir = values.containsKey("logDir") ? Path.of(values.get("logDir")) : null;
+        long touch = r.intValue("session.touchMillis", 500, 10, 60_000);
+        if (touch * 2 > min) {
+            throw r.error("session.touchMillis", "must be at most half of minSessionTimeout (" + min
+                    + "), or sessions could expire between touches");
+        }
+
+        Map<Integer, NodeSettings> nodes = new TreeMap<>();
+        for (int id : perNode.keySet()) {
+            if (!cluster.nodes().containsKey(id)) {
+                String key = "node." + id + "." + perNode.get(id).keySet().iterator().next();
+                throw r.error(key, "node " + id + " has no node." + id + " = host:port line");
+            }
+        }
+        Set<String> clientEndpoints = new java.util.HashSet<>();
+        for (ClusterConfig.Node n : cluster.nodes().values()) {
+            String prefix = "node." + n.id() + ".";
+            if (!values.containsKey(prefix + "clientPort")) {
+                throw new ConfigException(source + ": missing key " + prefix + "clientPort (where ZooKeeper clients of node "
+                        + n.id() + " connect)");
+            }
+            int clientPort = r.intValue(prefix + "clientPort", 0, 0, 65535);
+            int metricsPort = r.intValue(prefix + "metricsPort", 0, 0, 65535);
+            String host = values.getOrDefault(prefix + "clientHost", n.host());
+            if (clientPort != 0 && !clientEndpoints.add(n.host() + ":" + clientPort)) {
+                throw r.error(prefix + "clientPort", "port " + clientPort + " on " + n.host() + " is used by another node");
+            }
+            if (n.groups().length != 1) {
+                throw new ConfigException(source + ": node." + n.id() + ".groups must name exactly one partition");
+            }
+            nodes.put(n.id(), new NodeSettings(n.id(), host, clientPort, metricsPort));
+        }
+        return new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words, logDir, touch);
+    }
+
+    public String source() {
+        return source;
+    }
+
+    /** The ring part: nodes, rings, groups (one group per partition) and protocol parameters. */
+    public ClusterConfig cluster() {
+        return cluster;
+    }
+
+    public Map<Integer, NodeSettings> nodes() {
+        return nodes;
+    }
+
+    public NodeSettings node(int id) {
+        NodeSettings n = nodes.get(id);
+        if (n == null) {
+            throw new ConfigException(source + ": no node " + id + " (nodes: " + nodes.keySet() + ")");
+        }
+        return n;
+    }
+
+    /** The partition node {@code id} is a replica of. */
+    public int partitionOf(int id) {
+        return cluster.node(id).groups()[0];
+    }
+
+    public int tickTime() {
+        return tickTime;
+    }
+
+    public int minSessionTimeout() {
+        return minSessionTimeout;
+    }
+
+    public int maxSessionTimeout() {
+        return maxSessionTimeout;
+    }
+
+    public int juteMaxBuffer() {
+        return juteMaxBuffer;
+    }
+
+    public Partitioning partitioning() {
+        return partitioning;
+    }
+
+    public String superDigest() {
+        return superDigest;
+    }
+
+    public Set<String> fourLetterWords() {
+        return fourLetterWords;
+    }
+
+    /** Where each node writes its log file, or null for standard error. */
+    public Path logDir() {
+        return logDir;
+    }
+
+    public long touchMillis() {
+        return touchMillis;
+    }
+
+    /** Typed access to Volery's values with errors naming line and key. */
+    private record Reader(String source, Map<String, String> values, Map<String, Integer> lineOf) {
+        int intValue(String key, int dflt, int min, int max) {
+            String v = values.get(key);
+            if (v == null) {
+                return dflt;
+            }
+            long n;
+            try {
+                n = Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                throw error(key, "not a number: '" + v + "'");
+            }
+            if (n < min || n > max) {
+                throw error(key, "must be in [" + min + ", " + max + "], got " + n);
+            }
+            return (int) n;
+        }
+
+        ConfigException error(String key, String message) {
+            Integer line = lineOf.get(key);
+            return new ConfigException(source + (line == null ? "" : ":" + line) + ": " + key + ": " + message);
+        }
+    }
+}

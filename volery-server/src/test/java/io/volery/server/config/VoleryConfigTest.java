@@ -1,0 +1,154 @@
+package io.volery.server.config;
+
+import io.eyrie.multicast.ClusterConfig.ConfigException;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class VoleryConfigTest {
+
+    /** Two partitions of two replicas; line numbers below refer to this text. */
+    static final String GOOD = String.join("\n",
+            "# a Volery cluster",                    // 1
+            "node.1 = 10.0.0.1:7001",                 // 2
+            "node.1.groups = 1",                      // 3
+            "node.1.clientPort = 2181",               // 4
+            "node.1.metricsPort = 9141",              // 5
+            "node.2 = 10.0.0.2:7001",                 // 6
+            "node.2.groups = 1",                      // 7
+            "node.2.clientPort = 2181",               // 8
+            "node.3 = 10.0.0.3:7001",                 // 9
+            "node.3.groups = 2",                      // 10
+            "node.3.clientPort = 2181",               // 11
+            "node.3.clientHost = 0.0.0.0",            // 12
+            "node.4 = 10.0.0.4:7001",                 // 13
+            "node.4.groups = 2",                      // 14
+            "node.4.clientPort = 2181",               // 15
+            "ring.1.acceptors = 1,2",                 // 16
+            "ring.2.acceptors = 3,4",                 // 17
+            "ring.0.acceptors = 1,3,2",               // 18
+            "group.1.ring = 1",                       // 19
+            "group.2.ring = 2",                       // 20
+            "ring.all = 0",                           // 21
+            "tickTime = 1000",                        // 22
+            "minSessionTimeout = 3000",               // 23
+            "maxSessionTimeout = 15000",              // 24
+            "jute.maxbuffer = 2097152",               // 25
+            "partitioning = subtree",                 // 26
+            "superDigest = super:D/InIHSb7yEEbrWz8b9l71RjZJU=", // 27
+            "4lw.commands.whitelist = ruok, srvr, mntr", // 28
+            "storage = memory",                       // 29
+            "batch.maxMessages = 512",                // 30
+            "");
+
+    @Test
+    void readsVoleryKeysAndLeavesTheRingKeysToClusterConfig() {
+        VoleryConfig c = VoleryConfig.parse(GOOD, "volery.cfg");
+        assertEquals(4, c.nodes().size());
+        assertEquals(new VoleryConfig.NodeSettings(1, "10.0.0.1", 2181, 9141), c.node(1));
+        assertEquals(new VoleryConfig.NodeSettings(3, "0.0.0.0", 2181, 0), c.node(3));
+        assertEquals(2, c.partitionOf(3));
+        assertEquals(1000, c.tickTime());
+        assertEquals(3000, c.minSessionTimeout());
+        assertEquals(15000, c.maxSessionTimeout());
+        assertEquals(2097152, c.juteMaxBuffer());
+        assertEquals(VoleryConfig.Partitioning.SUBTREE, c.partitioning());
+        assertEquals("super:D/InIHSb7yEEbrWz8b9l71RjZJU=", c.superDigest());
+        assertEquals(java.util.Set.of("ruok", "srvr", "mntr"), c.fourLetterWords());
+        assertEquals(512, c.cluster().parameters().batchMaxMessages());
+        assertEquals(java.util.Set.of(1, 2), c.cluster().groups());
+        assertNull(c.logDir());
+    }
+
+    @Test
+    void sessionBoundsDefaultToTwoAndTwentyTicksAndEveryWordIsAnswered() {
+        VoleryConfig c = VoleryConfig.parse(GOOD.replace("minSessionTimeout = 3000", "")
+                .replace("maxSessionTimeout = 15000", "").replace("4lw.commands.whitelist = ruok, srvr, mntr", ""), "v.cfg");
+        assertEquals(2000, c.minSessionTimeout());
+        assertEquals(20000, c.maxSessionTimeout());
+        assertEquals(VoleryConfig.FOUR_LETTER_WORDS, c.fourLetterWords());
+    }
+
+    @Test
+    void aMisspelledKeyIsNamedWithItsLine() {
+        assertError(GOOD.replace("tickTime = 1000", "tickTme = 1000"), "volery.cfg:22: tickTme: unknown key");
+    }
+
+    @Test
+    void aBadNumberIsNamedWithItsKeyAndLine() {
+        assertError(GOOD.replace("node.2.clientPort = 2181", "node.2.clientPort = 21x81"),
+                "volery.cfg:8: node.2.clientPort: not a number: '21x81'");
+        assertError(GOOD.replace("node.1.metricsPort = 9141", "node.1.metricsPort = 70000"),
+                "volery.cfg:5: node.1.metricsPort: must be in [0, 65535], got 70000");
+    }
+
+    @Test
+    void sessionBoundsOutsideTheTreesTwoToTwentyTicksAreRejected() {
+        assertError(GOOD.replace("maxSessionTimeout = 15000", "maxSessionTimeout = 25000"),
+                "volery.cfg:24: maxSessionTimeout: must be at most 20 ticks (20000 ms with tickTime 1000)");
+        assertError(GOOD.replace("minSessionTimeout = 3000", "minSessionTimeout = 1000"),
+                "volery.cfg:23: minSessionTimeout: must be at least 2 ticks (2000 ms with tickTime 1000)");
+    }
+
+    @Test
+    void hashPartitioningIsNotBuiltYetAndSaysSo() {
+        assertError(GOOD.replace("partitioning = subtree", "partitioning = hash"),
+                "volery.cfg:26: partitioning: hash partitioning is not built yet; use subtree");
+        assertError(GOOD.replace("partitioning = subtree", "partitioning = range"),
+                "volery.cfg:26: partitioning: expected subtree or hash, got 'range'");
+    }
+
+    @Test
+    void aNodeWithoutClientPortIsNamed() {
+        assertError(GOOD.replace("node.4.clientPort = 2181", ""),
+                "volery.cfg: missing key node.4.clientPort (where ZooKeeper clients of node 4 connect)");
+    }
+
+    @Test
+    void clientSettingsOfAnUnknownNodeAreNamed() {
+        assertError(GOOD + "node.9.clientPort = 2181\n", "volery.cfg:31: node.9.clientPort: node 9 has no node.9 = host:port line");
+    }
+
+    @Test
+    void aKeyGivenTwiceNamesBothLines() {
+        assertError(GOOD + "tickTime = 500\n", "volery.cfg:31: key 'tickTime' already set on line 22");
+    }
+
+    @Test
+    void anUnknownFourLetterWordIsNamed() {
+        assertError(GOOD.replace("ruok, srvr, mntr", "ruok, kill"),
+                "volery.cfg:28: 4lw.commands.whitelist: unknown four-letter word 'kill'");
+    }
+
+    @Test
+    void ringErrorsStillComeFromClusterConfigWithTheirLine() {
+        assertError(GOOD.replace("batch.maxMessages = 512", "batch.maxMessages = many"),
+                "volery.cfg:30: batch.maxMessages: not a number: 'many'");
+    }
+
+    @Test
+    void theDockerComposeClusterFileIsValidAndHasAServicePerNode() throws Exception {
+        java.nio.file.Path docker = java.nio.file.Path.of("..", "docker").toAbsolutePath().normalize();
+        VoleryConfig c = VoleryConfig.load(docker.resolve("volery.cfg"));
+        assertEquals(java.util.Set.of(1, 2), c.cluster().groups(), "two partitions");
+        String compose = java.nio.file.Files.readString(docker.resolve("compose.yaml"));
+        for (VoleryConfig.NodeSettings n : c.nodes().values()) {
+            String host = c.cluster().node(n.id()).host();
+            assertTrue(compose.contains("  " + host + ":\n") && compose.contains("hostname: " + host + "\n")
+                            && compose.contains("\"--node\", \"" + n.id() + "\"]") && compose.contains("- " + host + "-data:/data"),
+                    "compose.yaml runs node " + n.id() + " as service " + host + " with its own volume");
+            assertEquals(3, c.cluster().nodes().values().stream()
+                    .filter(x -> x.groups()[0] == c.partitionOf(n.id())).count(), "three replicas per partition");
+        }
+    }
+
+    private static void assertError(String text, String expectedStart) {
+        ConfigException e = assertThrows(ConfigException.class, () -> VoleryConfig.parse(text, "volery.cfg"),
+                "expected the configuration to be rejected with: " + expectedStart);
+        assertTrue(e.getMessage().startsWith(expectedStart),
+                "expected an error starting with\n  " + expectedStart + "\nbut got\n  " + e.getMessage());
+    }
+}
