@@ -35,7 +35,37 @@ public class BankServer extends StateMachine {
         if (op.equals(BankCommands.BALANCE)) {
             return ((Account) getObject(c.getNext())).balance();
         }
+        if (op.equals(BankCommands.DIGEST)) {
+            return stateDigest();
+        }
         throw new IllegalArgumentException("unknown bank command " + c);
+    }
+
+    /**
+     * A hash of the accounts of this replica's partition (ids and balances), as hex: replicas of a
+     * partition that executed the same commands have the same digest. Copies of remote accounts are
+     * left out: they are caches that the owner refreshes, not this partition's state.
+     */
+    public String stateDigest() {
+        java.util.TreeMap<Integer, Long> balances = new java.util.TreeMap<>();
+        getObjects().forEach((id, o) -> {
+            if (getOracle().getPartition(id).equals(getLocalPartition())) {
+                balances.put((Integer) id, ((Account) o).balance());
+            }
+        });
+        java.security.MessageDigest sha;
+        try {
+            sha = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError("SHA-256 is part of every Java platform", e);
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(12);
+        balances.forEach((id, balance) -> {
+            b.clear();
+            b.putInt(id).putLong(balance);
+            sha.update(b.array());
+        });
+        return java.util.HexFormat.of().formatHex(sha.digest(), 0, 16);
     }
 
     /** The money in this replica's own partition (read outside any command). */
