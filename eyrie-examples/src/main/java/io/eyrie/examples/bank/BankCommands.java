@@ -30,4 +30,9 @@ public final class BankCommands {
     public static Command digest(int partitionId) {
         return new Command(DIGEST, partitionId);
     }
+
+    /** A digest command carrying {@code tag}, so its executions can be told apart in logs. */
+    public static Command digest(int partitionId, String tag) {
+        return new Command(DIGEST, partitionId, tag);
+    }
 }
