@@ -51,12 +51,16 @@ public final class KvReplicaMain {
             Files.createDirectories(dir);
             Path file = dir.resolve("stats-" + node);
             Path tmp = dir.resolve("stats-" + node + ".tmp");
+            Path status = dir.resolve("status-" + node);
             long pid = ProcessHandle.current().pid();
             reporter.scheduleAtFixedRate(() -> {
                 try {
                     Files.writeString(tmp, pid + " " + endpoint.transportStats().framesSent() + "\n",
                             StandardCharsets.US_ASCII);
                     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    // the protocol's view (rings, decided instances, merge position), for diagnosis
+                    Files.writeString(tmp, endpoint.status() + "\n", StandardCharsets.US_ASCII);
+                    Files.move(tmp, status, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 } catch (Exception e) {
                     System.err.println("cannot write " + file + ": " + e);
                 }
