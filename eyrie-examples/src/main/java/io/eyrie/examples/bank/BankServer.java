@@ -4,6 +4,12 @@ import io.eyrie.core.Command;
 import io.eyrie.core.StateMachine;
 import io.eyrie.multicast.MulticastEndpoint;
 
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.TreeMap;
+
 /**
  * A replica of one partition of the bank. Every replica holds an Account object for every account:
  * its own partition's are up to date, the others are copies that Eyrie refreshes when a transfer
@@ -47,25 +53,25 @@ public class BankServer extends StateMachine {
      * left out: they are caches that the owner refreshes, not this partition's state.
      */
     public String stateDigest() {
-        java.util.TreeMap<Integer, Long> balances = new java.util.TreeMap<>();
+        TreeMap<Integer, Long> balances = new TreeMap<>();
         getObjects().forEach((id, o) -> {
             if (getOracle().getPartition(id).equals(getLocalPartition())) {
                 balances.put((Integer) id, ((Account) o).balance());
             }
         });
-        java.security.MessageDigest sha;
+        MessageDigest sha;
         try {
-            sha = java.security.MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
             throw new AssertionError("SHA-256 is part of every Java platform", e);
         }
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(12);
+        ByteBuffer b = ByteBuffer.allocate(12);
         balances.forEach((id, balance) -> {
             b.clear();
             b.putInt(id).putLong(balance);
             sha.update(b.array());
         });
-        return java.util.HexFormat.of().formatHex(sha.digest(), 0, 16);
+        return HexFormat.of().formatHex(sha.digest(), 0, 16);
     }
 
     /** The money in this replica's own partition (read outside any command). */
