@@ -24,7 +24,9 @@ import java.util.concurrent.TimeUnit;
  * same pair, and the replicas' reply table makes sure it executes at most once. At most
  * {@code window} commands are outstanding; {@link #executeAsync} blocks while the window is full.
  *
- * <p>The node of the endpoint must have no groups in the cluster file (clients deliver nothing).
+ * <p>The node of the endpoint must have no groups in the cluster file (clients deliver nothing), and
+ * it must be running: its owner starts it (a {@code MulticastNode} of a pure client with
+ * {@code node.start(delivery -> { }, null)}) so that it can multicast and receive the replies.
  */
 public final class EyrieClient implements AutoCloseable {
 
@@ -45,6 +47,8 @@ public final class EyrieClient implements AutoCloseable {
     private final ScheduledExecutorService retries;
     private long nextSeq = 1;
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean warnedMulticastFailure =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     public EyrieClient(MulticastEndpoint endpoint, PartitioningOracle oracle) {
         this(endpoint, oracle, DEFAULT_WINDOW, DEFAULT_RETRY_MILLIS);
@@ -130,8 +134,14 @@ public final class EyrieClient implements AutoCloseable {
         p.sentNanos().set(System.nanoTime());
         endpoint.multicast(p.groups(), p.payload()).whenComplete((v, t) -> {
             if (t != null) {
-                // the retry timer multicasts it again
-                log.debug("client={} seq={} multicast failed: {}", Long.toHexString(clientId), p.seq(), t.toString());
+                // the retry timer multicasts it again; the first failure is worth a warning, since a
+                // node that was never started fails every multicast and the client would wait silently
+                if (!closed && !warnedMulticastFailure.getAndSet(true)) {
+                    log.warn("client={} multicast of seq={} failed ({}); retrying every {} ms. Is the client's "
+                                    + "endpoint started?", Long.toHexString(clientId), p.seq(), t.toString(), retryMillis);
+                } else {
+                    log.debug("client={} seq={} multicast failed: {}", Long.toHexString(clientId), p.seq(), t.toString());
+                }
             }
         });
     }

@@ -7,6 +7,7 @@ public final class BankCommands {
 
     public static final String TRANSFER = "transfer";
     public static final String BALANCE = "balance";
+    public static final String DIGEST = "digest";
 
     private BankCommands() {
     }
@@ -19,5 +20,19 @@ public final class BankCommands {
     /** The result is the balance. */
     public static Command balance(int account) {
         return new Command(BALANCE, account);
+    }
+
+    /**
+     * Asks every replica of partition {@code partitionId} (a group id) for a hash of its state at this
+     * command's place in the order. The result is {@link BankServer#stateDigest()} of the replica
+     * that answers first; all of them compute it at the same point, so all must agree.
+     */
+    public static Command digest(int partitionId) {
+        return new Command(DIGEST, partitionId);
+    }
+
+    /** A digest command carrying {@code tag}, so its executions can be told apart in logs. */
+    public static Command digest(int partitionId, String tag) {
+        return new Command(DIGEST, partitionId, tag);
     }
 }

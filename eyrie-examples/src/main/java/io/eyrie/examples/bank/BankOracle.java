@@ -20,6 +20,11 @@ public class BankOracle extends PartitioningOracle {
         c.rewind();
         Set<Partition> dests = new TreeSet<>();
         String op = (String) c.getNext();
+        if (op.equals(BankCommands.DIGEST)) {
+            dests.add(Partition.get((Integer) c.getNext()));
+            c.rewind();
+            return dests;
+        }
         dests.add(getPartition(c.getNext()));
         if (op.equals(BankCommands.TRANSFER)) {
             dests.add(getPartition(c.getNext()));
