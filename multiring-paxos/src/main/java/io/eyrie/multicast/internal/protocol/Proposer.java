@@ -16,6 +16,8 @@ import java.util.TreeMap;
 final class Proposer {
     static final int MAX_PENDING = 256;
     static final int MAX_SEQ_SPREAD = 1024;
+    /** Retransmission waits double up to 2^4 times the timeout. */
+    static final int MAX_BACKOFF_DOUBLINGS = 4;
 
     private final int node;
     private final long incarnation;
@@ -28,6 +30,8 @@ final class Proposer {
         final int[] groups;
         final byte[] payload;
         long lastSentMillis;
+        /** Retransmissions so far: each doubles the wait before the next. */
+        int retransmissions;
 
         Pending(int ring, int[] groups, byte[] payload, long now) {
             this.ring = ring;
@@ -100,8 +104,12 @@ final class Proposer {
         List<Message.Propose> out = new ArrayList<>();
         for (Iterator<Map.Entry<Long, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Long, Pending> e = it.next();
-            if (now - e.getValue().lastSentMillis >= retransmitMillis) {
-                e.getValue().lastSentMillis = now;
+            Pending p = e.getValue();
+            // Back off: under load a ring can take longer than one timeout to order what it holds,
+            // and resending everything pending every timeout would bury it under duplicates.
+            if (now - p.lastSentMillis >= retransmitMillis << Math.min(p.retransmissions, MAX_BACKOFF_DOUBLINGS)) {
+                p.lastSentMillis = now;
+                p.retransmissions++;
                 out.add(message(e.getKey(), e.getValue()));
             }
         }

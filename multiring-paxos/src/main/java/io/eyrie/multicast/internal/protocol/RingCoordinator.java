@@ -39,6 +39,7 @@ final class RingCoordinator {
         /** Merge slots the value takes: 1 for a batch, k for a skip of k. */
         final long slots;
         long lastSentMillis;
+        int retransmissions;
 
         InFlight(byte[] value, List<ProposalId> ids, long slots, long now) {
             this.value = value;
@@ -142,9 +143,13 @@ final class RingCoordinator {
             }
             case ACTIVE -> {
                 for (Map.Entry<Long, InFlight> e : inFlight.entrySet()) {
-                    if (now - e.getValue().lastSentMillis >= params.retransmitTimeoutMillis()) {
-                        e.getValue().lastSentMillis = now;
-                        sendAccept(e.getKey(), e.getValue().value, now);
+                    InFlight f = e.getValue();
+                    // Back off like the proposers: a loaded ring is slow, not lossy, and resending
+                    // whole batches every timeout would multiply its load.
+                    if (now - f.lastSentMillis >= params.retransmitTimeoutMillis() << Math.min(f.retransmissions, 4)) {
+                        f.lastSentMillis = now;
+                        f.retransmissions++;
+                        sendAccept(e.getKey(), f.value, now);
                     }
                 }
                 pump(now);
