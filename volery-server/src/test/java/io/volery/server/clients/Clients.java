@@ -66,6 +66,27 @@ final class Clients {
         }
     }
 
+    /**
+     * Waits until every expected event ("NodeDeleted /a/b") has been heard, in any order: events of
+     * different partitions have no order between them. Other events are skipped.
+     */
+    static void awaitEvents(BlockingQueue<WatchedEvent> events, java.util.Collection<String> expected)
+            throws InterruptedException {
+        java.util.Set<String> missing = new java.util.LinkedHashSet<>(expected);
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        StringBuilder seen = new StringBuilder();
+        while (!missing.isEmpty()) {
+            long left = deadline - System.nanoTime();
+            WatchedEvent e = left <= 0 ? null : events.poll(left, TimeUnit.NANOSECONDS);
+            if (e == null) {
+                fail("expected events " + missing + " within " + PATIENCE + "; saw only [" + seen + "]");
+            }
+            String key = e.getType() + " " + e.getPath();
+            missing.remove(key);
+            seen.append(key).append("; ");
+        }
+    }
+
     /** The next event on {@code path} of {@code type}, skipping connection-state events and others. */
     static WatchedEvent awaitEvent(BlockingQueue<WatchedEvent> events, Watcher.Event.EventType type, String path)
             throws InterruptedException {
