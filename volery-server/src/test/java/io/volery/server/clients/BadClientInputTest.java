@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -210,5 +211,81 @@ class BadClientInputTest {
         } finally {
             zk.close();
         }
+    }
+
+    @Test
+    void fuzzedConnectionsNeverStopTheServerNorTouchAnotherSession() throws Exception {
+        long seed = Long.getLong("fuzz.seed", System.nanoTime());
+        System.out.println("BadClientInputTest fuzz seed " + seed + " (rerun with -Dfuzz.seed=" + seed + ")");
+        Random rnd = new Random(seed);
+        LinkedBlockingQueue<WatchedEvent> guardEvents = new LinkedBlockingQueue<>();
+        ZooKeeper guard = Clients.zooKeeper(cluster.connectString(), 10_000, guardEvents);
+        try {
+            guard.addAuthInfo("digest", "guard:secret".getBytes());
+            guard.create("/a", "guarded".getBytes(), ZooDefs.Ids.CREATOR_ALL_ACL, CreateMode.PERSISTENT);
+            guard.create("/a/eph", new byte[0], ZooDefs.Ids.CREATOR_ALL_ACL, CreateMode.EPHEMERAL);
+            guard.getData("/a", true, null);
+            guard.getChildren("/a", true);
+
+            List<byte[]> templates = io.volery.server.frontend.ZkCodecFuzzProperties.wellFormed();
+            int sent = 0;
+            int reconnects = 0;
+            RawZkConnection c = null;
+            try {
+                for (int i = 0; i < 600; i++) {
+                    if (c == null) {
+                        VoleryNode node = cluster.nodes().get(rnd.nextInt(cluster.nodes().size()));
+                        c = new RawZkConnection(node.clientAddress(), 4000);
+                        c.drainRepliesInBackground();
+                        reconnects++;
+                    }
+                    byte[] f = rnd.nextInt(5) == 0 ? randomBytes(rnd)
+                            : io.volery.server.frontend.ZkCodecFuzzProperties.mutate(
+                                    templates.get(rnd.nextInt(templates.size())), templates, rnd);
+                    try {
+                        c.sendFrame(f);
+                        sent++;
+                    } catch (IOException closedByServer) {
+                        c.close();
+                        c = null;
+                    }
+                    if (c != null && c.closedByServer()) {
+                        c.close();
+                        c = null;
+                    }
+                }
+            } finally {
+                if (c != null) {
+                    c.close();
+                }
+            }
+            assertTrue(sent > 300, "the fuzzer got only " + sent + " frames through (" + reconnects + " connections)");
+
+            // every node still serves new sessions
+            for (VoleryNode n : cluster.nodes()) {
+                try (RawZkConnection probe = new RawZkConnection(n.clientAddress(), 4000)) {
+                    probe.sendFrame(RawZkConnection.request(SENTINEL_XID, OpCodes.EXISTS, new ExistsRequest("/", false)));
+                    ReplyHeader h = probe.nextReply();
+                    assertNotNull(h, "node " + n.nodeId() + " closed a well-behaved connection after the fuzz");
+                    assertEquals(0, h.getErr(), "exists(/) on node " + n.nodeId() + " after the fuzz");
+                }
+            }
+            // the guarded session saw nothing and lost nothing
+            Stat st = new Stat();
+            assertArrayEquals("guarded".getBytes(), guard.getData("/a", false, st), "the guarded data");
+            assertEquals(0, st.getVersion(), "the guarded data's version");
+            assertEquals(List.of("eph"), guard.getChildren("/a", false), "the guarded node's children");
+            assertEquals(guard.getSessionId(), guard.exists("/a/eph", false).getEphemeralOwner());
+            assertTrue(guardEvents.stream().allMatch(e -> e.getPath() == null && e.getState() == KeeperState.SyncConnected),
+                    "the guarded session heard something: " + guardEvents);
+        } finally {
+            guard.close();
+        }
+    }
+
+    private static byte[] randomBytes(Random rnd) {
+        byte[] b = new byte[rnd.nextInt(64)];
+        rnd.nextBytes(b);
+        return b;
     }
 }

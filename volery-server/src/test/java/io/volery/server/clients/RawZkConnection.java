@@ -105,6 +105,27 @@ final class RawZkConnection implements AutoCloseable {
         }
     }
 
+    private volatile boolean closedByServer;
+
+    /** For connections whose replies nobody reads: a daemon thread reads and drops them, noting a close. */
+    void drainRepliesInBackground() {
+        Thread t = new Thread(() -> {
+            try {
+                while (true) {
+                    readFrame();
+                }
+            } catch (IOException e) {
+                closedByServer = true;
+            }
+        }, "raw-zk-drain");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    boolean closedByServer() {
+        return closedByServer;
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();
