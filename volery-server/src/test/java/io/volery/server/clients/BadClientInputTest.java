@@ -56,6 +56,8 @@ class BadClientInputTest {
     static void start(@TempDir Path dir) throws Exception {
         cluster = new VoleryCluster(2, 3, 0, 500);
         zookeeper = new EmbeddedZooKeeper(dir);
+        // it starts in the background: a client that connects shows it is listening
+        Clients.zooKeeper(zookeeper.connectString(), 10_000, null).close();
     }
 
     @AfterAll
