@@ -115,6 +115,8 @@ class SessionFailureTest {
         zk.getData(inFirst + "/data", true, null);
         zk.exists(inSecond + "/later", true);
         zk.getChildren(inSecond, true);
+        LinkedBlockingQueue<WatchedEvent> persistent = new LinkedBlockingQueue<>();
+        zk.addWatch(inSecond, persistent::add, org.apache.zookeeper.AddWatchMode.PERSISTENT_RECURSIVE);
 
         assertEquals(holder, serverOf(zk), "the client starts on the chosen server");
         ZooKeeper other = client(connectStringWithout(holder), 10_000, null);
@@ -134,6 +136,10 @@ class SessionFailureTest {
         other.create(inSecond + "/later", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         Clients.awaitEvents(events, List.of(EventType.NodeCreated + " " + inSecond + "/later",
                 EventType.NodeChildrenChanged + " " + inSecond));
+        // the persistent recursive watch came along (re-added on reconnect) and keeps firing
+        awaitEvent(persistent, EventType.NodeCreated, inSecond + "/later");
+        other.setData(inSecond + "/later", "x".getBytes(), -1);
+        awaitEvent(persistent, EventType.NodeDataChanged, inSecond + "/later");
 
         for (String top : List.of(inFirst, inSecond)) {
             Stat eph = other.exists(top + "/eph", false);
