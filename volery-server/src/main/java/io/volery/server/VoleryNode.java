@@ -104,8 +104,21 @@ public final class VoleryNode implements AutoCloseable {
     private final ExecutorService adminExecutor;
     private final MetricsEndpoint metricsEndpoint;
 
+    /**
+     * Room beyond the request frame itself that one ordered command takes (Volery's request fields,
+     * the command and client envelopes): multicast messages must fit a whole jute.maxbuffer request.
+     */
+    public static final int COMMAND_OVERHEAD_BYTES = 64 * 1024;
+
     public VoleryNode(ClusterConfig config, int nodeId, Options options) {
         Objects.requireNonNull(options, "options");
+        int needed = options.juteMaxBuffer() + COMMAND_OVERHEAD_BYTES;
+        if (config.parameters().batchMaxBytes() < needed) {
+            // Otherwise a request the front end accepts could never be multicast, and its client would wait forever.
+            throw new IllegalArgumentException("batch.maxBytes=" + config.parameters().batchMaxBytes()
+                    + " cannot carry a request of jute.maxbuffer=" + options.juteMaxBuffer()
+                    + " bytes; set batch.maxBytes to at least " + needed + " in the cluster file");
+        }
         this.nodeId = nodeId;
         int[] groups = config.node(nodeId).groups();
         if (groups.length != 1) {

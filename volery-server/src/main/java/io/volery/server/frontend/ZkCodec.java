@@ -52,9 +52,32 @@ public final class ZkCodec {
     }
 
     /** A frame the server cannot understand; ZooKeeper closes the connection on these. */
-    public static final class MalformedRequestException extends IOException {
+    public static class MalformedRequestException extends IOException {
         public MalformedRequestException(String message) {
             super(message);
+        }
+    }
+
+    /**
+     * A request whose header was read but whose body was not. ZooKeeper answers these with
+     * MarshallingError under the request's xid and keeps the connection.
+     */
+    public static final class MalformedBodyException extends MalformedRequestException {
+        private final int xid;
+        private final int opCode;
+
+        public MalformedBodyException(int xid, int opCode, String message) {
+            super(message);
+            this.xid = xid;
+            this.opCode = opCode;
+        }
+
+        public int xid() {
+            return xid;
+        }
+
+        public int opCode() {
+            return opCode;
         }
     }
 
@@ -90,11 +113,15 @@ public final class ZkCodec {
     }
 
     private static ZkRequest decodeRequestBody(byte[] frame) throws MalformedRequestException {
+        BinaryInputArchive a = BinaryInputArchive.getArchive(new ByteArrayInputStream(frame));
+        RequestHeader h = new RequestHeader();
         try {
-            BinaryInputArchive a = BinaryInputArchive.getArchive(new ByteArrayInputStream(frame));
-            RequestHeader h = new RequestHeader();
             h.deserialize(a, "header");
-            int op = h.getType();
+        } catch (IOException | RuntimeException e) {
+            throw new MalformedRequestException("malformed request header: " + e);
+        }
+        int op = h.getType();
+        try {
             if (op == OpCodes.MULTI || op == OpCodes.MULTI_READ) {
                 return new ZkRequest(h.getXid(), op, null, decodeMulti(a, op), null);
             }
@@ -105,10 +132,8 @@ public final class ZkCodec {
             Record r = body.get();
             r.deserialize(a, "request");
             return ZkRequest.of(h.getXid(), op, r);
-        } catch (MalformedRequestException e) {
-            throw e;
         } catch (IOException | RuntimeException e) {
-            throw new MalformedRequestException("malformed request: " + e);
+            throw new MalformedBodyException(h.getXid(), op, "malformed body of operation " + op + ": " + e.getMessage());
         }
     }
 

@@ -38,6 +38,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     /** Error codes answered by the front end itself. */
     private static final int ERR_AUTH_FAILED = -115;
     private static final int ERR_UNIMPLEMENTED = -6;
+    private static final int ERR_MARSHALLING = -5;
 
     private final ZkService service;
     private final FrontEndStats stats;
@@ -86,6 +87,11 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 return;
             }
             request(ctx, ZkCodec.decodeRequest(bytes));
+        } catch (ZkCodec.MalformedBodyException e) {
+            // ZooKeeper answers a body it cannot read with MarshallingError and keeps serving.
+            log.info("session=0x{} from {}: {}", Long.toHexString(sessionId), remoteAddress(), e.getMessage());
+            stats.malformed();
+            enqueue(ctx, CompletableFuture.completedFuture(ZkReply.error(e.xid(), service.ping(this), ERR_MARSHALLING)));
         } catch (ZkCodec.MalformedRequestException e) {
             // ZooKeeper drops a connection it cannot parse; the session is left to its timeout.
             log.warn("closing connection from {} session=0x{}: {}", remoteAddress(), Long.toHexString(sessionId), e.getMessage());
@@ -138,6 +144,11 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 // SASL is later work: answer like a server without SASL support, then close.
                 enqueue(ctx, CompletableFuture.completedFuture(ZkReply.error(r.xid(), 0, ERR_AUTH_FAILED)));
                 closeAfterReplies(ctx);
+            }
+            case OpCodes.CREATE_SESSION -> {
+                // Inside a session ZooKeeper takes this for a createSession transaction it cannot
+                // parse: MarshallingError, and the connection stays.
+                enqueue(ctx, CompletableFuture.completedFuture(ZkReply.error(r.xid(), service.ping(this), ERR_MARSHALLING)));
             }
             default -> {
                 if (ZkCodec.bodyOf(r.opCode()) == null && !isBodiless(r.opCode())) {

@@ -174,13 +174,24 @@ class ZkConnectionHandlerTest {
     }
 
     @Test
-    void malformedBodyClosesTheConnection() throws IOException {
+    void malformedBodyGetsMarshallingErrorAndTheConnectionStays() throws IOException {
         connect();
-        // getData whose path length claims more bytes than the frame holds
-        ch.writeInbound(Unpooled.buffer().writeInt(12).writeInt(1).writeInt(OpCodes.GET_DATA).writeInt(1000));
+        // getData whose path length claims more bytes than the frame holds (real ZooKeeper: -5, kept)
+        ch.writeInbound(Unpooled.buffer().writeInt(12).writeInt(9).writeInt(OpCodes.GET_DATA).writeInt(1000));
+        ReplyHeader h = new ReplyHeader();
+        h.deserialize(nextFrame(), "h");
+        assertEquals(9, h.getXid(), "the malformed request's xid");
+        assertEquals(-5, h.getErr(), "MarshallingError");
+        assertTrue(ch.isOpen(), "the connection stays open");
+        assertTrue(service.submitted.isEmpty(), "nothing reaches the service");
+    }
+
+    @Test
+    void truncatedHeaderClosesTheConnection() throws IOException {
+        connect();
+        ch.writeInbound(Unpooled.buffer().writeInt(3).writeBytes(new byte[]{0, 0, 1}));
         assertNull(nextFrame());
         assertFalse(ch.isOpen());
-        assertTrue(service.submitted.isEmpty());
     }
 
     @Test
