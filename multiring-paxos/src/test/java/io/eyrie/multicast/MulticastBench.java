@@ -157,7 +157,12 @@ public final class MulticastBench {
         Thread.sleep(warmupS * 1000L);
         measuring.set(true);
         long t0 = System.nanoTime();
-        Thread.sleep(seconds * 1000L);
+        for (int s = 0; s < seconds; s++) {
+            Thread.sleep(1000L);
+            if (Boolean.getBoolean("bench.trace")) {
+                System.err.println("t=" + s + " delivered=" + delivered.get() + " status1=" + nodes.get(0).status());
+            }
+        }
         measuring.set(false);
         double elapsed = (System.nanoTime() - t0) / 1e9;
         running.set(false);
