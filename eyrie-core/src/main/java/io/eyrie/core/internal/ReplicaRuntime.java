@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -77,6 +76,11 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final int nodeId;
     private final int partition;
     private final boolean designated;
+    /** How long a replica that was asked keeps sending exchanges in place of the designated sender. */
+    private static final long VOLUNTEER_MILLIS = 10_000;
+    /** Until when this replica sends its exchanges as if designated (set from the direct-channel thread). */
+    private volatile long volunteerUntilNanos;
+    private volatile boolean volunteered;
     private final Map<Integer, int[]> replicasByPartition;
     private final BlockingQueue<Work> queue;
     private final ExchangeInbox inbox;
@@ -119,7 +123,11 @@ public final class ReplicaRuntime implements AutoCloseable {
                     .mapToInt(ClusterConfig.Node::id).sorted().toArray());
         }
         this.designated = replicasByPartition.get(partition)[0] == nodeId;
-        this.queue = new ArrayBlockingQueue<>(options.deliveryQueueMax());
+        // Unbounded on purpose: the multicast node delivers from its event loop, which also casts this
+        // node's votes. Blocking it while the executor waits for another partition's exchange can
+        // deadlock (that partition may need this node's vote to deliver the very command).
+        // deliveryQueueMax only triggers a warning.
+        this.queue = new java.util.concurrent.LinkedBlockingQueue<>();
         this.inbox = new ExchangeInbox(options.inboxPositionsMax());
         this.sent = new SentExchanges(options.sentPositionsMax());
         this.snapshots = options.checkpointDir() == null ? null : new SnapshotStore(options.checkpointDir());
@@ -187,6 +195,9 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     // ---- delivery thread ----
 
+    /** The backlog last warned about (delivery thread only). */
+    private int lastBacklogWarned;
+
     private void onDelivery(Delivery d) {
         if (closed) {
             return;
@@ -198,11 +209,20 @@ public final class ReplicaRuntime implements AutoCloseable {
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
         }
-        try {
-            queue.put(new Deliver(d, learnerCheckpoint));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        queue.add(new Deliver(d, learnerCheckpoint));
+        int backlog = queue.size();
+        if (backlog > options.deliveryQueueMax() && backlog > lastBacklogWarned * 2) {
+            lastBacklogWarned = backlog;
+            log.warn("node={} partition={} has {} deliveries waiting for execution (deliveryQueueMax={})",
+                    nodeId, partition, backlog, options.deliveryQueueMax());
+        } else if (backlog <= options.deliveryQueueMax()) {
+            lastBacklogWarned = options.deliveryQueueMax();
         }
+    }
+
+    /** Whether this replica sends its partition's exchanges: the designated sender, or a volunteer. */
+    private boolean sends() {
+        return designated || (volunteered && System.nanoTime() - volunteerUntilNanos < 0);
     }
 
     // ---- direct-channel thread ----
@@ -237,6 +257,12 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         byte[] encoded = sent.get(a.position(), a.asker(), a.round());
+        if (!designated) {
+            // Being asked means the designated sender's exchanges are not arriving: take over for a
+            // while, so that the next commands do not each wait an exchange timeout.
+            volunteerUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(VOLUNTEER_MILLIS);
+            volunteered = true;
+        }
         if (encoded != null) {
             stats.asksAnswered.incrementAndGet();
             stats.exchangesSent.incrementAndGet();
@@ -393,14 +419,14 @@ public final class ReplicaRuntime implements AutoCloseable {
                 }
             }
             encoded.put(q, Wire.encode(new Wire.Exchange(run.position, 0, partition, q, objects)));
-            if (designated && (signalsEnabled || !objects.isEmpty())) {
+            if (sends() && (signalsEnabled || !objects.isEmpty())) {
                 for (Wire.ShippedObject o : objects) {
                     (o.kind() == Wire.ShipKind.VALUE ? stats.valuesShipped : stats.valuesValidated).incrementAndGet();
                 }
             }
         }
         sent.put(run.position, 0, encoded);
-        if (!designated) {
+        if (!sends()) {
             return;
         }
         for (Map.Entry<Integer, byte[]> e : encoded.entrySet()) {
@@ -521,7 +547,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                         List.of(new Wire.ShippedObject(VALUE_ID, Wire.ShipKind.VALUE, 0, mine)))));
             }
             sent.put(position, round, encoded);
-            if (designated) {
+            if (sends()) {
                 for (Map.Entry<Integer, byte[]> e : encoded.entrySet()) {
                     for (int node : replicasByPartition.get(e.getKey())) {
                         stats.exchangesSent.incrementAndGet();
