@@ -22,6 +22,14 @@ public final class VoleryCluster implements AutoCloseable {
      * @param firstClientPort the first node's client port (the others follow), or 0 for free ports
      */
     public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis) throws IOException {
+        this(partitions, replicas, firstClientPort, tickTimeMillis, null);
+    }
+
+    /**
+     * @param superDigest ZooKeeper's {@code superDigest} ("super:base64(sha1(super:password))"), or null
+     */
+    public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, String superDigest)
+            throws IOException {
         if (partitions < 1 || replicas < 1) {
             throw new IllegalArgumentException("need at least one partition of one replica");
         }
@@ -30,7 +38,7 @@ public final class VoleryCluster implements AutoCloseable {
             for (int n = 1; n <= partitions * replicas; n++) {
                 int port = firstClientPort == 0 ? 0 : firstClientPort + n - 1;
                 nodes.add(new VoleryNode(config, n, VoleryNode.Options.at(new InetSocketAddress("127.0.0.1", port))
-                        .withTickTime(tickTimeMillis)));
+                        .withTickTime(tickTimeMillis).withSuperDigest(superDigest)));
             }
         } catch (RuntimeException e) {
             close();
@@ -76,6 +84,11 @@ public final class VoleryCluster implements AutoCloseable {
 
     public List<VoleryNode> nodes() {
         return nodes;
+    }
+
+    /** The partition ids (the cluster file's groups), ascending. */
+    public int[] partitions() {
+        return config.groups().stream().mapToInt(Integer::intValue).sorted().toArray();
     }
 
     public ClusterConfig config() {

@@ -87,6 +87,16 @@ public final class VoleryStateMachine extends StateMachine {
     public Object executeCommand(Command c) {
         VoleryRequest r = (VoleryRequest) c.getNext();
         long zxid = getCurrentPosition();
+        try {
+            return execute(r, zxid);
+        } catch (RuntimeException e) {
+            // Eyrie sends only the message to the client; the stack trace is for the operator.
+            log.error("partition={} failed to execute a request of kind {} at zxid={}", me, r.kind, zxid, e);
+            throw e;
+        }
+    }
+
+    private Object execute(VoleryRequest r, long zxid) {
         return switch (r.kind) {
             case VoleryRequest.ZK -> zk(r, zxid);
             case VoleryRequest.CREATE_SESSION -> createSession(r, zxid);
@@ -296,10 +306,10 @@ public final class VoleryStateMachine extends StateMachine {
         TreeMap<Integer, byte[]> fragments = new TreeMap<>();
         for (int k = 0; k < mine.size(); k++) {
             int i = mine.get(k);
-            int op = q.ops().get(i).opCode();
+            int op = JuteTranslator.multiResultType(q.ops().get(i).opCode());
             if (partitioner.ownerOf(MultiPaths.pathOf(ops.get(i))) == me) {
                 fragments.put(i, ZkCodec.encodeMultiFragment(new ZkReply.OpResult(op, 0,
-                        JuteTranslator.body(op, myResults.get(k).reply()))));
+                        op == OpCodes.CHECK ? null : JuteTranslator.body(op, myResults.get(k).reply()))));
             }
         }
         return assemble(fragments, ops.size(), zxid);
