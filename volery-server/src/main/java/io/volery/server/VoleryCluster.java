@@ -22,14 +22,15 @@ public final class VoleryCluster implements AutoCloseable {
      * @param firstClientPort the first node's client port (the others follow), or 0 for free ports
      */
     public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis) throws IOException {
-        this(partitions, replicas, firstClientPort, tickTimeMillis, null);
+        this(partitions, replicas, firstClientPort, tickTimeMillis, o -> o);
     }
 
     /**
-     * @param superDigest ZooKeeper's {@code superDigest} ("super:base64(sha1(super:password))"), or null
+     * @param options adjusts each node's options (super digest, container reaping, ...) after the client
+     *                address and tick time are set
      */
-    public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, String superDigest)
-            throws IOException {
+    public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis,
+                         java.util.function.UnaryOperator<VoleryNode.Options> options) throws IOException {
         if (partitions < 1 || replicas < 1) {
             throw new IllegalArgumentException("need at least one partition of one replica");
         }
@@ -37,8 +38,8 @@ public final class VoleryCluster implements AutoCloseable {
         try {
             for (int n = 1; n <= partitions * replicas; n++) {
                 int port = firstClientPort == 0 ? 0 : firstClientPort + n - 1;
-                nodes.add(new VoleryNode(config, n, VoleryNode.Options.at(new InetSocketAddress("127.0.0.1", port))
-                        .withTickTime(tickTimeMillis).withSuperDigest(superDigest)));
+                nodes.add(new VoleryNode(config, n, options.apply(VoleryNode.Options.at(
+                        new InetSocketAddress("127.0.0.1", port)).withTickTime(tickTimeMillis))));
             }
         } catch (RuntimeException e) {
             close();

@@ -22,21 +22,31 @@ public final class VoleryNode implements AutoCloseable {
 
     /** Settings of a node beyond the cluster file. */
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
-                          long touchIntervalMillis) {
+                          long touchIntervalMillis, boolean reapsContainers) {
+        public Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
+                       long touchIntervalMillis) {
+            this(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, true);
+        }
+
         public static Options at(InetSocketAddress clientAddress) {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500);
         }
 
+        /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
+        public Options withContainerReaping(boolean reaps) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, reaps);
+        }
+
         public Options withTickTime(int millis) {
-            return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis);
+            return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, reapsContainers);
         }
 
         public Options withSuperDigest(String digest) {
-            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis);
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, reapsContainers);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
-            return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis);
+            return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, reapsContainers);
         }
     }
 
@@ -58,7 +68,8 @@ public final class VoleryNode implements AutoCloseable {
         int[] partitions = config.groups().stream().mapToInt(Integer::intValue).toArray();
         VoleryOracle oracle = new VoleryOracle(new PathPartitioner(partitions), groups[0]);
         this.multicast = MulticastNode.builder(config, nodeId).build();
-        TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true);
+        TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true,
+                options.reapsContainers());
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);

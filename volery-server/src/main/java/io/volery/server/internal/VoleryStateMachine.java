@@ -209,7 +209,9 @@ public final class VoleryStateMachine extends StateMachine {
         long time = r.timeMillis;
         Scope scope = Scope.of(q, partitioner);
         Object reply = switch (scope) {
-            case OWNER, EVERY, LOCAL -> applyHere(q, cmd, zxid, time);
+            case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
+                    : applyHere(q, cmd, zxid, time);
+            case OWNER, LOCAL -> applyHere(q, cmd, zxid, time);
             case OWNER_VERDICT -> ownerVerdict(q, cmd, zxid, time);
             case MULTI -> multi(q, (io.volery.server.tree.Command.Multi) cmd, zxid, time);
             case GATHER -> gather(q, cmd, zxid, time);
@@ -224,6 +226,73 @@ public final class VoleryStateMachine extends StateMachine {
         Result res = tree.apply(cmd, zxid, time);
         dispatch(res.events());
         return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /**
+     * Closing a session deletes its ephemerals in every partition. ZooKeeper deletes them one by one in
+     * the order of its session set, and the watch events follow that order; here each partition knows
+     * only its own, so the partitions exchange their ephemerals (with creation zxids and set table) and
+     * the events each deletion caused, and every replica sends the front ends the whole list in
+     * ZooKeeper's order (the front end keeps the first copy of each event).
+     */
+    private byte[] closeSession(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        SessionTable.Session session = tree.sessions().get(cmd.sessionId());
+        List<String> localOrder = session == null ? List.of() : session.ephemerals();
+        Object[] mine = ownedEphemerals(session);
+        Result res = tree.apply(cmd, zxid, time);
+        // Events of deleting p name p or its parent, in deletion order: cut the list where it moves on.
+        Map<String, List<WatchEvent>> byEphemeral = new HashMap<>();
+        List<WatchEvent> unattributed = new ArrayList<>();
+        int at = 0;
+        for (WatchEvent e : res.events()) {
+            while (at < localOrder.size() && !causedBy(e, localOrder.get(at))) {
+                at++;
+            }
+            if (at < localOrder.size()) {
+                byEphemeral.computeIfAbsent(localOrder.get(at), k -> new ArrayList<>()).add(e);
+            } else {
+                unattributed.add(e);
+            }
+        }
+        String[] owned = (String[]) mine[0];
+        byte[][] events = new byte[owned.length][];
+        for (int i = 0; i < owned.length; i++) {
+            events[i] = VoleryWire.events(byEphemeral.getOrDefault(owned[i], List.of()));
+        }
+        Object[] part = {mine[0], mine[1], mine[2], mine[3], events};
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(part);
+        for (Object v : exchange(part).values()) {
+            parts.add((Object[]) v);
+        }
+        List<String> order = mergedEphemeralOrder(parts);
+        Map<String, byte[]> eventsByPath = new HashMap<>();
+        for (Object[] p : parts) {
+            String[] paths = (String[]) p[0];
+            byte[][] encoded = (byte[][]) p[4];
+            for (int i = 0; i < paths.length; i++) {
+                eventsByPath.put(paths[i], encoded[i]);
+            }
+        }
+        List<WatchEvent> ordered = new ArrayList<>();
+        for (String path : order) {
+            byte[] encoded = eventsByPath.get(path);
+            if (encoded != null) {
+                ordered.addAll(((VoleryWire.Events) VoleryWire.decode(encoded)).events());
+            }
+        }
+        ordered.addAll(unattributed);
+        dispatch(ordered);
+        return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    private static boolean causedBy(WatchEvent e, String deleted) {
+        if (e.path().equals(deleted)) {
+            return true;
+        }
+        int slash = deleted.lastIndexOf('/');
+        String parent = slash == 0 ? "/" : deleted.substring(0, slash);
+        return e.path().equals(parent);
     }
 
     /** Deleting a top-level node: its owner decides, every partition follows. */
@@ -354,23 +423,8 @@ public final class VoleryStateMachine extends StateMachine {
             return assemble(fragments, mr.ops().size(), zxid);
         }
         Result res = tree.apply(cmd, zxid, time);
-        if (cmd instanceof io.volery.server.tree.Command.GetEphemerals) {
-            TreeSet<String> paths = new TreeSet<>();
-            if (res.isOk()) {
-                for (String p : res.reply(Reply.Paths.class).paths()) {
-                    if (!PathPartitioner.isTopLevel(p) || partitioner.ownerOf(p) == me) {
-                        paths.add(p);
-                    }
-                }
-            }
-            for (Object v : exchange(paths.toArray(new String[0])).values()) {
-                paths.addAll(Arrays.asList((String[]) v));
-            }
-            if (!res.isOk()) {
-                return encode(JuteTranslator.toReply(q, res, zxid));
-            }
-            return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Paths(new ArrayList<>(paths)),
-                    List.of()), zxid));
+        if (cmd instanceof io.volery.server.tree.Command.GetEphemerals g) {
+            return encode(JuteTranslator.toReply(q, gatherEphemerals(g, res), zxid));
         }
         // getAllChildrenNumber of the root: every partition counts the nodes it owns.
         int mineCount = res.isOk() ? res.reply(Reply.Count.class).count() - followerCopies() : 0;
@@ -382,6 +436,75 @@ public final class VoleryStateMachine extends StateMachine {
             return encode(JuteTranslator.toReply(q, res, zxid));
         }
         return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Count(total), List.of()), zxid));
+    }
+
+    /**
+     * A session's ephemerals from every partition, in ZooKeeper's order: each partition sends the ones it
+     * owns with their creation zxids (a global order) and its set's table size, and all merge alike.
+     */
+    private Result gatherEphemerals(io.volery.server.tree.Command.GetEphemerals g, Result local) {
+        Object[] mine = ownedEphemerals(tree.sessions().get(g.sessionId()));
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(mine);
+        for (Object v : exchange(mine).values()) {
+            parts.add((Object[]) v);
+        }
+        if (!local.isOk()) {
+            return local;
+        }
+        String prefix = g.prefix() == null ? "" : g.prefix().trim();
+        List<String> out = new ArrayList<>();
+        for (String p : mergedEphemeralOrder(parts)) {
+            if (prefix.isEmpty() || prefix.equals("/") || p.startsWith(prefix)) {
+                out.add(p);
+            }
+        }
+        return new Result(ErrorCode.OK, new Reply.Paths(out), List.of());
+    }
+
+    /**
+     * This partition's part of a session's ephemerals: {paths it owns in creation order, their creation
+     * zxids, its set's table size, this partition}.
+     */
+    private Object[] ownedEphemerals(SessionTable.Session session) {
+        List<String> owned = new ArrayList<>();
+        List<Long> created = new ArrayList<>();
+        int table = 0;
+        if (session != null) {
+            table = session.ephemeralTable();
+            for (String p : session.ephemeralsInCreationOrder()) {
+                if (!PathPartitioner.isTopLevel(p) || partitioner.ownerOf(p) == me) {
+                    owned.add(p);
+                    created.add(tree.stat(p).czxid());
+                }
+            }
+        }
+        return new Object[] {owned.toArray(new String[0]), created.stream().mapToLong(Long::longValue).toArray(),
+            table, me};
+    }
+
+    /**
+     * A session's ephemerals from every partition's part, in the order ZooKeeper lists them. Creation
+     * zxids are a global order; several ephemerals of one multi share one, and keep their order within
+     * a partition, the lower partition's first (an approximation of the multi's op order).
+     */
+    private static List<String> mergedEphemeralOrder(List<Object[]> parts) {
+        List<Object[]> sorted = new ArrayList<>(parts);
+        sorted.sort(java.util.Comparator.comparingInt(part -> (Integer) part[3]));
+        record Created(long zxid, String path) {
+        }
+        List<Created> all = new ArrayList<>();
+        int table = 0;
+        for (Object[] part : sorted) {
+            String[] paths = (String[]) part[0];
+            long[] zxids = (long[]) part[1];
+            for (int i = 0; i < paths.length; i++) {
+                all.add(new Created(zxids[i], paths[i]));
+            }
+            table = Math.max(table, (Integer) part[2]);
+        }
+        all.sort(java.util.Comparator.comparingLong(Created::zxid)); // stable
+        return SessionTable.ephemeralOrder(all.stream().map(Created::path).toList(), table);
     }
 
     /** Top-level nodes this partition lists under the root but does not own. */
