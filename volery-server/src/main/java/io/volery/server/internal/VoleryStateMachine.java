@@ -200,7 +200,8 @@ public final class VoleryStateMachine extends StateMachine {
             return error(zxid, e.code());
         }
         if (cmd == null) {
-            return error(zxid, ErrorCode.UNIMPLEMENTED);
+            // reconfig is recognised: ZooKeeper answers it so while dynamic reconfiguration is off
+            return error(zxid, q.opCode() == OpCodes.RECONFIG ? ErrorCode.RECONFIGDISABLED : ErrorCode.UNIMPLEMENTED);
         }
         if (q.opCode() == OpCodes.SET_WATCHES || q.opCode() == OpCodes.SET_WATCHES2) {
             cmd = SetWatchesSplitter.restrict((io.volery.server.tree.Command.SetWatches) cmd, partitioner, me,
