@@ -291,6 +291,14 @@ class ZooKeeperClientCompatibilityTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void unknownOperationsAnswerUnimplemented(Server server) throws Exception {
+        try (RawClient raw = new RawClient(server)) {
+            assertEquals(Code.UNIMPLEMENTED.intValue(), raw.submit(999, null, null), "operation type 999");
+        }
+    }
+
     // ---- delete, data, watches ------------------------------------------------------------------
 
     @ParameterizedTest(name = "{0}")
@@ -574,14 +582,19 @@ class ZooKeeperClientCompatibilityTest {
             watcher.zk.getChildren(base, true);
             watcher.zk.addWatch(other, AddWatchMode.PERSISTENT_RECURSIVE);
             watcher.zk.getTestable().closeSocket();
+            // most likely while the client is away (it waits up to a second before it reconnects): the
+            // watches it sets again must then fire for changes after the last zxid it saw
+            writer.zk.setData(base, bytes("x"), -1);
+            writer.zk.create(other, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
             KeeperState first = watcher.states.poll(10, TimeUnit.SECONDS);
             assertEquals(KeeperState.Disconnected, first, "state after the socket closed");
             assertEquals(KeeperState.SyncConnected, watcher.states.poll(20, TimeUnit.SECONDS), "state after reconnect");
-            writer.zk.setData(base, bytes("x"), -1);
-            assertEquals("NodeDataChanged " + base, watcher.nextEvent("NodeDataChanged after reconnect"));
-            writer.zk.create(other, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-            // the exist watch and the recursive watch both fire; the client tells its default watcher once
+            assertEquals("NodeDataChanged " + base, watcher.nextEvent("NodeDataChanged"));
+            // the exist watch (and, if the create came after the reconnect, the recursive watch) fires;
+            // the client tells its default watcher once
             assertEquals("NodeCreated " + other, watcher.nextEvent("NodeCreated"));
+            writer.zk.create(other + "/r", null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            assertEquals("NodeCreated " + other + "/r", watcher.nextEvent("the recursive watch, set again"));
             writer.zk.create(base + "/c", null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
             assertEquals("NodeChildrenChanged " + base, watcher.nextEvent("NodeChildrenChanged"));
             watcher.assertNoMoreEvents();
