@@ -175,7 +175,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
                 }
                 ClientConnection c = connections.get(e.sessionId());
                 if (c != null) {
-                    c.notify(e.zxid(), e.type().code(), e.path());
+                    c.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
                 }
             }
         } else if (m instanceof VoleryWire.Expired x) {

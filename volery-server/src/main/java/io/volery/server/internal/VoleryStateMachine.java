@@ -203,11 +203,10 @@ public final class VoleryStateMachine extends StateMachine {
             // reconfig is recognised: ZooKeeper answers it so while dynamic reconfiguration is off
             return error(zxid, q.opCode() == OpCodes.RECONFIG ? ErrorCode.RECONFIGDISABLED : ErrorCode.UNIMPLEMENTED);
         }
-        if (q.opCode() == OpCodes.SET_WATCHES || q.opCode() == OpCodes.SET_WATCHES2) {
-            cmd = SetWatchesSplitter.restrict((io.volery.server.tree.Command.SetWatches) cmd, partitioner, me,
-                    r.partitions);
-        }
         long time = r.timeMillis;
+        if (q.opCode() == OpCodes.SET_WATCHES || q.opCode() == OpCodes.SET_WATCHES2) {
+            return setWatches(q, (io.volery.server.tree.Command.SetWatches) cmd, r, zxid, time);
+        }
         Scope scope = Scope.of(q, partitioner);
         Object reply = switch (scope) {
             case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
@@ -284,6 +283,62 @@ public final class VoleryStateMachine extends StateMachine {
         }
         ordered.addAll(unattributed);
         dispatch(ordered);
+        return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /**
+     * setWatches re-arms each watch in the partition that owns its path, and fires at once the events
+     * the client missed. ZooKeeper fires them in one pass: data watches, then exist watches, then child
+     * watches, each in the client's order; the partitions exchange theirs and every replica sends the
+     * whole list in that order. Their zxid marks the command (see {@link VoleryWire#setWatchesZxid}), so
+     * the front end keeps the events of one reconnect apart from those of the next.
+     */
+    private byte[] setWatches(ZkRequest q, io.volery.server.tree.Command.SetWatches all, VoleryRequest r,
+                              long zxid, long time) {
+        io.volery.server.tree.Command.SetWatches mine = SetWatchesSplitter.restrict(all, partitioner, me, r.partitions);
+        Result res = tree.apply(mine, zxid, time);
+        List<String> keyed = new ArrayList<>();
+        keyed.addAll(all.dataWatches());
+        keyed.addAll(all.existWatches());
+        keyed.addAll(all.childWatches());
+        int existFrom = all.dataWatches().size();
+        int childFrom = existFrom + all.existWatches().size();
+        List<WatchEvent> events = new ArrayList<>();
+        int[] keys = new int[res.events().size()];
+        int last = -1;
+        for (WatchEvent e : res.events()) {
+            int from = switch (e.type()) {
+                case NODE_DATA_CHANGED -> 0;
+                case NODE_CREATED -> existFrom;
+                case NODE_CHILDREN_CHANGED -> childFrom;
+                case NODE_DELETED -> last < existFrom && all.dataWatches().contains(e.path()) ? 0 : childFrom;
+            };
+            int key = Math.max(from, last + 1);
+            while (key < keyed.size() && !keyed.get(key).equals(e.path())) {
+                key++;
+            }
+            last = Math.min(key, keyed.size() - 1);
+            keys[events.size()] = key;
+            events.add(new WatchEvent(e.sessionId(), e.type(), e.path(), VoleryWire.setWatchesZxid(zxid)));
+        }
+        Object[] part = {VoleryWire.events(events), keys};
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(part);
+        for (Object v : exchange(part).values()) {
+            parts.add((Object[]) v);
+        }
+        record Keyed(int key, WatchEvent event) {
+        }
+        List<Keyed> merged = new ArrayList<>();
+        for (Object[] p : parts) {
+            List<WatchEvent> theirs = ((VoleryWire.Events) VoleryWire.decode((byte[]) p[0])).events();
+            int[] theirKeys = (int[]) p[1];
+            for (int i = 0; i < theirs.size(); i++) {
+                merged.add(new Keyed(theirKeys[i], theirs.get(i)));
+            }
+        }
+        merged.sort(java.util.Comparator.comparingInt(Keyed::key));
+        dispatch(merged.stream().map(Keyed::event).toList());
         return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
