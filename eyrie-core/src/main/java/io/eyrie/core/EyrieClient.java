@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -107,7 +108,9 @@ public final class EyrieClient implements AutoCloseable {
         Pending p;
         synchronized (this) {
             long seq = nextSeq++;
-            long ackedBelow = pending.isEmpty() ? seq : Math.min(seq, pending.firstKey());
+            // replies remove entries without this lock: read the first entry once, it may be gone after isEmpty()
+            Map.Entry<Long, Pending> oldest = pending.firstEntry();
+            long ackedBelow = oldest == null ? seq : Math.min(seq, oldest.getKey());
             byte[] payload = Wire.encode(new Wire.Request(clientId, seq, ackedBelow, KryoCodec.encode(c)));
             p = new Pending(seq, groups, payload, new CompletableFuture<>(), new java.util.concurrent.atomic.AtomicLong());
             pending.put(seq, p);

@@ -101,6 +101,15 @@ class VoleryBackToBackTest {
         return out;
     }
 
+    /**
+     * Reads, watch and ACL changes, logins and checks fire no watch: steps after them need no barrier
+     * round trip (a quarter of the run's time).
+     */
+    private static boolean mayFireWatches(DriverOp op) {
+        return op instanceof DriverOp.Create || op instanceof DriverOp.Delete || op instanceof DriverOp.SetData
+                || op instanceof DriverOp.Multi || op instanceof DriverOp.Reopen;
+    }
+
     private static void runSeed(long seed, int ops, List<String> bases, List<String> topLevel,
                                 ZooKeeperDriver expected, ZooKeeperDriver actual) throws Exception {
         RandomWorkload workload = new RandomWorkload(seed, bases, topLevel, SESSIONS);
@@ -116,6 +125,11 @@ class VoleryBackToBackTest {
                     + " disagree on session " + next.session() + " " + next.op() + "\nrecent history:\n"
                     + String.join("\n", history.subList(Math.max(0, history.size() - 60), history.size()));
             assertEquals(want, got, context);
+            if (!mayFireWatches(next.op()) && step < ops - 1) {
+                // events pile up until the next barrier, in order, and are compared there
+                workload.learn(want);
+                continue;
+            }
             Future<List<List<String>>> wantedEvents = oracleThread.submit(() -> expected.takeAllEvents(SESSIONS));
             List<List<String>> gotEvents = actual.takeAllEvents(SESSIONS);
             List<List<String>> wantEvents = wantedEvents.get();
