@@ -603,6 +603,24 @@ class ZooKeeperClientCompatibilityTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
+    void everyReconnectReportsTheChangesItMissed(Server server) throws Exception {
+        try (Session watcher = new Session(server); Session writer = new Session(server)) {
+            String base = topLevel("again", 1);
+            writer.zk.create(base, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            for (int round = 1; round <= 3; round++) {
+                watcher.zk.getData(base, true, null);
+                watcher.zk.getTestable().closeSocket();
+                writer.zk.setData(base, bytes("round " + round), -1);
+                assertEquals(KeeperState.Disconnected, watcher.states.poll(10, TimeUnit.SECONDS), "round " + round);
+                assertEquals(KeeperState.SyncConnected, watcher.states.poll(20, TimeUnit.SECONDS), "round " + round);
+                assertEquals("NodeDataChanged " + base, watcher.nextEvent("NodeDataChanged in round " + round));
+            }
+            watcher.assertNoMoreEvents();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
     void reconfigAnswersAsWhenDisabled(Server server) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
         ZooKeeperAdmin admin = new ZooKeeperAdmin(server.connectString(), 10_000, e -> {

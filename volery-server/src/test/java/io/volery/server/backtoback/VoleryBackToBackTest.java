@@ -67,6 +67,7 @@ class VoleryBackToBackTest {
         long first = Long.getLong("volery.b2b.firstSeed", 1);
         try (ZooKeeperDriver real = new ZooKeeperClientDriver("ZooKeeper 3.9.5", zookeeper.connectString(), SESSIONS);
              ZooKeeperDriver tested = new ZooKeeperClientDriver("Volery 2x3", volery.connectString(), SESSIONS)) {
+            int[] multis = new int[2];
             for (long seed = first; seed < first + seeds; seed++) {
                 List<String> bases = basesOnEveryPartition("/v" + seed + "-");
                 List<String> topLevel = List.of("/v" + seed + "-t", "/v" + seed + "-u", "/v" + seed + "-w");
@@ -75,12 +76,14 @@ class VoleryBackToBackTest {
                             DriverOp.AclChoice.OPEN);
                     assertEquals(real.execute(0, setup), tested.execute(0, setup), "seed " + seed + ": base " + base);
                 }
-                runSeed(seed, ops, bases, topLevel, real, tested);
+                runSeed(seed, ops, bases, topLevel, real, tested, multis);
                 // a fresh set of sessions per seed, as a fresh client would have
                 for (int s = 0; s < SESSIONS; s++) {
                     assertEquals(real.execute(s, new DriverOp.Reopen()), tested.execute(s, new DriverOp.Reopen()));
                 }
             }
+            assertTrue(multis[1] * 4 >= multis[0], "at least a quarter of the multis should span both partitions: "
+                    + multis[1] + " of " + multis[0] + " did");
         }
     }
 
@@ -101,6 +104,17 @@ class VoleryBackToBackTest {
         return out;
     }
 
+    private static String pathOf(DriverOp.MultiStep step) {
+        if (step instanceof DriverOp.Create c) {
+            return c.path();
+        } else if (step instanceof DriverOp.Delete d) {
+            return d.path();
+        } else if (step instanceof DriverOp.SetData d) {
+            return d.path();
+        }
+        return ((DriverOp.Check) step).path();
+    }
+
     /**
      * Reads, watch and ACL changes, logins and checks fire no watch: steps after them need no barrier
      * round trip (a quarter of the run's time).
@@ -111,11 +125,18 @@ class VoleryBackToBackTest {
     }
 
     private static void runSeed(long seed, int ops, List<String> bases, List<String> topLevel,
-                                ZooKeeperDriver expected, ZooKeeperDriver actual) throws Exception {
+                                ZooKeeperDriver expected, ZooKeeperDriver actual, int[] multis) throws Exception {
         RandomWorkload workload = new RandomWorkload(seed, bases, topLevel, SESSIONS);
         List<String> history = new ArrayList<>();
         for (int step = 0; step < ops; step++) {
             RandomWorkload.Step next = workload.next();
+            if (next.op() instanceof DriverOp.Multi m) {
+                multis[0]++;
+                if (m.steps().stream().map(VoleryBackToBackTest::pathOf).mapToInt(partitioner::ownerOf).distinct()
+                        .count() > 1) {
+                    multis[1]++;
+                }
+            }
             // both servers work on the step at once: they share nothing, and the run is twice as short
             Future<Outcome> wanted = oracleThread.submit(() -> expected.execute(next.session(), next.op()));
             Outcome got = actual.execute(next.session(), next.op());
