@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.volery.server.backtoback.EmbeddedZooKeeper;
 import io.volery.server.backtoback.ZnodeTreeDriver;
 import io.volery.server.internal.PathPartitioner;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -566,6 +567,52 @@ class ZooKeeperClientCompatibilityTest {
             try (Session revived = new Session(server, id, password)) {
                 assertEquals(KeeperState.Expired, revived.firstState, "reconnecting with a closed session's id");
                 code(Code.SESSIONEXPIRED, () -> revived.zk.exists("/", false));
+            }
+        }
+    }
+
+    /**
+     * A session that falls silent expires; its ephemerals, spread over both partitions, are deleted in
+     * the order getEphemerals listed them, and a watcher hears of them in that order.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void anExpiredSessionsEphemeralsGoInZooKeepersOrder(Server server) throws Exception {
+        String first = server.connectString().split(",")[0];
+        InetSocketAddress target = new InetSocketAddress("127.0.0.1", Integer.parseInt(first.substring(first.indexOf(':') + 1)));
+        try (Session watcher = new Session(server); CuttableProxy proxy = new CuttableProxy(target)) {
+            String a = topLevel("xa", 0);
+            String b = topLevel("xb", 1);
+            watcher.zk.create(a, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            watcher.zk.create(b, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            CountDownLatch connected = new CountDownLatch(1);
+            ZooKeeper owner = new ZooKeeper(proxy.connectString(), 4_000, e -> {
+                if (e.getState() == KeeperState.SyncConnected) {
+                    connected.countDown();
+                }
+            });
+            try {
+                assertTrue(connected.await(20, TimeUnit.SECONDS), "owner connected through the proxy");
+                for (int i = 0; i < 4; i++) {
+                    owner.create(a + "/e" + i, null, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                    owner.create(b + "/e" + i, null, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                }
+                List<String> listed = owner.getEphemerals("/");
+                assertEquals(8, listed.size(), "ephemerals listed: " + listed);
+                for (String p : listed) {
+                    assertNotNull(watcher.zk.exists(p, true), p);
+                }
+                proxy.cut();
+                List<String> got = new ArrayList<>();
+                for (int i = 0; i < listed.size(); i++) {
+                    WatchedEvent e = watcher.events.poll(20, TimeUnit.SECONDS);
+                    assertNotNull(e, "deletion events after the session expired, so far " + got);
+                    assertEquals(EventType.NodeDeleted, e.getType(), "event type after " + got);
+                    got.add(e.getPath());
+                }
+                assertEquals(listed, got, "ephemerals deleted on expiry in getEphemerals' order");
+            } finally {
+                owner.close();
             }
         }
     }

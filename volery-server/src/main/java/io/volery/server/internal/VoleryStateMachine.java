@@ -155,8 +155,18 @@ public final class VoleryStateMachine extends StateMachine {
     /** Expires sessions and TTL nodes at the same point of every partition's order. */
     private Object tick(long timeMillis, long zxid) {
         long time = sessionTime(timeMillis);
-        Result res = tree.tick(zxid, time);
-        dispatch(res.events());
+        // every partition has the same sessions and session time, so all see the same ones expire here
+        List<Long> expiring = new ArrayList<>();
+        for (SessionTable.Session s : tree.sessions().all()) {
+            if (s.deadline() < time) {
+                expiring.add(s.id());
+            }
+        }
+        if (expiring.isEmpty()) {
+            dispatch(tree.tick(zxid, time).events());
+        } else {
+            closeInZooKeepersOrder(expiring, () -> tree.tick(zxid, time));
+        }
         List<Long> expired = new ArrayList<>();
         for (Long id : sessionDirectory.ids()) {
             if (!tree.sessions().contains(id)) {
@@ -236,10 +246,27 @@ public final class VoleryStateMachine extends StateMachine {
      * ZooKeeper's order (the front end keeps the first copy of each event).
      */
     private byte[] closeSession(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
-        SessionTable.Session session = tree.sessions().get(cmd.sessionId());
-        List<String> localOrder = session == null ? List.of() : session.ephemerals();
-        Object[] mine = ownedEphemerals(session);
-        Result res = tree.apply(cmd, zxid, time);
+        Result res = closeInZooKeepersOrder(List.of(cmd.sessionId()), () -> tree.apply(cmd, zxid, time));
+        return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /**
+     * Runs {@code close}, which ends the sessions {@code closing} (in that order) in every partition, and
+     * dispatches the watch events of their ephemerals' deletion in ZooKeeper's order: session by session,
+     * each session's ephemerals in the order of its set. Each partition knows only its own ephemerals, so
+     * the partitions exchange them (with creation zxids and set table) and the events each deletion
+     * caused, and every replica sends the front ends the whole list (a front end keeps the first copy
+     * of each event). Events the deletions did not cause (reaped containers) follow, from their partition.
+     */
+    private Result closeInZooKeepersOrder(List<Long> closing, java.util.function.Supplier<Result> close) {
+        List<String> localOrder = new ArrayList<>();
+        Object[][] sessionParts = new Object[closing.size()][];
+        for (int i = 0; i < closing.size(); i++) {
+            SessionTable.Session session = tree.sessions().get(closing.get(i));
+            localOrder.addAll(session == null ? List.of() : session.ephemerals());
+            sessionParts[i] = ownedEphemerals(session);
+        }
+        Result res = close.get();
         // Events of deleting p name p or its parent, in deletion order: cut the list where it moves on.
         Map<String, List<WatchEvent>> byEphemeral = new HashMap<>();
         List<WatchEvent> unattributed = new ArrayList<>();
@@ -254,36 +281,44 @@ public final class VoleryStateMachine extends StateMachine {
                 unattributed.add(e);
             }
         }
-        String[] owned = (String[]) mine[0];
-        byte[][] events = new byte[owned.length][];
-        for (int i = 0; i < owned.length; i++) {
-            events[i] = VoleryWire.events(byEphemeral.getOrDefault(owned[i], List.of()));
+        List<String> owned = new ArrayList<>();
+        for (Object[] sp : sessionParts) {
+            owned.addAll(Arrays.asList((String[]) sp[0]));
         }
-        Object[] part = {mine[0], mine[1], mine[2], mine[3], events};
+        byte[][] events = new byte[owned.size()][];
+        for (int i = 0; i < owned.size(); i++) {
+            events[i] = VoleryWire.events(byEphemeral.getOrDefault(owned.get(i), List.of()));
+        }
+        Object[] part = {sessionParts, owned.toArray(new String[0]), events};
         List<Object[]> parts = new ArrayList<>();
         parts.add(part);
         for (Object v : exchange(part).values()) {
             parts.add((Object[]) v);
         }
-        List<String> order = mergedEphemeralOrder(parts);
         Map<String, byte[]> eventsByPath = new HashMap<>();
         for (Object[] p : parts) {
-            String[] paths = (String[]) p[0];
-            byte[][] encoded = (byte[][]) p[4];
+            String[] paths = (String[]) p[1];
+            byte[][] encoded = (byte[][]) p[2];
             for (int i = 0; i < paths.length; i++) {
                 eventsByPath.put(paths[i], encoded[i]);
             }
         }
         List<WatchEvent> ordered = new ArrayList<>();
-        for (String path : order) {
-            byte[] encoded = eventsByPath.get(path);
-            if (encoded != null) {
-                ordered.addAll(((VoleryWire.Events) VoleryWire.decode(encoded)).events());
+        for (int i = 0; i < closing.size(); i++) {
+            List<Object[]> ofSession = new ArrayList<>();
+            for (Object[] p : parts) {
+                ofSession.add(((Object[][]) p[0])[i]);
+            }
+            for (String path : mergedEphemeralOrder(ofSession)) {
+                byte[] encoded = eventsByPath.get(path);
+                if (encoded != null) {
+                    ordered.addAll(((VoleryWire.Events) VoleryWire.decode(encoded)).events());
+                }
             }
         }
         ordered.addAll(unattributed);
         dispatch(ordered);
-        return encode(JuteTranslator.toReply(q, res, zxid));
+        return res;
     }
 
     /**
