@@ -525,6 +525,48 @@ class ZooKeeperClientCompatibilityTest {
         }
     }
 
+    /**
+     * A multi's events, and a top-level create's, come in operation order, a node's own before its
+     * parent's, even when the operations ran in different partitions; two changes of one node in one
+     * multi are two events for a persistent watch.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void eventsOfWritesSpanningPartitionsComeInZooKeepersOrder(Server server) throws Exception {
+        try (Session watcher = new Session(server); Session writer = new Session(server)) {
+            String a = topLevel("oa", 0);
+            String b = topLevel("ob", 1);
+            writer.zk.create(a, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            writer.zk.create(b, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            watcher.zk.addWatch(a, AddWatchMode.PERSISTENT);
+            watcher.zk.addWatch(b, AddWatchMode.PERSISTENT);
+            writer.zk.multi(List.of(Op.setData(b, bytes("1"), -1), Op.setData(a, bytes("1"), -1),
+                    Op.setData(b, bytes("2"), -1), Op.create(a + "/c", null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT),
+                    Op.create(b + "/c", null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)));
+            List<String> got = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                got.add(watcher.nextEvent("event " + i + " of the multi after " + got));
+            }
+            assertEquals(List.of("NodeDataChanged " + b, "NodeDataChanged " + a, "NodeDataChanged " + b,
+                    "NodeChildrenChanged " + a, "NodeChildrenChanged " + b), got, "events of the multi");
+            watcher.assertNoMoreEvents();
+
+            String top = topLevel("otop", 1);
+            watcher.zk.getChildren("/", true);
+            watcher.zk.exists(top, true);
+            writer.zk.create(top, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            assertEquals(List.of("NodeCreated " + top, "NodeChildrenChanged /"),
+                    List.of(watcher.nextEvent("NodeCreated"), watcher.nextEvent("NodeChildrenChanged")),
+                    "events of a top-level create");
+            watcher.zk.getChildren("/", true);
+            watcher.zk.exists(top, true);
+            writer.zk.delete(top, -1);
+            assertEquals(List.of("NodeDeleted " + top, "NodeChildrenChanged /"),
+                    List.of(watcher.nextEvent("NodeDeleted"), watcher.nextEvent("NodeChildrenChanged")),
+                    "events of a top-level delete");
+        }
+    }
+
     // ---- sessions -------------------------------------------------------------------------------
 
     @ParameterizedTest(name = "{0}")

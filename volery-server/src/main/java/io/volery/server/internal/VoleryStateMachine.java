@@ -220,6 +220,7 @@ public final class VoleryStateMachine extends StateMachine {
         Scope scope = Scope.of(q, partitioner);
         Object reply = switch (scope) {
             case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
+                    : Scope.changesRootChildren(q) ? applyEverywhere(q, cmd, zxid, time)
                     : applyHere(q, cmd, zxid, time);
             case OWNER, LOCAL -> applyHere(q, cmd, zxid, time);
             case OWNER_VERDICT -> ownerVerdict(q, cmd, zxid, time);
@@ -230,6 +231,13 @@ public final class VoleryStateMachine extends StateMachine {
             sessionDirectory.remove(r.sessionId);
         }
         return reply;
+    }
+
+    /** A top-level create: every partition lists the node, the owner keeps it; their events merge. */
+    private byte[] applyEverywhere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        Result res = tree.apply(cmd, zxid, time);
+        dispatchMerged(List.of(cmd), res.events());
+        return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
     private byte[] applyHere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
@@ -410,7 +418,7 @@ public final class VoleryStateMachine extends StateMachine {
                 res = new Result(ErrorCode.of(verdict), Reply.Empty.INSTANCE, List.of());
             }
         }
-        dispatch(res.events());
+        dispatchMerged(List.of(d), res.events());
         return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
@@ -461,7 +469,7 @@ public final class VoleryStateMachine extends StateMachine {
         if (!applied.isOk() && !(applied.reply() instanceof Reply.MultiResults mr && allOk(mr))) {
             throw new IllegalStateException("partition " + me + ": a multi that passed its dry run failed: " + applied.code());
         }
-        dispatch(applied.events());
+        dispatchMerged(ops, applied.events());
         List<Result> myResults = ((Reply.MultiResults) applied.reply()).results();
         TreeMap<Integer, byte[]> fragments = new TreeMap<>();
         for (int k = 0; k < mine.size(); k++) {
@@ -610,6 +618,83 @@ public final class VoleryStateMachine extends StateMachine {
     }
 
     // ---- events ------------------------------------------------------------------------------
+
+    /**
+     * Hands the front ends the events of a command that ran in several partitions in ZooKeeper's order:
+     * operation by operation, and for each the events on its path before those on its parent (a node's
+     * own watches fire before its parent's child watches). The partitions exchange their events, and
+     * every replica sends the whole list; a front end keeps the first copy of each event.
+     *
+     * @param ops the command's operations, in order
+     */
+    private void dispatchMerged(List<? extends io.volery.server.tree.Command> ops, List<WatchEvent> events) {
+        // Events come in operation order; an operation's events name its path or its parent, one per
+        // session and watch kind, so an event seen before for the current operation belongs to a later one.
+        int[] keys = new int[events.size()];
+        int op = 0;
+        java.util.Set<String> seenForOp = new java.util.HashSet<>();
+        for (int k = 0; k < events.size(); k++) {
+            WatchEvent e = events.get(k);
+            String signature = e.sessionId() + "/" + e.type() + "/" + e.path();
+            int from = seenForOp.contains(signature) ? op + 1 : op;
+            int found = -1;
+            for (int i = from; i < ops.size() && found < 0; i++) {
+                io.volery.server.tree.Command o = ops.get(i);
+                String path = MultiPaths.pathOf(o);
+                boolean createOrDelete = o instanceof io.volery.server.tree.Command.Create
+                        || o instanceof io.volery.server.tree.Command.Delete;
+                boolean own = e.path().equals(path) && switch (e.type()) {
+                    case NODE_DATA_CHANGED -> o instanceof io.volery.server.tree.Command.SetData;
+                    case NODE_CREATED -> o instanceof io.volery.server.tree.Command.Create;
+                    case NODE_DELETED -> o instanceof io.volery.server.tree.Command.Delete;
+                    case NODE_CHILDREN_CHANGED -> false;
+                };
+                if (own) {
+                    found = 2 * i;
+                } else if (createOrDelete && e.type() == io.volery.server.tree.EventType.NODE_CHILDREN_CHANGED
+                        && causedBy(e, path) && !e.path().equals(path)) {
+                    found = 2 * i + 1;
+                }
+            }
+            int previous = k == 0 ? 0 : keys[k - 1];
+            // an event on neither path (a recursive watch's ancestor sees the node's path) stays in place
+            keys[k] = found < 0 ? previous : Math.max(found, previous);
+            if (keys[k] / 2 != op) {
+                op = keys[k] / 2;
+                seenForOp.clear();
+            }
+            seenForOp.add(signature);
+        }
+        Object[] part = {VoleryWire.events(events), keys, me};
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(part);
+        for (Object v : exchange(part).values()) {
+            parts.add((Object[]) v);
+        }
+        parts.sort(java.util.Comparator.comparingInt(p -> (Integer) p[2]));
+        record Keyed(int key, WatchEvent event) {
+        }
+        List<Keyed> merged = new ArrayList<>();
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        for (Object[] p : parts) {
+            List<WatchEvent> theirs = ((VoleryWire.Events) VoleryWire.decode((byte[]) p[0])).events();
+            int[] theirKeys = (int[]) p[1];
+            java.util.Set<String> ours = new java.util.HashSet<>();
+            for (int i = 0; i < theirs.size(); i++) {
+                WatchEvent e = theirs.get(i);
+                // a change every partition made (the root's child list) fires a watch every partition holds
+                // (a recursive watch on the root) once per partition: keep one copy
+                String copy = theirKeys[i] + "/" + e.sessionId() + "/" + e.type() + "/" + e.path();
+                if (!taken.contains(copy)) {
+                    merged.add(new Keyed(theirKeys[i], e));
+                }
+                ours.add(copy);
+            }
+            taken.addAll(ours);
+        }
+        merged.sort(java.util.Comparator.comparingInt(Keyed::key)); // stable
+        dispatch(merged.stream().map(Keyed::event).toList());
+    }
 
     /** Hands watch events to the front ends of their sessions (each deduplicates across replicas). */
     private void dispatch(List<WatchEvent> events) {
