@@ -65,8 +65,18 @@ class VoleryBackToBackTest {
         int seeds = Integer.getInteger("volery.b2b.seeds", 20);
         int ops = Integer.getInteger("volery.b2b.ops", 500);
         long first = Long.getLong("volery.b2b.firstSeed", 1);
-        try (ZooKeeperDriver real = new ZooKeeperClientDriver("ZooKeeper 3.9.5", zookeeper.connectString(), SESSIONS);
-             ZooKeeperDriver tested = new ZooKeeperClientDriver("Volery 2x3", volery.connectString(), SESSIONS)) {
+        // Barrier reads of the root node would be ordered in one partition only: Volery promises that a
+        // watch event comes before a response that reflects its change, which a read of the root, held by
+        // another partition, does not. A node of each partition, created first, serves as barrier.
+        List<String> barrier = List.of(topLevel(0), topLevel(1));
+        try (ZooKeeperClientDriver real = new ZooKeeperClientDriver("ZooKeeper 3.9.5", zookeeper.connectString(), SESSIONS)
+                     .barrierPaths(barrier);
+             ZooKeeperClientDriver tested = new ZooKeeperClientDriver("Volery 2x3", volery.connectString(), SESSIONS)
+                     .barrierPaths(barrier)) {
+            for (String b : barrier) {
+                DriverOp create = new DriverOp.Create(b, new byte[0], CreateMode.PERSISTENT, -1, DriverOp.AclChoice.OPEN);
+                assertEquals(real.execute(0, create), tested.execute(0, create), "barrier node " + b);
+            }
             int[] multis = new int[2];
             for (long seed = first; seed < first + seeds; seed++) {
                 List<String> bases = basesOnEveryPartition("/v" + seed + "-");
@@ -84,6 +94,16 @@ class VoleryBackToBackTest {
             }
             assertTrue(multis[1] * 4 >= multis[0], "at least a quarter of the multis should span both partitions: "
                     + multis[1] + " of " + multis[0] + " did");
+        }
+    }
+
+    /** A top-level name of the {@code index}th partition, for the barrier. */
+    private static String topLevel(int index) {
+        for (int i = 0; ; i++) {
+            String name = "/barrier-" + i;
+            if (partitioner.ownerOf(name) == partitioner.partitions()[index]) {
+                return name;
+            }
         }
     }
 
