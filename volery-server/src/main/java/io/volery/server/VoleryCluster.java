@@ -22,7 +22,7 @@ public final class VoleryCluster implements AutoCloseable {
      * @param firstClientPort the first node's client port (the others follow), or 0 for free ports
      */
     public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis) throws IOException {
-        this(partitions, replicas, firstClientPort, tickTimeMillis, -1);
+        this(partitions, replicas, firstClientPort, tickTimeMillis, -1, o -> o);
     }
 
     /**
@@ -31,6 +31,20 @@ public final class VoleryCluster implements AutoCloseable {
      */
     public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, int firstMetricsPort)
             throws IOException {
+        this(partitions, replicas, firstClientPort, tickTimeMillis, firstMetricsPort, o -> o);
+    }
+
+    /**
+     * @param options adjusts each node's options (super digest, container reaping, ...) after the client
+     *                address and tick time are set
+     */
+    public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis,
+                         java.util.function.UnaryOperator<VoleryNode.Options> options) throws IOException {
+        this(partitions, replicas, firstClientPort, tickTimeMillis, -1, options);
+    }
+
+    private VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, int firstMetricsPort,
+                          java.util.function.UnaryOperator<VoleryNode.Options> adjust) throws IOException {
         if (partitions < 1 || replicas < 1) {
             throw new IllegalArgumentException("need at least one partition of one replica");
         }
@@ -44,7 +58,7 @@ public final class VoleryCluster implements AutoCloseable {
                     int metricsPort = firstMetricsPort == 0 ? 0 : firstMetricsPort + n - 1;
                     options = options.withMetrics(new InetSocketAddress("127.0.0.1", metricsPort));
                 }
-                nodes.add(new VoleryNode(config, n, options));
+                nodes.add(new VoleryNode(config, n, adjust.apply(options)));
             }
         } catch (RuntimeException e) {
             close();
@@ -93,6 +107,11 @@ public final class VoleryCluster implements AutoCloseable {
 
     public List<VoleryNode> nodes() {
         return nodes;
+    }
+
+    /** The partition ids (the cluster file's groups), ascending. */
+    public int[] partitions() {
+        return config.groups().stream().mapToInt(Integer::intValue).sorted().toArray();
     }
 
     public ClusterConfig config() {

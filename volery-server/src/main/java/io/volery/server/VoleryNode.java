@@ -42,45 +42,51 @@ public final class VoleryNode implements AutoCloseable {
      */
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
                           long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
-                          int minSessionTimeout, int maxSessionTimeout) {
+                          int minSessionTimeout, int maxSessionTimeout, boolean reapsContainers) {
         public static Options at(InetSocketAddress clientAddress) {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
-                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0);
+                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true);
+        }
+
+        /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
+        public Options withContainerReaping(boolean reaps) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -89,7 +95,7 @@ public final class VoleryNode implements AutoCloseable {
             InetSocketAddress metrics = n.metricsPort() == 0 ? null : new InetSocketAddress(n.clientHost(), n.metricsPort());
             return new Options(new InetSocketAddress(n.clientHost(), n.clientPort()), config.tickTime(),
                     config.juteMaxBuffer(), config.superDigest(), config.touchMillis(), config.fourLetterWords(), metrics,
-                    config.minSessionTimeout(), config.maxSessionTimeout());
+                    config.minSessionTimeout(), config.maxSessionTimeout(), true);
         }
     }
 
@@ -128,7 +134,8 @@ public final class VoleryNode implements AutoCloseable {
         int[] partitions = config.groups().stream().mapToInt(Integer::intValue).toArray();
         VoleryOracle oracle = new VoleryOracle(new PathPartitioner(partitions), groups[0]);
         this.multicast = MulticastNode.builder(config, nodeId).build();
-        TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true);
+        TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true,
+                options.reapsContainers());
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);

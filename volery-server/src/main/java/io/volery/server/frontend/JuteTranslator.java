@@ -239,13 +239,16 @@ public final class JuteTranslator {
             }
             List<Result> results = ((Reply.MultiResults) result.reply()).results();
             List<ZkReply.OpResult> ops = new ArrayList<>(results.size());
+            // A failed multi reports every operation as an error result, those that ran before the
+            // failure with code 0: they were rolled back and have no response of their own.
+            boolean rolledBack = !result.isOk();
             for (int i = 0; i < results.size(); i++) {
                 Result sub = results.get(i);
-                if (!sub.isOk()) {
+                if (rolledBack || !sub.isOk()) {
                     ops.add(new ZkReply.OpResult(OpCodes.ERROR, sub.code().code(), null));
                 } else {
-                    int op = r.ops().get(i).opCode();
-                    ops.add(new ZkReply.OpResult(op, 0, body(op, sub.reply())));
+                    int op = multiResultType(r.ops().get(i).opCode());
+                    ops.add(new ZkReply.OpResult(op, 0, op == OpCodes.CHECK ? null : body(op, sub.reply())));
                 }
             }
             return ZkReply.multi(xid, zxid, ops);
@@ -254,6 +257,19 @@ public final class JuteTranslator {
             return ZkReply.error(xid, zxid, result.code().code());
         }
         return ZkReply.ok(xid, zxid, body(r.opCode(), result.reply()));
+    }
+
+    /**
+     * The type a multi reports for a successful operation: ZooKeeper answers every create that returns
+     * a Stat as create2 (clients reject a createTTL or createContainer result type), and a check has no
+     * body in a multi.
+     */
+    public static int multiResultType(int op) {
+        return switch (op) {
+            case OpCodes.CREATE_TTL, OpCodes.CREATE_CONTAINER -> OpCodes.CREATE2;
+            case OpCodes.DELETE_CONTAINER -> OpCodes.DELETE;
+            default -> op;
+        };
     }
 
     /** The response record of a successful operation; null for those that have none. */

@@ -71,6 +71,14 @@ public enum Scope {
         };
     }
 
+    /** A create of a top-level node: it changes the root's children, which every partition lists. */
+    static boolean changesRootChildren(ZkRequest q) {
+        int op = q.opCode();
+        boolean create = op == OpCodes.CREATE || op == OpCodes.CREATE2 || op == OpCodes.CREATE_CONTAINER
+                || op == OpCodes.CREATE_TTL;
+        return create && PathPartitioner.isTopLevel(pathOf(q.body()));
+    }
+
     /** The partitions a multi or multiRead's operations belong to (the root's: the lowest). */
     static TreeSet<Integer> partitionsOf(ZkRequest q, PathPartitioner p) {
         TreeSet<Integer> out = new TreeSet<>();

@@ -164,10 +164,13 @@ public final class VoleryService implements ZkService, AutoCloseable {
             return;
         }
         if (m instanceof VoleryWire.Events ev) {
+            Map<String, Integer> occurrences = new java.util.HashMap<>();
             for (WatchEvent e : ev.events()) {
                 // Every replica of the partition (and every partition, for commands they all run) sends
-                // the same event; the first copy wins.
-                String key = e.sessionId() + "/" + e.zxid() + "/" + e.type().code() + "/" + e.path();
+                // the same list; the first copy of each event wins. One command may fire the same event
+                // twice (a persistent watch and two setData in a multi): its occurrence tells them apart.
+                String event = e.sessionId() + "/" + e.zxid() + "/" + e.type().code() + "/" + e.path();
+                String key = event + "#" + occurrences.merge(event, 1, Integer::sum);
                 synchronized (seenEvents) {
                     if (seenEvents.putIfAbsent(key, Boolean.TRUE) != null) {
                         continue;
@@ -175,7 +178,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
                 }
                 ClientConnection c = connections.get(e.sessionId());
                 if (c != null) {
-                    c.notify(e.zxid(), e.type().code(), e.path());
+                    c.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
                 }
             }
         } else if (m instanceof VoleryWire.Expired x) {

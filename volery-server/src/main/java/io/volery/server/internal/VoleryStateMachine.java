@@ -111,6 +111,16 @@ public final class VoleryStateMachine extends StateMachine {
     private Object execute(Command c) {
         VoleryRequest r = (VoleryRequest) c.getNext();
         long zxid = getCurrentPosition();
+        try {
+            return execute(r, zxid);
+        } catch (RuntimeException e) {
+            // Eyrie sends only the message to the client; the stack trace is for the operator.
+            log.error("partition={} failed to execute a request of kind {} at zxid={}", me, r.kind, zxid, e);
+            throw e;
+        }
+    }
+
+    private Object execute(VoleryRequest r, long zxid) {
         return switch (r.kind) {
             case VoleryRequest.ZK -> zk(r, zxid);
             case VoleryRequest.CREATE_SESSION -> createSession(r, zxid);
@@ -169,8 +179,18 @@ public final class VoleryStateMachine extends StateMachine {
     /** Expires sessions and TTL nodes at the same point of every partition's order. */
     private Object tick(long timeMillis, long zxid) {
         long time = sessionTime(timeMillis);
-        Result res = tree.tick(zxid, time);
-        dispatch(res.events());
+        // every partition has the same sessions and session time, so all see the same ones expire here
+        List<Long> expiring = new ArrayList<>();
+        for (SessionTable.Session s : tree.sessions().all()) {
+            if (s.deadline() < time) {
+                expiring.add(s.id());
+            }
+        }
+        if (expiring.isEmpty()) {
+            dispatch(tree.tick(zxid, time).events());
+        } else {
+            closeInZooKeepersOrder(expiring, () -> tree.tick(zxid, time));
+        }
         List<Long> expired = new ArrayList<>();
         for (Long id : sessionDirectory.ids()) {
             if (!tree.sessions().contains(id)) {
@@ -214,16 +234,19 @@ public final class VoleryStateMachine extends StateMachine {
             return error(zxid, e.code());
         }
         if (cmd == null) {
-            return error(zxid, ErrorCode.UNIMPLEMENTED);
-        }
-        if (q.opCode() == OpCodes.SET_WATCHES || q.opCode() == OpCodes.SET_WATCHES2) {
-            cmd = SetWatchesSplitter.restrict((io.volery.server.tree.Command.SetWatches) cmd, partitioner, me,
-                    r.partitions);
+            // reconfig is recognised: ZooKeeper answers it so while dynamic reconfiguration is off
+            return error(zxid, q.opCode() == OpCodes.RECONFIG ? ErrorCode.RECONFIGDISABLED : ErrorCode.UNIMPLEMENTED);
         }
         long time = r.timeMillis;
+        if (q.opCode() == OpCodes.SET_WATCHES || q.opCode() == OpCodes.SET_WATCHES2) {
+            return setWatches(q, (io.volery.server.tree.Command.SetWatches) cmd, r, zxid, time);
+        }
         Scope scope = Scope.of(q, partitioner);
         Object reply = switch (scope) {
-            case OWNER, EVERY, LOCAL -> applyHere(q, cmd, zxid, time);
+            case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
+                    : Scope.changesRootChildren(q) ? applyEverywhere(q, cmd, zxid, time)
+                    : applyHere(q, cmd, zxid, time);
+            case OWNER, LOCAL -> applyHere(q, cmd, zxid, time);
             case OWNER_VERDICT -> ownerVerdict(q, cmd, zxid, time);
             case MULTI -> multi(q, (io.volery.server.tree.Command.Multi) cmd, zxid, time);
             case GATHER -> gather(q, cmd, zxid, time);
@@ -234,10 +257,165 @@ public final class VoleryStateMachine extends StateMachine {
         return reply;
     }
 
+    /** A top-level create: every partition lists the node, the owner keeps it; their events merge. */
+    private byte[] applyEverywhere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        Result res = tree.apply(cmd, zxid, time);
+        dispatchMerged(List.of(cmd), res.events());
+        return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
     private byte[] applyHere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
         Result res = tree.apply(cmd, zxid, time);
         dispatch(res.events());
         return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /**
+     * Closing a session deletes its ephemerals in every partition. ZooKeeper deletes them one by one in
+     * the order of its session set, and the watch events follow that order; here each partition knows
+     * only its own, so the partitions exchange their ephemerals (with creation zxids and set table) and
+     * the events each deletion caused, and every replica sends the front ends the whole list in
+     * ZooKeeper's order (the front end keeps the first copy of each event).
+     */
+    private byte[] closeSession(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        Result res = closeInZooKeepersOrder(List.of(cmd.sessionId()), () -> tree.apply(cmd, zxid, time));
+        return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /**
+     * Runs {@code close}, which ends the sessions {@code closing} (in that order) in every partition, and
+     * dispatches the watch events of their ephemerals' deletion in ZooKeeper's order: session by session,
+     * each session's ephemerals in the order of its set. Each partition knows only its own ephemerals, so
+     * the partitions exchange them (with creation zxids and set table) and the events each deletion
+     * caused, and every replica sends the front ends the whole list (a front end keeps the first copy
+     * of each event). Events the deletions did not cause (reaped containers) follow, from their partition.
+     */
+    private Result closeInZooKeepersOrder(List<Long> closing, java.util.function.Supplier<Result> close) {
+        List<String> localOrder = new ArrayList<>();
+        Object[][] sessionParts = new Object[closing.size()][];
+        for (int i = 0; i < closing.size(); i++) {
+            SessionTable.Session session = tree.sessions().get(closing.get(i));
+            localOrder.addAll(session == null ? List.of() : session.ephemerals());
+            sessionParts[i] = ownedEphemerals(session);
+        }
+        Result res = close.get();
+        // Events of deleting p name p or its parent, in deletion order: cut the list where it moves on.
+        Map<String, List<WatchEvent>> byEphemeral = new HashMap<>();
+        List<WatchEvent> unattributed = new ArrayList<>();
+        int at = 0;
+        for (WatchEvent e : res.events()) {
+            while (at < localOrder.size() && !causedBy(e, localOrder.get(at))) {
+                at++;
+            }
+            if (at < localOrder.size()) {
+                byEphemeral.computeIfAbsent(localOrder.get(at), k -> new ArrayList<>()).add(e);
+            } else {
+                unattributed.add(e);
+            }
+        }
+        List<String> owned = new ArrayList<>();
+        for (Object[] sp : sessionParts) {
+            owned.addAll(Arrays.asList((String[]) sp[0]));
+        }
+        byte[][] events = new byte[owned.size()][];
+        for (int i = 0; i < owned.size(); i++) {
+            events[i] = VoleryWire.events(byEphemeral.getOrDefault(owned.get(i), List.of()));
+        }
+        Object[] part = {sessionParts, owned.toArray(new String[0]), events};
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(part);
+        for (Object v : timedExchange(part).values()) {
+            parts.add((Object[]) v);
+        }
+        Map<String, byte[]> eventsByPath = new HashMap<>();
+        for (Object[] p : parts) {
+            String[] paths = (String[]) p[1];
+            byte[][] encoded = (byte[][]) p[2];
+            for (int i = 0; i < paths.length; i++) {
+                eventsByPath.put(paths[i], encoded[i]);
+            }
+        }
+        List<WatchEvent> ordered = new ArrayList<>();
+        for (int i = 0; i < closing.size(); i++) {
+            List<Object[]> ofSession = new ArrayList<>();
+            for (Object[] p : parts) {
+                ofSession.add(((Object[][]) p[0])[i]);
+            }
+            for (String path : mergedEphemeralOrder(ofSession)) {
+                byte[] encoded = eventsByPath.get(path);
+                if (encoded != null) {
+                    ordered.addAll(((VoleryWire.Events) VoleryWire.decode(encoded)).events());
+                }
+            }
+        }
+        ordered.addAll(unattributed);
+        dispatch(ordered);
+        return res;
+    }
+
+    /**
+     * setWatches re-arms each watch in the partition that owns its path, and fires at once the events
+     * the client missed. ZooKeeper fires them in one pass: data watches, then exist watches, then child
+     * watches, each in the client's order; the partitions exchange theirs and every replica sends the
+     * whole list in that order. Their zxid marks the command (see {@link VoleryWire#setWatchesZxid}), so
+     * the front end keeps the events of one reconnect apart from those of the next.
+     */
+    private byte[] setWatches(ZkRequest q, io.volery.server.tree.Command.SetWatches all, VoleryRequest r,
+                              long zxid, long time) {
+        io.volery.server.tree.Command.SetWatches mine = SetWatchesSplitter.restrict(all, partitioner, me, r.partitions);
+        Result res = tree.apply(mine, zxid, time);
+        List<String> keyed = new ArrayList<>();
+        keyed.addAll(all.dataWatches());
+        keyed.addAll(all.existWatches());
+        keyed.addAll(all.childWatches());
+        int existFrom = all.dataWatches().size();
+        int childFrom = existFrom + all.existWatches().size();
+        List<WatchEvent> events = new ArrayList<>();
+        int[] keys = new int[res.events().size()];
+        int last = -1;
+        for (WatchEvent e : res.events()) {
+            int from = switch (e.type()) {
+                case NODE_DATA_CHANGED -> 0;
+                case NODE_CREATED -> existFrom;
+                case NODE_CHILDREN_CHANGED -> childFrom;
+                case NODE_DELETED -> last < existFrom && all.dataWatches().contains(e.path()) ? 0 : childFrom;
+            };
+            int key = Math.max(from, last + 1);
+            while (key < keyed.size() && !keyed.get(key).equals(e.path())) {
+                key++;
+            }
+            last = Math.min(key, keyed.size() - 1);
+            keys[events.size()] = key;
+            events.add(new WatchEvent(e.sessionId(), e.type(), e.path(), VoleryWire.setWatchesZxid(zxid)));
+        }
+        Object[] part = {VoleryWire.events(events), keys};
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(part);
+        for (Object v : timedExchange(part).values()) {
+            parts.add((Object[]) v);
+        }
+        record Keyed(int key, WatchEvent event) {
+        }
+        List<Keyed> merged = new ArrayList<>();
+        for (Object[] p : parts) {
+            List<WatchEvent> theirs = ((VoleryWire.Events) VoleryWire.decode((byte[]) p[0])).events();
+            int[] theirKeys = (int[]) p[1];
+            for (int i = 0; i < theirs.size(); i++) {
+                merged.add(new Keyed(theirKeys[i], theirs.get(i)));
+            }
+        }
+        merged.sort(java.util.Comparator.comparingInt(Keyed::key));
+        dispatch(merged.stream().map(Keyed::event).toList());
+        return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    private static boolean causedBy(WatchEvent e, String deleted) {
+        if (e.path().equals(deleted)) {
+            return true;
+        }
+        int slash = deleted.lastIndexOf('/');
+        String parent = slash == 0 ? "/" : deleted.substring(0, slash);
+        return e.path().equals(parent);
     }
 
     /** Deleting a top-level node: its owner decides, every partition follows. */
@@ -264,7 +442,7 @@ public final class VoleryStateMachine extends StateMachine {
                 res = new Result(ErrorCode.of(verdict), Reply.Empty.INSTANCE, List.of());
             }
         }
-        dispatch(res.events());
+        dispatchMerged(List.of(d), res.events());
         return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
@@ -315,15 +493,15 @@ public final class VoleryStateMachine extends StateMachine {
         if (!applied.isOk() && !(applied.reply() instanceof Reply.MultiResults mr && allOk(mr))) {
             throw new IllegalStateException("partition " + me + ": a multi that passed its dry run failed: " + applied.code());
         }
-        dispatch(applied.events());
+        dispatchMerged(ops, applied.events());
         List<Result> myResults = ((Reply.MultiResults) applied.reply()).results();
         TreeMap<Integer, byte[]> fragments = new TreeMap<>();
         for (int k = 0; k < mine.size(); k++) {
             int i = mine.get(k);
-            int op = q.ops().get(i).opCode();
+            int op = JuteTranslator.multiResultType(q.ops().get(i).opCode());
             if (partitioner.ownerOf(MultiPaths.pathOf(ops.get(i))) == me) {
                 fragments.put(i, ZkCodec.encodeMultiFragment(new ZkReply.OpResult(op, 0,
-                        JuteTranslator.body(op, myResults.get(k).reply()))));
+                        op == OpCodes.CHECK ? null : JuteTranslator.body(op, myResults.get(k).reply()))));
             }
         }
         return assemble(fragments, ops.size(), zxid);
@@ -368,23 +546,8 @@ public final class VoleryStateMachine extends StateMachine {
             return assemble(fragments, mr.ops().size(), zxid);
         }
         Result res = tree.apply(cmd, zxid, time);
-        if (cmd instanceof io.volery.server.tree.Command.GetEphemerals) {
-            TreeSet<String> paths = new TreeSet<>();
-            if (res.isOk()) {
-                for (String p : res.reply(Reply.Paths.class).paths()) {
-                    if (!PathPartitioner.isTopLevel(p) || partitioner.ownerOf(p) == me) {
-                        paths.add(p);
-                    }
-                }
-            }
-            for (Object v : timedExchange(paths.toArray(new String[0])).values()) {
-                paths.addAll(Arrays.asList((String[]) v));
-            }
-            if (!res.isOk()) {
-                return encode(JuteTranslator.toReply(q, res, zxid));
-            }
-            return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Paths(new ArrayList<>(paths)),
-                    List.of()), zxid));
+        if (cmd instanceof io.volery.server.tree.Command.GetEphemerals g) {
+            return encode(JuteTranslator.toReply(q, gatherEphemerals(g, res), zxid));
         }
         // getAllChildrenNumber of the root: every partition counts the nodes it owns.
         int mineCount = res.isOk() ? res.reply(Reply.Count.class).count() - followerCopies() : 0;
@@ -396,6 +559,75 @@ public final class VoleryStateMachine extends StateMachine {
             return encode(JuteTranslator.toReply(q, res, zxid));
         }
         return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Count(total), List.of()), zxid));
+    }
+
+    /**
+     * A session's ephemerals from every partition, in ZooKeeper's order: each partition sends the ones it
+     * owns with their creation zxids (a global order) and its set's table size, and all merge alike.
+     */
+    private Result gatherEphemerals(io.volery.server.tree.Command.GetEphemerals g, Result local) {
+        Object[] mine = ownedEphemerals(tree.sessions().get(g.sessionId()));
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(mine);
+        for (Object v : timedExchange(mine).values()) {
+            parts.add((Object[]) v);
+        }
+        if (!local.isOk()) {
+            return local;
+        }
+        String prefix = g.prefix() == null ? "" : g.prefix().trim();
+        List<String> out = new ArrayList<>();
+        for (String p : mergedEphemeralOrder(parts)) {
+            if (prefix.isEmpty() || prefix.equals("/") || p.startsWith(prefix)) {
+                out.add(p);
+            }
+        }
+        return new Result(ErrorCode.OK, new Reply.Paths(out), List.of());
+    }
+
+    /**
+     * This partition's part of a session's ephemerals: {paths it owns in creation order, their creation
+     * zxids, its set's table size, this partition}.
+     */
+    private Object[] ownedEphemerals(SessionTable.Session session) {
+        List<String> owned = new ArrayList<>();
+        List<Long> created = new ArrayList<>();
+        int table = 0;
+        if (session != null) {
+            table = session.ephemeralTable();
+            for (String p : session.ephemeralsInCreationOrder()) {
+                if (!PathPartitioner.isTopLevel(p) || partitioner.ownerOf(p) == me) {
+                    owned.add(p);
+                    created.add(tree.stat(p).czxid());
+                }
+            }
+        }
+        return new Object[] {owned.toArray(new String[0]), created.stream().mapToLong(Long::longValue).toArray(),
+            table, me};
+    }
+
+    /**
+     * A session's ephemerals from every partition's part, in the order ZooKeeper lists them. Creation
+     * zxids are a global order; several ephemerals of one multi share one, and keep their order within
+     * a partition, the lower partition's first (an approximation of the multi's op order).
+     */
+    private static List<String> mergedEphemeralOrder(List<Object[]> parts) {
+        List<Object[]> sorted = new ArrayList<>(parts);
+        sorted.sort(java.util.Comparator.comparingInt(part -> (Integer) part[3]));
+        record Created(long zxid, String path) {
+        }
+        List<Created> all = new ArrayList<>();
+        int table = 0;
+        for (Object[] part : sorted) {
+            String[] paths = (String[]) part[0];
+            long[] zxids = (long[]) part[1];
+            for (int i = 0; i < paths.length; i++) {
+                all.add(new Created(zxids[i], paths[i]));
+            }
+            table = Math.max(table, (Integer) part[2]);
+        }
+        all.sort(java.util.Comparator.comparingLong(Created::zxid)); // stable
+        return SessionTable.ephemeralOrder(all.stream().map(Created::path).toList(), table);
     }
 
     /** Top-level nodes this partition lists under the root but does not own. */
@@ -410,6 +642,83 @@ public final class VoleryStateMachine extends StateMachine {
     }
 
     // ---- events ------------------------------------------------------------------------------
+
+    /**
+     * Hands the front ends the events of a command that ran in several partitions in ZooKeeper's order:
+     * operation by operation, and for each the events on its path before those on its parent (a node's
+     * own watches fire before its parent's child watches). The partitions exchange their events, and
+     * every replica sends the whole list; a front end keeps the first copy of each event.
+     *
+     * @param ops the command's operations, in order
+     */
+    private void dispatchMerged(List<? extends io.volery.server.tree.Command> ops, List<WatchEvent> events) {
+        // Events come in operation order; an operation's events name its path or its parent, one per
+        // session and watch kind, so an event seen before for the current operation belongs to a later one.
+        int[] keys = new int[events.size()];
+        int op = 0;
+        java.util.Set<String> seenForOp = new java.util.HashSet<>();
+        for (int k = 0; k < events.size(); k++) {
+            WatchEvent e = events.get(k);
+            String signature = e.sessionId() + "/" + e.type() + "/" + e.path();
+            int from = seenForOp.contains(signature) ? op + 1 : op;
+            int found = -1;
+            for (int i = from; i < ops.size() && found < 0; i++) {
+                io.volery.server.tree.Command o = ops.get(i);
+                String path = MultiPaths.pathOf(o);
+                boolean createOrDelete = o instanceof io.volery.server.tree.Command.Create
+                        || o instanceof io.volery.server.tree.Command.Delete;
+                boolean own = e.path().equals(path) && switch (e.type()) {
+                    case NODE_DATA_CHANGED -> o instanceof io.volery.server.tree.Command.SetData;
+                    case NODE_CREATED -> o instanceof io.volery.server.tree.Command.Create;
+                    case NODE_DELETED -> o instanceof io.volery.server.tree.Command.Delete;
+                    case NODE_CHILDREN_CHANGED -> false;
+                };
+                if (own) {
+                    found = 2 * i;
+                } else if (createOrDelete && e.type() == io.volery.server.tree.EventType.NODE_CHILDREN_CHANGED
+                        && causedBy(e, path) && !e.path().equals(path)) {
+                    found = 2 * i + 1;
+                }
+            }
+            int previous = k == 0 ? 0 : keys[k - 1];
+            // an event on neither path (a recursive watch's ancestor sees the node's path) stays in place
+            keys[k] = found < 0 ? previous : Math.max(found, previous);
+            if (keys[k] / 2 != op) {
+                op = keys[k] / 2;
+                seenForOp.clear();
+            }
+            seenForOp.add(signature);
+        }
+        Object[] part = {VoleryWire.events(events), keys, me};
+        List<Object[]> parts = new ArrayList<>();
+        parts.add(part);
+        for (Object v : timedExchange(part).values()) {
+            parts.add((Object[]) v);
+        }
+        parts.sort(java.util.Comparator.comparingInt(p -> (Integer) p[2]));
+        record Keyed(int key, WatchEvent event) {
+        }
+        List<Keyed> merged = new ArrayList<>();
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        for (Object[] p : parts) {
+            List<WatchEvent> theirs = ((VoleryWire.Events) VoleryWire.decode((byte[]) p[0])).events();
+            int[] theirKeys = (int[]) p[1];
+            java.util.Set<String> ours = new java.util.HashSet<>();
+            for (int i = 0; i < theirs.size(); i++) {
+                WatchEvent e = theirs.get(i);
+                // a change every partition made (the root's child list) fires a watch every partition holds
+                // (a recursive watch on the root) once per partition: keep one copy
+                String copy = theirKeys[i] + "/" + e.sessionId() + "/" + e.type() + "/" + e.path();
+                if (!taken.contains(copy)) {
+                    merged.add(new Keyed(theirKeys[i], e));
+                }
+                ours.add(copy);
+            }
+            taken.addAll(ours);
+        }
+        merged.sort(java.util.Comparator.comparingInt(Keyed::key)); // stable
+        dispatch(merged.stream().map(Keyed::event).toList());
+    }
 
     /** Hands watch events to the front ends of their sessions (each deduplicates across replicas). */
     private void dispatch(List<WatchEvent> events) {

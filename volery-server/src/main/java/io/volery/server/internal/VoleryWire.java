@@ -34,6 +34,20 @@ public final class VoleryWire {
     public record Expired(long sessionId) implements Message {
     }
 
+    /**
+     * The zxid carried inside Volery by an event that setWatches fired: negative (clients get -1, as from
+     * ZooKeeper) yet distinct per setWatches command, so that front ends, which keep the first copy of
+     * each event, do not take the events of a later reconnect for copies of an earlier one's.
+     */
+    static long setWatchesZxid(long commandZxid) {
+        return -2 - commandZxid;
+    }
+
+    /** The zxid a client is told for an event: setWatches' events carry none. */
+    static long clientZxid(long eventZxid) {
+        return eventZxid < 0 ? WatchEvent.NO_ZXID : eventZxid;
+    }
+
     static byte[] events(List<WatchEvent> events) {
         return write(out -> {
             out.writeByte(EVENTS);

@@ -70,6 +70,16 @@ public final class SessionTable {
             return ephemerals.inCopyOrder();
         }
 
+        /** The session's ephemeral paths in creation order (a re-created path counts from its last creation). */
+        public List<String> ephemeralsInCreationOrder() {
+            return ephemerals.inInsertionOrder();
+        }
+
+        /** The table size of ZooKeeper's HashSet of this session's ephemerals (it never shrinks). */
+        public int ephemeralTable() {
+            return ephemerals.table();
+        }
+
         void addId(Id id) {
             if (!ids.contains(id)) {
                 ids.add(id);
@@ -86,6 +96,23 @@ public final class SessionTable {
     }
 
     private final TreeMap<Long, Session> sessions = new TreeMap<>();
+
+    /**
+     * The order ZooKeeper lists a session's ephemerals in, when they are known only in parts (one per
+     * partition): {@code creationOrder} is all of them in creation order, and {@code table} the largest
+     * set table any part has reached. Exact unless the whole set once outgrew its current table while
+     * no part did.
+     */
+    public static List<String> ephemeralOrder(List<String> creationOrder, int table) {
+        HashOrderedSet set = new HashOrderedSet(HashOrderedSet.DEFAULT_TABLE);
+        for (String p : creationOrder) {
+            set.add(p);
+        }
+        if (set.table() < table) {
+            set.restore(creationOrder, table);
+        }
+        return set.inCopyOrder();
+    }
 
     public Session get(long id) {
         return sessions.get(id);

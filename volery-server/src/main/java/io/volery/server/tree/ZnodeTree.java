@@ -760,6 +760,9 @@ public final class ZnodeTree {
         for (long sid : sessions.expiredAt(now)) {
             closeSession(sid, "expired");
         }
+        if (!config.reapsContainers()) {
+            return;
+        }
         // Candidates are chosen before any deletion, as ZooKeeper's container manager does.
         List<String> doomed = new ArrayList<>();
         for (String path : containers) {

@@ -27,12 +27,25 @@ public final class RandomWorkload {
     private final String base;
     private final int sessions;
     private final List<String> known = new ArrayList<>();
+    private final List<String> bases = new ArrayList<>();
+    private final List<String> topLevel;
 
     public RandomWorkload(long seed, String base, int sessions) {
+        this(seed, List.of(base), List.of(), sessions);
+    }
+
+    /**
+     * A workload spread over several subtrees (for a partitioned server: bases that land on different
+     * partitions), which also creates and deletes the top-level nodes {@code topLevel} now and then.
+     */
+    public RandomWorkload(long seed, List<String> bases, List<String> topLevel, int sessions) {
         this.random = new Random(seed);
-        this.base = base;
+        this.base = bases.get(0);
         this.sessions = sessions;
-        known.add(base);
+        this.bases.addAll(bases);
+        this.topLevel = List.copyOf(topLevel);
+        known.addAll(bases);
+        known.addAll(topLevel);
     }
 
     /** Tells the workload the path a create returned, so later ops may use it. */
@@ -85,10 +98,19 @@ public final class RandomWorkload {
 
     private DriverOp.Create create() {
         CreateMode mode = MODES[random.nextInt(MODES.length)];
-        String parent = random.nextInt(3) == 0 ? base : path();
-        String path = parent + "/" + (char) ('a' + random.nextInt(3));
+        String path;
+        if (!topLevel.isEmpty() && random.nextInt(6) == 0) {
+            path = topLevel.get(random.nextInt(topLevel.size()));
+        } else {
+            String parent = random.nextInt(3) == 0 ? base() : path();
+            path = parent + "/" + (char) ('a' + random.nextInt(3));
+        }
         return new DriverOp.Create(path, data(), mode, mode.isTtl() ? 600_000 + random.nextInt(60_000) : -1,
                 random.nextInt(3) == 0 ? aclChoice() : AclChoice.OPEN);
+    }
+
+    private String base() {
+        return bases.size() == 1 ? base : bases.get(random.nextInt(bases.size()));
     }
 
     private AclChoice aclChoice() {

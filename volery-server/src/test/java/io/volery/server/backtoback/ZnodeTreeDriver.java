@@ -101,7 +101,7 @@ public final class ZnodeTreeDriver implements ZooKeeperDriver {
     }
 
     /** Computed here independently of the tree's own digest code. */
-    static String digest(String userColonPassword) {
+    public static String digest(String userColonPassword) {
         try {
             byte[] sha1 = MessageDigest.getInstance("SHA-1").digest(userColonPassword.getBytes(StandardCharsets.UTF_8));
             return userColonPassword.split(":")[0] + ":" + Base64.getEncoder().encodeToString(sha1);

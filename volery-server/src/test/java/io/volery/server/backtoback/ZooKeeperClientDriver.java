@@ -24,6 +24,7 @@ public final class ZooKeeperClientDriver implements ZooKeeperDriver {
     private final String connectString;
     private final ZooKeeper[] clients;
     private final List<ConcurrentLinkedQueue<String>> events = new ArrayList<>();
+    private List<String> barrierPaths = List.of("/");
 
     public ZooKeeperClientDriver(String name, String connectString, int sessions) throws Exception {
         this.name = name;
@@ -82,6 +83,41 @@ public final class ZooKeeperClientDriver implements ZooKeeperDriver {
         ConcurrentLinkedQueue<String> queue = events.get(session);
         for (String e = queue.poll(); e != null; e = queue.poll()) {
             out.add(e);
+        }
+        return out;
+    }
+
+    /**
+     * Sets the nodes {@link #takeAllEvents} reads as its barrier (default: the root). A partitioned
+     * server orders a read only with the writes of the partition holding the node read, so its barrier
+     * reads one node of every partition: each answer then reflects every earlier write, and the server
+     * must have sent the watch events of those writes before it.
+     */
+    public ZooKeeperClientDriver barrierPaths(List<String> paths) {
+        this.barrierPaths = List.copyOf(paths);
+        return this;
+    }
+
+    /** The barrier reads of all sessions in flight together: one round trip instead of one per session. */
+    @Override
+    public List<List<String>> takeAllEvents(int sessions) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(sessions * barrierPaths.size());
+        for (int s = 0; s < sessions; s++) {
+            for (String p : barrierPaths) {
+                clients[s].exists(p, false, (rc, path, ctx, stat) -> done.countDown(), null);
+            }
+        }
+        if (!done.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(name + ": no answer to a barrier read within 30 s");
+        }
+        List<List<String>> out = new ArrayList<>();
+        for (int s = 0; s < sessions; s++) {
+            List<String> taken = new ArrayList<>();
+            ConcurrentLinkedQueue<String> queue = events.get(s);
+            for (String e = queue.poll(); e != null; e = queue.poll()) {
+                taken.add(e);
+            }
+            out.add(taken);
         }
         return out;
     }

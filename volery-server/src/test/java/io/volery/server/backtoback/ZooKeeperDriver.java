@@ -20,6 +20,15 @@ public interface ZooKeeperDriver extends AutoCloseable {
      */
     List<String> takeEvents(int session) throws Exception;
 
+    /** {@link #takeEvents} of sessions 0..n-1; drivers may ask them all at once. */
+    default List<List<String>> takeAllEvents(int sessions) throws Exception {
+        List<List<String>> out = new java.util.ArrayList<>();
+        for (int s = 0; s < sessions; s++) {
+            out.add(takeEvents(s));
+        }
+        return out;
+    }
+
     /** Closes every session the driver opened. */
     @Override
     void close();

@@ -1,0 +1,88 @@
+package io.volery.server;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP relay on a free loopback port to one server, which a test can cut: open connections drop and
+ * new ones are refused, so a client behind it falls silent and its session expires on the server.
+ */
+final class CuttableProxy implements AutoCloseable {
+    private final ServerSocket listener;
+    private final InetSocketAddress target;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+    CuttableProxy(InetSocketAddress target) throws IOException {
+        this.target = target;
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::accept, "proxy-accept-" + listener.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    String connectString() {
+        return "127.0.0.1:" + listener.getLocalPort();
+    }
+
+    private void accept() {
+        while (!listener.isClosed()) {
+            try {
+                Socket client = listener.accept();
+                Socket server = new Socket(target.getAddress(), target.getPort());
+                sockets.add(client);
+                sockets.add(server);
+                pump(client, server);
+                pump(server, client);
+            } catch (IOException e) {
+                return; // cut or closed
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buffer = new byte[8192];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // the other side or cut() closed the connection
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "proxy-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Drops every connection and refuses new ones. */
+    void cut() {
+        closeQuietly(listener);
+        for (Socket s : sockets) {
+            closeQuietly(s);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        cut();
+    }
+}
