@@ -65,10 +65,11 @@ public record DpdkSettings(List<String> extraEalArgs, boolean hugepages, List<Po
     public List<String> ealArgs() {
         List<String> args = new ArrayList<>();
         if (!hugepages) {
-            args.addAll(List.of("--no-huge", "-m", "256"));
+            args.addAll(List.of("--no-huge", "-m", "256", "--no-shconf"));
         }
-        // --in-memory: no shared runtime files, so several DPDK processes on one machine never clash.
-        args.addAll(List.of("--in-memory", "--no-pci", "--no-telemetry", "--log-level=lib.eal:warning"));
+        // A file prefix per process, so several DPDK processes on one machine never share runtime files.
+        args.addAll(List.of("--file-prefix=eyrie-" + ProcessHandle.current().pid(), "--no-pci", "--no-telemetry",
+                "--log-level=lib.eal:warning"));
         args.addAll(extraEalArgs);
         return args;
     }
