@@ -37,6 +37,9 @@ final class Reassembler {
     private final int maxPartial;
     private final long timeoutNanos;
     private final LinkedHashMap<Key, Partial> partial = new LinkedHashMap<>();
+    /** Recently completed messages, so a late duplicate fragment does not start a doomed new one. */
+    private final LinkedHashMap<Key, Boolean> completed = new LinkedHashMap<>();
+    private static final int COMPLETED_REMEMBERED = 1024;
     private long abandoned;
     private long refused;
 
@@ -66,6 +69,9 @@ final class Reassembler {
         expire(nowNanos);
         Key key = new Key(f.from(), f.messageId());
         Partial p = partial.get(key);
+        if (p == null && completed.containsKey(key)) {
+            return null;
+        }
         if (p == null) {
             if (partial.size() >= maxPartial) {
                 Iterator<Map.Entry<Key, Partial>> oldest = partial.entrySet().iterator();
@@ -89,6 +95,12 @@ final class Reassembler {
         p.received.set(f.index());
         if (p.received.cardinality() == p.count) {
             partial.remove(key);
+            completed.put(key, Boolean.TRUE);
+            if (completed.size() > COMPLETED_REMEMBERED) {
+                Iterator<Key> oldest = completed.keySet().iterator();
+                oldest.next();
+                oldest.remove();
+            }
             return ByteBuffer.wrap(p.frame);
         }
         return null;
