@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_random.h>
+#include <rte_cycles.h>
 
 
 #define BURST 32
@@ -84,7 +85,7 @@ JNIEXPORT jint JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portByName(JNIEnv
 }
 
 JNIEXPORT jlong JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portStart(JNIEnv *env, jclass cls, jint port,
-        jint descriptors, jint mbufs, jint mtu) {
+        jint descriptors, jint mbufs, jint mtu, jint start_retries) {
     (void) cls;
     char pool_name[RTE_MEMPOOL_NAMESIZE];
     snprintf(pool_name, sizeof pool_name, "eyrie_pool_%d", port);
@@ -121,7 +122,15 @@ JNIEXPORT jlong JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portStart(JNIEnv
     }
     /* Some virtual devices do not implement MTU changes; the Java side never sends above mtu. */
     rte_eth_dev_set_mtu((uint16_t) port, (uint16_t) mtu);
-    rc = rte_eth_dev_start((uint16_t) port);
+    /* A memif client cannot start before its server has created the socket: retry for a while
+     * so that processes may start in any order. */
+    for (int attempt = 0; attempt < start_retries; attempt++) {
+        rc = rte_eth_dev_start((uint16_t) port);
+        if (rc >= 0) {
+            break;
+        }
+        rte_delay_us_sleep(100 * 1000);
+    }
     if (rc < 0) {
         throw_state(env, "rte_eth_dev_start(port %d): %s", port, rte_strerror(-rc));
         return 0;
@@ -222,6 +231,15 @@ JNIEXPORT void JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portStats(JNIEnv 
     jlong v[8] = {(jlong) s.ipackets, (jlong) s.opackets, (jlong) s.imissed, (jlong) s.ierrors,
                   (jlong) s.oerrors, (jlong) s.rx_nombuf, (jlong) ctx->injected_drops, (jlong) ctx->tx_full};
     (*env)->SetLongArrayRegion(env, out, 0, 8, v);
+}
+
+JNIEXPORT jboolean JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portLinkUp(JNIEnv *env, jclass cls, jlong handle) {
+    (void) env; (void) cls;
+    struct port_ctx *ctx = (struct port_ctx *) (intptr_t) handle;
+    struct rte_eth_link link;
+    memset(&link, 0, sizeof link);
+    rte_eth_link_get_nowait(ctx->port, &link);
+    return link.link_status == RTE_ETH_LINK_UP ? JNI_TRUE : JNI_FALSE;
 }
 
 JNIEXPORT jstring JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portMac(JNIEnv *env, jclass cls, jlong handle) {

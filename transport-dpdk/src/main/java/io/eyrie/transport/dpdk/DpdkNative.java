@@ -37,7 +37,10 @@ final class DpdkNative {
 
     static native int portByName(String deviceName);
 
-    static native long portStart(int port, int descriptors, int mbufs, int mtu);
+    /** Configures and starts a port; a failing start is retried every 100 ms, {@code startRetries} times. */
+    static native long portStart(int port, int descriptors, int mbufs, int mtu, int startRetries);
+
+    static native boolean portLinkUp(long handle);
 
     static native void setRxDropPerMillion(long handle, int perMillion);
 

@@ -29,10 +29,12 @@ import java.util.Set;
  * queue.messages = 4096      # outbound messages queued per port before send() drops
  * rx.dropPerMillion = 0      # test hook: discard received packets at the device
  * idle.parkMicros = 50       # pause of an idle polling thread (0: spin)
+ * stats.logMillis = 0        # log device counters this often (0: never)
  * </pre>
  */
 public record DpdkSettings(List<String> extraEalArgs, boolean hugepages, List<Port> ports, int mtu,
-                           int queueMessages, int rxDropPerMillion, long idleParkMicros) {
+                           int queueMessages, int rxDropPerMillion, long idleParkMicros,
+                           long statsLogMillis) {
 
     /** A DPDK device and the node ids reached through it (empty: all other nodes). */
     public record Port(String device, int[] peers) {
@@ -42,7 +44,7 @@ public record DpdkSettings(List<String> extraEalArgs, boolean hugepages, List<Po
     }
 
     private static final Set<String> KEYS = Set.of("eal.args", "hugepages", "ports", "mtu", "queue.messages",
-            "rx.dropPerMillion", "idle.parkMicros");
+            "rx.dropPerMillion", "idle.parkMicros", "stats.logMillis");
 
     public DpdkSettings {
         extraEalArgs = List.copyOf(extraEalArgs);
@@ -110,6 +112,7 @@ public record DpdkSettings(List<String> extraEalArgs, boolean hugepages, List<Po
                 Integer.parseInt(v.getOrDefault("mtu", "1500")),
                 Integer.parseInt(v.getOrDefault("queue.messages", "4096")),
                 Integer.parseInt(v.getOrDefault("rx.dropPerMillion", "0")),
-                Long.parseLong(v.getOrDefault("idle.parkMicros", "50")));
+                Long.parseLong(v.getOrDefault("idle.parkMicros", "50")),
+                Long.parseLong(v.getOrDefault("stats.logMillis", "0")));
     }
 }

@@ -72,7 +72,7 @@ public final class DpdkTransport implements Transport {
         Eal.ensureStarted(settings.ealArgs());
         for (DpdkSettings.Port p : settings.ports()) {
             int port = DpdkNative.portByName(p.device());
-            long handle = DpdkNative.portStart(port, 1024, 8191, settings.mtu());
+            long handle = DpdkNative.portStart(port, 1024, 8191, settings.mtu(), 300);
             DpdkNative.setRxDropPerMillion(handle, settings.rxDropPerMillion());
             PortLoop loop = new PortLoop(p.device(), handle, self, peers, fingerprint, settings.mtu(), maxPayloadBytes,
                     settings.queueMessages(), settings.idleParkMicros(), handler, counters, Ballot.MAX_NODE_ID);
@@ -91,6 +91,24 @@ public final class DpdkTransport implements Transport {
             t.setDaemon(true);
             threads.add(t);
             t.start();
+        }
+        if (settings.statsLogMillis() > 0) {
+            Thread t = new Thread(this::logStats, "dpdk-stats");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private void logStats() {
+        while (!closed) {
+            try {
+                Thread.sleep(settings.statsLogMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (!closed) {
+                log.info("node={} dpdk-stats {} {}", nodeId, stats(), deviceStats());
+            }
         }
     }
 
@@ -120,7 +138,7 @@ public final class DpdkTransport implements Transport {
         long[] v = new long[8];
         for (PortLoop loop : loops) {
             DpdkNative.portStats(loop.handle(), v);
-            out.add(new DeviceStats(loop.device(), v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+            out.add(new DeviceStats(loop.device(), DpdkNative.portLinkUp(loop.handle()), v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
                     loop.reassemblyAbandoned(), loop.queued()));
         }
         return out;
@@ -133,7 +151,7 @@ public final class DpdkTransport implements Transport {
      * @param txOverflow    packets the TX ring or the mbuf pool did not take
      * @param reassemblyAbandoned messages given up with fragments missing
      */
-    public record DeviceStats(String device, long rxPackets, long txPackets, long rxMissed, long rxErrors,
+    public record DeviceStats(String device, boolean linkUp, long rxPackets, long txPackets, long rxMissed, long rxErrors,
                               long txErrors, long rxNoMbuf, long injectedDrops, long txOverflow,
                               long reassemblyAbandoned, int queuedMessages) {
     }

@@ -16,14 +16,19 @@ final class ChildJvm implements AutoCloseable {
     final List<String> lines = new CopyOnWriteArrayList<>();
 
     ChildJvm(List<String> prefix, Class<?> main, String... args) throws IOException {
+        this(prefix, List.of(), main.getName(), args);
+    }
+
+    ChildJvm(List<String> prefix, List<String> jvmArgs, String main, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-Djava.library.path=" + System.getProperty("dpdk.native.dir"));
+        cmd.addAll(jvmArgs);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(main.getName());
+        cmd.add(main);
         cmd.addAll(List.of(args));
         process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         Thread reader = new Thread(() -> {

@@ -1,0 +1,32 @@
+package io.eyrie.transport.dpdk;
+
+import io.eyrie.multicast.MulticastNode;
+import io.eyrie.multicast.Transport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.function.Function;
+
+/**
+ * Makes a node's transport a {@link DpdkTransport} configured by the file named in the system
+ * property {@code eyrie.dpdk.config}; for tools that choose their transport by class name
+ * ({@code NodeMain -Deyrie.transport.factory=io.eyrie.transport.dpdk.DpdkTransportFactory}).
+ */
+public final class DpdkTransportFactory implements Function<MulticastNode, Transport> {
+
+    public static final String CONFIG_PROPERTY = "eyrie.dpdk.config";
+
+    @Override
+    public Transport apply(MulticastNode node) {
+        String file = System.getProperty(CONFIG_PROPERTY);
+        if (file == null) {
+            throw new IllegalStateException("set -D" + CONFIG_PROPERTY + "=FILE (the node's DPDK settings)");
+        }
+        try {
+            return DpdkTransport.factory(DpdkSettings.load(Path.of(file))).apply(node);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read DPDK settings " + file, e);
+        }
+    }
+}
