@@ -31,6 +31,11 @@ final class DpdkNodeCluster implements AutoCloseable {
 
     DpdkNodeCluster(Path dir, IntFunction<String> dpdkSettings, IntFunction<List<String>> prefix, List<String> loadArgs)
             throws IOException {
+        this(dir, dpdkSettings, prefix, loadArgs, "memory");
+    }
+
+    DpdkNodeCluster(Path dir, IntFunction<String> dpdkSettings, IntFunction<List<String>> prefix, List<String> loadArgs,
+                    String storage) throws IOException {
         this.dir = dir;
         this.prefix = prefix;
         this.loadArgs = loadArgs;
@@ -57,6 +62,7 @@ final class DpdkNodeCluster implements AutoCloseable {
                 # most 12 packets keep catch-up working on a lossy link.
                 batch.maxBytes = 16384
                 """);
+        cfg.append("storage = ").append(storage).append("\ndataDir = ").append(dir.resolve("data")).append('\n');
         configFile = dir.resolve("cluster.cfg");
         Files.writeString(configFile, cfg.toString());
     }
@@ -143,15 +149,41 @@ final class DpdkNodeCluster implements AutoCloseable {
 
     /** Lines of the delivered log of {@code node} that name a payload delivered twice (should be none). */
     List<String> duplicateDeliveries(int node) throws IOException {
-        Set<String> seen = new HashSet<>();
         List<String> dups = new ArrayList<>();
-        for (String line : linesOf("delivered-" + node + "-")) {
-            String[] f = line.split(" ");
-            if (f.length == 2 && !seen.add(f[1])) {
-                dups.add(line);
+        // Per log file: a restarted learner replays from the start, in a new file.
+        try (Stream<Path> files = Files.list(logDir)) {
+            for (Path p : files.filter(f -> f.getFileName().toString().startsWith("delivered-" + node + "-")).toList()) {
+                Set<String> seen = new HashSet<>();
+                for (String line : Files.readAllLines(p, StandardCharsets.US_ASCII)) {
+                    String[] f = line.split(" ");
+                    if (f.length == 2 && !seen.add(f[1])) {
+                        dups.add(p.getFileName() + ": " + line);
+                    }
+                }
             }
         }
         return dups;
+    }
+
+    /** Payloads delivered at different positions by different logs (should be none). */
+    List<String> positionConflicts() throws IOException {
+        Map<String, String> first = new HashMap<>();
+        List<String> conflicts = new ArrayList<>();
+        for (String line : linesOf("delivered-")) {
+            String[] f = line.split(" ");
+            if (f.length == 2) {
+                String before = first.putIfAbsent(f[1], f[0]);
+                if (before != null && !before.equals(f[0])) {
+                    conflicts.add(f[1] + " at " + before + " and " + f[0]);
+                }
+            }
+        }
+        return conflicts;
+    }
+
+    /** Deliveries node {@code node} logged in all its incarnations. */
+    int deliveredBy(int node) throws IOException {
+        return linesOf("delivered-" + node + "-").size();
     }
 
     /** Acknowledged multicasts: payload id → groups. */
