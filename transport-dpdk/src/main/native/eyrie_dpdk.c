@@ -93,7 +93,9 @@ JNIEXPORT jlong JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portStart(JNIEnv
     if (data_room < RTE_MBUF_DEFAULT_BUF_SIZE) {
         data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
     }
-    struct rte_mempool *pool = rte_pktmbuf_pool_create(pool_name, (unsigned) mbufs, 256, 0, data_room,
+    /* A port stopped by an earlier transport in this process keeps its pool for the next one. */
+    struct rte_mempool *pool = rte_mempool_lookup(pool_name);
+    if (pool == NULL) pool = rte_pktmbuf_pool_create(pool_name, (unsigned) mbufs, 256, 0, data_room,
             rte_eth_dev_socket_id((uint16_t) port) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id((uint16_t) port));
     if (pool == NULL) {
         throw_state(env, "cannot create mbuf pool for port %d: %s", port, rte_strerror(rte_errno));
@@ -255,8 +257,8 @@ JNIEXPORT jstring JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portMac(JNIEnv
 JNIEXPORT void JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_portStop(JNIEnv *env, jclass cls, jlong handle) {
     (void) env; (void) cls;
     struct port_ctx *ctx = (struct port_ctx *) (intptr_t) handle;
+    /* Stopped, not closed: a virtual device cannot be probed again, and a later transport in the
+     * same process (benchmarks, tests) may start the port again. */
     rte_eth_dev_stop(ctx->port);
-    rte_eth_dev_close(ctx->port);
-    rte_mempool_free(ctx->pool);
     free(ctx);
 }

@@ -10,7 +10,8 @@ import java.util.function.Function;
 
 /**
  * Makes a node's transport a {@link DpdkTransport} configured by the file named in the system
- * property {@code eyrie.dpdk.config}; for tools that choose their transport by class name
+ * property {@code eyrie.dpdk.config} ({@code {node}} in it becomes the node id, for several nodes in
+ * one process); for tools that choose their transport by class name
  * ({@code NodeMain -Deyrie.transport.factory=io.eyrie.transport.dpdk.DpdkTransportFactory}).
  */
 public final class DpdkTransportFactory implements Function<MulticastNode, Transport> {
@@ -23,6 +24,7 @@ public final class DpdkTransportFactory implements Function<MulticastNode, Trans
         if (file == null) {
             throw new IllegalStateException("set -D" + CONFIG_PROPERTY + "=FILE (the node's DPDK settings)");
         }
+        file = file.replace("{node}", String.valueOf(node.nodeId()));
         try {
             return DpdkTransport.factory(DpdkSettings.load(Path.of(file))).apply(node);
         } catch (IOException e) {
