@@ -188,8 +188,9 @@ JNIEXPORT jint JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_rxBurst(JNIEnv *e
 }
 
 /*
- * Sends count records [u16 length][frame bytes] from src. Returns how many the device took; the
- * rest are freed and counted as TX overflow, never retried here (the protocol above retransmits).
+ * Sends count records [u16 length][frame bytes] from src, in order, and returns how many the device
+ * took. It stops at the first packet the TX ring refuses (a full ring): the caller keeps the rest
+ * and retries them on its next turn instead of losing a fragment of a message.
  */
 JNIEXPORT jint JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_txBurst(JNIEnv *env, jclass cls, jlong handle,
         jobject src, jint count) {
@@ -202,7 +203,6 @@ JNIEXPORT jint JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_txBurst(JNIEnv *e
     while (count > 0) {
         int batch = count < BURST ? count : BURST;
         if (rte_pktmbuf_alloc_bulk(ctx->pool, pkts, (unsigned) batch) != 0) {
-            ctx->tx_full += (uint64_t) count;
             break;
         }
         for (int i = 0; i < batch; i++) {
@@ -215,11 +215,19 @@ JNIEXPORT jint JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_txBurst(JNIEnv *e
         for (int i = ok; i < batch; i++) {
             rte_pktmbuf_free(pkts[i]);
         }
-        ctx->tx_full += (uint64_t) (batch - ok);
         sent += ok;
+        if (ok < batch) {
+            break;
+        }
         count -= batch;
     }
     return sent;
+}
+
+JNIEXPORT void JNICALL Java_io_eyrie_transport_dpdk_DpdkNative_countTxOverflow(JNIEnv *env, jclass cls, jlong handle,
+        jint packets) {
+    (void) env; (void) cls;
+    ((struct port_ctx *) (intptr_t) handle)->tx_full += (uint64_t) packets;
 }
 
 /* out: ipackets, opackets, imissed, ierrors, oerrors, rx_nombuf, injected drops, tx overflow. */

@@ -47,8 +47,14 @@ final class DpdkNative {
     /** Fills {@code dst} (direct) with records [u16 length][frame]; returns the record count. */
     static native int rxBurst(long handle, ByteBuffer dst);
 
-    /** Sends {@code count} records [u16 length][frame] from {@code src} (direct); returns frames taken. */
+    /**
+     * Sends {@code count} records [u16 length][frame] from {@code src} (direct), in order; returns
+     * how many the device took, stopping at the first it refused.
+     */
     static native int txBurst(long handle, ByteBuffer src, int count);
+
+    /** Adds to the port's TX overflow counter: packets given up after the TX ring stayed full. */
+    static native void countTxOverflow(long handle, int packets);
 
     /** ipackets, opackets, imissed, ierrors, oerrors, rx_nombuf, injected drops, tx overflow. */
     static native void portStats(long handle, long[] out);

@@ -21,6 +21,8 @@ final class PortLoop implements Runnable {
     /** Idle polls before the thread starts pausing, so a busy port stays at full polling speed. */
     private static final int SPINS_BEFORE_PARK = 200;
     private static final int MESSAGES_PER_TURN = 64;
+    /** How long packets the TX ring refused are retried before they are given up (and counted). */
+    private static final long TX_RETRY_NANOS = 2_000_000;
 
     record Outbound(int to, ByteBuffer frame) {
     }
@@ -42,6 +44,8 @@ final class PortLoop implements Runnable {
     private final boolean[] seen;
     private long nextMessageId = System.nanoTime();
     private int txRecords;
+    /** When the TX ring first refused the packets still at the head of {@link #tx}; 0 when none. */
+    private long txStalledSince;
     private volatile boolean running = true;
     private boolean warnedFingerprint;
 
@@ -182,17 +186,22 @@ final class PortLoop implements Runnable {
     }
 
     private int transmit() {
+        if (txRecords > 0 && !flush()) {
+            // The ring is still full: new messages wait in their queue (bounded, counted when full).
+            return 0;
+        }
         int n = 0;
         Outbound m;
-        while (n < MESSAGES_PER_TURN && (m = outbound.poll()) != null) {
+        while (n < MESSAGES_PER_TURN && (m = outbound.peek()) != null) {
+            int need = fragmenter.recordBytes(m.frame().remaining());
+            if (m.to() != self.nodeId() && tx.remaining() < need && (!flush() || tx.remaining() < need)) {
+                break; // the ring is full: the message stays queued for a later turn
+            }
+            outbound.poll();
             n++;
             if (m.to() == self.nodeId()) {
                 deliver(m.to(), m.frame());
                 continue;
-            }
-            int need = fragmenter.recordBytes(m.frame().remaining());
-            if (tx.remaining() < need) {
-                flush();
             }
             txRecords += fragmenter.write(m.frame(), peers.get(m.to()), nextMessageId++, tx);
             counters.sent.increment();
@@ -201,11 +210,40 @@ final class PortLoop implements Runnable {
         return n;
     }
 
-    private void flush() {
-        if (txRecords > 0) {
-            DpdkNative.txBurst(handle, tx, txRecords);
+    /**
+     * Hands the TX records to the device. Packets the ring refuses stay at the head of the buffer
+     * for the next turn, for at most {@link #TX_RETRY_NANOS}; then they are dropped and counted.
+     * Returns true when the buffer is empty afterwards.
+     */
+    private boolean flush() {
+        if (txRecords == 0) {
+            tx.clear();
+            return true;
         }
-        txRecords = 0;
-        tx.clear();
+        int sent = DpdkNative.txBurst(handle, tx, txRecords);
+        if (sent == txRecords) {
+            txRecords = 0;
+            txStalledSince = 0;
+            tx.clear();
+            return true;
+        }
+        long now = System.nanoTime();
+        if (sent > 0 || txStalledSince == 0) {
+            txStalledSince = now;
+        } else if (now - txStalledSince > TX_RETRY_NANOS) {
+            DpdkNative.countTxOverflow(handle, txRecords);
+            txRecords = 0;
+            txStalledSince = 0;
+            tx.clear();
+            return true;
+        }
+        int skip = 0;
+        for (int i = 0; i < sent; i++) {
+            skip += 2 + (tx.getShort(skip) & 0xffff);
+        }
+        tx.flip().position(skip);
+        tx.compact();
+        txRecords -= sent;
+        return false;
     }
 }

@@ -238,7 +238,7 @@ final class DpdkNodeCluster implements AutoCloseable {
     String output() {
         StringBuilder b = new StringBuilder();
         processes.forEach((id, p) -> {
-            List<String> lines = p.lines;
+            List<String> lines = List.copyOf(p.lines);
             b.append("--- node ").append(id).append(" (last lines)\n");
             lines.subList(Math.max(0, lines.size() - 15), lines.size()).forEach(l -> b.append(l).append('\n'));
         });
