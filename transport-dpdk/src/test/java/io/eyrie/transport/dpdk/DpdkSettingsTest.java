@@ -4,13 +4,17 @@ import io.eyrie.multicast.ClusterConfig;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 class DpdkSettingsTest {
 
@@ -40,14 +44,23 @@ class DpdkSettingsTest {
     }
 
     @Test
-    void withoutTheNativeLibraryStartFailsWithAMessageSayingWhatToInstall() {
-        assumeFalse(Boolean.getBoolean("dpdk.tests"), "only meaningful where the JNI library is not built");
-        ClusterConfig config = ClusterConfig.parse("node.1 = 10.0.0.1:9000\nnode.1.groups = 1\nring.0.acceptors = 1\n"
-                + "group.1.ring = 0\nring.all = 0\n", "test");
-        DpdkTransport t = new DpdkTransport(config, 1, DpdkSettings.parse("ports = net_null0\n", "t"), 1000);
-        DpdkUnavailableException e = assertThrows(DpdkUnavailableException.class, () -> t.start(
-                (from, message) -> { }));
-        assertTrue(e.getMessage().contains("libdpdk-dev") && e.getMessage().contains("-P dpdk"), e.getMessage());
-        assertEquals(false, t.send(1, ByteBuffer.allocate(1)) && false);
+    void withoutTheNativeLibraryStartFailsWithAMessageSayingWhatToInstall(@TempDir Path dir) throws Exception {
+        // A child JVM whose library path holds no libeyriedpdk.so, whether or not this build made one.
+        Path cluster = dir.resolve("cluster.cfg");
+        Files.writeString(cluster, "node.1 = 10.0.0.1:9000\nnode.2 = 10.0.0.2:9000\nnode.1.groups = 1\n"
+                + "ring.0.acceptors = 1\ngroup.1.ring = 0\nring.all = 0\n");
+        Path settings = dir.resolve("dpdk.properties");
+        Files.writeString(settings, "ports = net_null0\n");
+        try (ChildJvm child = new ChildJvm(List.of(), List.of("-Djava.library.path=" + dir), EchoPeer.class.getName(),
+                cluster.toString(), settings.toString(), "1", "2", "echo")) {
+            assertTrue(child.awaitExit(60), "the child should exit on its own; output:\n" + child.output());
+            assertEquals(1, child.process.exitValue(), "exit status of a JVM whose main threw");
+            String out = child.output();
+            assertTrue(out.contains(DpdkUnavailableException.class.getName()) && out.contains("libdpdk-dev")
+                    && out.contains("-P dpdk"), "expected a DpdkUnavailableException saying what to install, got:\n" + out);
+        }
+        DpdkTransport never = new DpdkTransport(ClusterConfig.load(cluster), 1, DpdkSettings.load(settings), 1000);
+        assertFalse(never.send(2, ByteBuffer.allocate(1)), "a transport that never started drops what it is given");
+        assertEquals(1, never.stats().framesDropped(), "and counts the drop");
     }
 }
