@@ -41,7 +41,11 @@ public final class DpdkTransport implements Transport {
     private final PortLoop.Counters counters = new PortLoop.Counters();
     private final List<PortLoop> loops = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
-    private final Map<Integer, PortLoop> route = new HashMap<>();
+    /**
+     * Node id → the port that reaches it; published whole at the end of start(), since callers
+     * (MulticastNode's loop) may already send while start() runs.
+     */
+    private volatile Map<Integer, PortLoop> route = Map.of();
     private volatile boolean closed;
 
     /**
@@ -70,6 +74,7 @@ public final class DpdkTransport implements Transport {
             throw new IllegalStateException("DPDK transport of node " + nodeId + " already started");
         }
         Eal.ensureStarted(settings.ealArgs());
+        Map<Integer, PortLoop> routes = new HashMap<>();
         for (DpdkSettings.Port p : settings.ports()) {
             int port = DpdkNative.portByName(p.device());
             long handle = DpdkNative.portStart(port, 1024, 8191, settings.mtu(), 300);
@@ -79,19 +84,26 @@ public final class DpdkTransport implements Transport {
             loops.add(loop);
             for (int peer : peers.keySet()) {
                 if (peer != nodeId && p.reaches(peer)) {
-                    route.putIfAbsent(peer, loop);
+                    routes.putIfAbsent(peer, loop);
                 }
             }
             log.info("node={} DPDK port {} (id {}, mac {}) reaches nodes {}", nodeId, p.device(), port,
                     DpdkNative.portMac(handle), p.peers().length == 0 ? "all" : java.util.Arrays.toString(p.peers()));
         }
-        route.put(nodeId, loops.get(0));
+        routes.put(nodeId, loops.get(0));
+        for (int peer : peers.keySet()) {
+            if (!routes.containsKey(peer)) {
+                log.warn("node={} no DPDK port reaches node {}: messages to it are dropped (check port.DEVICE.peers)",
+                        nodeId, peer);
+            }
+        }
         for (PortLoop loop : loops) {
             Thread t = new Thread(loop, "dpdk-" + loop.device());
             t.setDaemon(true);
             threads.add(t);
             t.start();
         }
+        route = Map.copyOf(routes);
         if (settings.statsLogMillis() > 0) {
             Thread t = new Thread(this::logStats, "dpdk-stats");
             t.setDaemon(true);
