@@ -102,7 +102,16 @@ public final class MulticastBench {
         AtomicBoolean measuring = new AtomicBoolean();
         List<MulticastNode> nodes = new ArrayList<>();
         for (int n = 1; n <= 3; n++) {
-            MulticastNode node = MulticastNode.builder(config, n).build();
+            MulticastNode.Builder builder = MulticastNode.builder(config, n);
+            // -Deyrie.transport.factory=CLASS runs the same benchmark over another transport (DPDK).
+            String factory = System.getProperty("eyrie.transport.factory");
+            if (factory != null) {
+                @SuppressWarnings("unchecked")
+                java.util.function.Function<MulticastNode, Transport> f = (java.util.function.Function<MulticastNode, Transport>)
+                        Class.forName(factory).getConstructor().newInstance();
+                builder.transport(f);
+            }
+            MulticastNode node = builder.build();
             nodes.add(node);
         }
         nodes.get(0).start(d -> {

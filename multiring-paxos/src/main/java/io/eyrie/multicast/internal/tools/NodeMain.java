@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code position payloadId} and every acknowledged multicast to {@code acked-ID-PID.log} as
  * {@code payloadId groups}; an ack line is flushed before the next multicast is issued, so a line
  * in the file is a multicast the node had acknowledged before it died.
+ *
+ * <p>{@code -Deyrie.transport.factory=CLASS} replaces the Netty transport: CLASS has a public no-argument
+ * constructor and implements {@code Function<MulticastNode, Transport>} (the DPDK module ships one).
  */
 public final class NodeMain {
 
@@ -69,7 +72,16 @@ public final class NodeMain {
         BufferedWriter delivered = logDir == null ? null : open(logDir.resolve("delivered-" + node + "-" + pid + ".log"));
         BufferedWriter acked = logDir == null ? null : open(logDir.resolve("acked-" + node + "-" + pid + ".log"));
         AtomicLong deliveries = new AtomicLong();
-        MulticastNode n = MulticastNode.builder(cfg, node).build();
+        MulticastNode.Builder builder = MulticastNode.builder(cfg, node);
+        String factory = System.getProperty("eyrie.transport.factory");
+        if (factory != null) {
+            @SuppressWarnings("unchecked")
+            java.util.function.Function<MulticastNode, io.eyrie.multicast.Transport> f =
+                    (java.util.function.Function<MulticastNode, io.eyrie.multicast.Transport>)
+                            Class.forName(factory).getConstructor().newInstance();
+            builder.transport(f);
+        }
+        MulticastNode n = builder.build();
         n.start((Delivery d) -> {
             deliveries.incrementAndGet();
             if (delivered != null) {
