@@ -64,10 +64,11 @@ public final class ClusterConfig {
     public record Parameters(int slotsPerRound, int batchMaxBytes, int batchMaxMessages,
                              int maxInFlightInstances, long heartbeatIntervalMillis, long suspectTimeoutMillis,
                              long retransmitTimeoutMillis, StorageMode storage, String dataDir,
-                             int memoryMaxInstances, long segmentBytes, int phase1RangeInstances) {
+                             int memoryMaxInstances, long segmentBytes, int phase1RangeInstances,
+                             long memoryMaxBytes) {
         public static Parameters defaults() {
             return new Parameters(1, 256 * 1024, 1024, 64, 50, 500, 100, StorageMode.MEMORY, "data",
-                    1_000_000, 64L * 1024 * 1024, 1_000_000);
+                    1_000_000, 64L * 1024 * 1024, 1_000_000, 256L * 1024 * 1024);
         }
     }
 
@@ -207,6 +208,12 @@ public final class ClusterConfig {
         if (p.batchMaxBytes() < 1024) {
             throw new ConfigException("batch.maxBytes must be at least 1024");
         }
+        if (p.maxInFlightInstances() < 1 || p.maxInFlightInstances() > 4096) {
+            throw new ConfigException("ring.maxInFlight must be in [1, 4096] (in-memory acceptors keep at least 8192 instances)");
+        }
+        if (p.memoryMaxBytes() < 1024 * 1024) {
+            throw new ConfigException("storage.memoryMaxBytes must be at least 1048576");
+        }
         if (p.suspectTimeoutMillis() <= p.heartbeatIntervalMillis()) {
             throw new ConfigException("timeout.suspectMillis must exceed timeout.heartbeatMillis");
         }
@@ -265,6 +272,7 @@ public final class ClusterConfig {
         StorageMode storage = d.storage();
         String dataDir = d.dataDir();
         int memMax = d.memoryMaxInstances();
+        long memMaxBytes = d.memoryMaxBytes();
         long segmentBytes = d.segmentBytes();
         int phase1Range = d.phase1RangeInstances();
 
@@ -311,6 +319,7 @@ public final class ClusterConfig {
                         }
                         case "dataDir" -> dataDir = v;
                         case "storage.memoryMaxInstances" -> memMax = Integer.parseInt(v);
+                        case "storage.memoryMaxBytes" -> memMaxBytes = Long.parseLong(v);
                         case "storage.segmentBytes" -> segmentBytes = Long.parseLong(v);
                         case "ring.phase1Range" -> phase1Range = Integer.parseInt(v);
                         default -> throw new ConfigException(where + ": unknown key");
@@ -354,7 +363,7 @@ public final class ClusterConfig {
             rings.put(ringId, new Ring(ringId, e.getValue(), learners.stream().mapToInt(Integer::intValue).toArray()));
         }
         Parameters p = new Parameters(slotsPerRound, batchMaxBytes, batchMaxMessages, maxInFlight, heartbeat, suspect,
-                retransmit, storage, dataDir, memMax, segmentBytes, phase1Range);
+                retransmit, storage, dataDir, memMax, segmentBytes, phase1Range, memMaxBytes);
         return new ClusterConfig(nodes, rings, groupRing, all, p);
     }
 

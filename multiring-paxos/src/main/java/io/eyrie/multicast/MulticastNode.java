@@ -85,7 +85,7 @@ public final class MulticastNode implements MulticastEndpoint {
             Path dir = Path.of(p.dataDir(), "node-" + nodeId, "ring-" + ring);
             return SegmentedAcceptorLog.open(dir, p.segmentBytes());
         }
-        return new MemoryAcceptorLog(p.memoryMaxInstances());
+        return new MemoryAcceptorLog(p.memoryMaxInstances(), p.memoryMaxBytes());
     }
 
     public static Builder builder(ClusterConfig config, int nodeId) {

@@ -15,22 +15,37 @@ import java.util.TreeMap;
  *
  * <p>{@link #recovered()} reports the state held at the time of the call, so a new protocol
  * instance built over a surviving log recovers everything appended before. When more than
- * {@code maxInstances} instances are held, the lowest are evicted: the bound must exceed what can
- * be undecided at once (ring.maxInFlight), or an undecided vote could be forgotten.
+ * {@code maxInstances} instances or more than {@code maxBytes} of values are held, the lowest are
+ * evicted (a learner that falls behind them needs an application snapshot), but never the newest
+ * {@link #MIN_KEPT_INSTANCES}: the bound must exceed what can be undecided at once (ring.maxInFlight,
+ * at most 4096), or an undecided vote could be forgotten.
  */
 public final class MemoryAcceptorLog implements AcceptorLog {
 
+    /** Instances never evicted for the byte bound: more than can be undecided at once. */
+    public static final int MIN_KEPT_INSTANCES = 8192;
+
     private final int maxInstances;
+    private final long maxBytes;
+    private long bytes;
     private final TreeMap<Long, AcceptedValue> accepted = new TreeMap<>();
     private long promisedBallot = Ballot.NONE;
     private long lowestInstance;
     private boolean closed;
 
     public MemoryAcceptorLog(int maxInstances) {
+        this(maxInstances, Long.MAX_VALUE);
+    }
+
+    public MemoryAcceptorLog(int maxInstances, long maxBytes) {
         if (maxInstances < 1) {
             throw new IllegalArgumentException("storage.memoryMaxInstances must be at least 1, got " + maxInstances);
         }
+        if (maxBytes < 1) {
+            throw new IllegalArgumentException("storage.memoryMaxBytes must be at least 1, got " + maxBytes);
+        }
         this.maxInstances = maxInstances;
+        this.maxBytes = maxBytes;
     }
 
     @Override
@@ -53,9 +68,11 @@ public final class MemoryAcceptorLog implements AcceptorLog {
         if (instance < lowestInstance) {
             return;
         }
-        accepted.put(instance, new AcceptedValue(instance, ballot, value.clone(), false));
-        while (accepted.size() > maxInstances) {
+        AcceptedValue previous = accepted.put(instance, new AcceptedValue(instance, ballot, value.clone(), false));
+        bytes += value.length - (previous == null ? 0 : previous.value().length);
+        while (accepted.size() > maxInstances || (bytes > maxBytes && accepted.size() > MIN_KEPT_INSTANCES)) {
             Map.Entry<Long, AcceptedValue> first = accepted.pollFirstEntry();
+            bytes -= first.getValue().value().length;
             lowestInstance = first.getKey() + 1;
         }
     }
@@ -84,7 +101,11 @@ public final class MemoryAcceptorLog implements AcceptorLog {
         if (instance <= lowestInstance) {
             return;
         }
-        accepted.headMap(instance, false).clear();
+        Map<Long, AcceptedValue> below = accepted.headMap(instance, false);
+        for (AcceptedValue a : below.values()) {
+            bytes -= a.value().length;
+        }
+        below.clear();
         lowestInstance = instance;
     }
 

@@ -76,4 +76,29 @@ class MemoryAcceptorLogTest {
         log.appendPromise(1);
         assertEquals(1, log.recovered().promisedBallot());
     }
+
+    @Test
+    void valuesBeyondTheByteBoundAreEvictedOldestFirst_butNeverTheNewestInstances() {
+        MemoryAcceptorLog log = new MemoryAcceptorLog(1_000_000, 1024 * 1024);
+        long ballot = Ballot.of(1, 1);
+        int n = 20_000;
+        for (long i = 0; i < n; i++) {
+            log.appendAccept(i, ballot, new byte[1024]);
+        }
+        // 20,000 KiB appended against a 1 MiB bound: only the protected newest instances remain
+        assertEquals(n - MemoryAcceptorLog.MIN_KEPT_INSTANCES, log.lowestInstance());
+        assertTrue(log.read(n - MemoryAcceptorLog.MIN_KEPT_INSTANCES - 1).isEmpty(), "evicted");
+        assertTrue(log.read(n - 1).isPresent(), "the newest is kept");
+
+        MemoryAcceptorLog small = new MemoryAcceptorLog(1_000_000, 1024 * 1024);
+        for (long i = 0; i < n; i++) {
+            small.appendAccept(i, ballot, new byte[16]);
+        }
+        assertEquals(0, small.lowestInstance(), "320 KB of values fit under 1 MiB: nothing evicted");
+        small.trimBelow(n / 2);
+        for (long i = n; i < 2L * n; i++) {
+            small.appendAccept(i, ballot, new byte[16]);
+        }
+        assertEquals(n / 2, small.lowestInstance(), "trimming gave the bytes back");
+    }
 }
