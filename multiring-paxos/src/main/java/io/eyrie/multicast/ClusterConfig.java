@@ -209,7 +209,7 @@ public final class ClusterConfig {
             throw new ConfigException("batch.maxBytes must be at least 1024");
         }
         if (p.maxInFlightInstances() < 1 || p.maxInFlightInstances() > 4096) {
-            throw new ConfigException("ring.maxInFlight must be in [1, 4096] (in-memory acceptors keep at least 8192 instances)");
+            throw new ConfigException("ring.maxInFlight must be in [1, 4096]");
         }
         if (p.memoryMaxBytes() < 1024 * 1024) {
             throw new ConfigException("storage.memoryMaxBytes must be at least 1048576");

@@ -85,7 +85,8 @@ public final class MulticastNode implements MulticastEndpoint {
             Path dir = Path.of(p.dataDir(), "node-" + nodeId, "ring-" + ring);
             return SegmentedAcceptorLog.open(dir, p.segmentBytes());
         }
-        return new MemoryAcceptorLog(p.memoryMaxInstances(), p.memoryMaxBytes());
+        // Keep twice what can be undecided at once whatever the byte bound says.
+        return new MemoryAcceptorLog(p.memoryMaxInstances(), p.memoryMaxBytes(), 2 * p.maxInFlightInstances());
     }
 
     public static Builder builder(ClusterConfig config, int nodeId) {

@@ -92,6 +92,9 @@ public final class MulticastBench {
             }
         }
         cfg.append("storage = ").append(storage).append("\ndataDir = ").append(dir).append('\n');
+        // Three nodes share this JVM and no application checkpoints (so nothing is trimmed): keep
+        // each in-memory log small enough that 3 nodes x 5 rings fit in the heap.
+        cfg.append("storage.memoryMaxBytes = ").append(32L * 1024 * 1024).append('\n');
         ClusterConfig config = ClusterConfig.parse(cfg.toString(), "bench");
 
         AtomicLong delivered = new AtomicLong();

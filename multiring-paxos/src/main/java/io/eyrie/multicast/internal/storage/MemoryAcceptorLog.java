@@ -17,16 +17,14 @@ import java.util.TreeMap;
  * instance built over a surviving log recovers everything appended before. When more than
  * {@code maxInstances} instances or more than {@code maxBytes} of values are held, the lowest are
  * evicted (a learner that falls behind them needs an application snapshot), but never the newest
- * {@link #MIN_KEPT_INSTANCES}: the bound must exceed what can be undecided at once (ring.maxInFlight,
- * at most 4096), or an undecided vote could be forgotten.
+ * {@code minKeptInstances}, which must exceed what can be undecided at once (ring.maxInFlight), or an
+ * undecided vote could be forgotten.
  */
 public final class MemoryAcceptorLog implements AcceptorLog {
 
-    /** Instances never evicted for the byte bound: more than can be undecided at once. */
-    public static final int MIN_KEPT_INSTANCES = 8192;
-
     private final int maxInstances;
     private final long maxBytes;
+    private final int minKeptInstances;
     private long bytes;
     private final TreeMap<Long, AcceptedValue> accepted = new TreeMap<>();
     private long promisedBallot = Ballot.NONE;
@@ -34,10 +32,11 @@ public final class MemoryAcceptorLog implements AcceptorLog {
     private boolean closed;
 
     public MemoryAcceptorLog(int maxInstances) {
-        this(maxInstances, Long.MAX_VALUE);
+        this(maxInstances, Long.MAX_VALUE, maxInstances);
     }
 
-    public MemoryAcceptorLog(int maxInstances, long maxBytes) {
+    /** @param minKeptInstances never evicted for the byte bound: more than can be undecided at once */
+    public MemoryAcceptorLog(int maxInstances, long maxBytes, int minKeptInstances) {
         if (maxInstances < 1) {
             throw new IllegalArgumentException("storage.memoryMaxInstances must be at least 1, got " + maxInstances);
         }
@@ -46,6 +45,7 @@ public final class MemoryAcceptorLog implements AcceptorLog {
         }
         this.maxInstances = maxInstances;
         this.maxBytes = maxBytes;
+        this.minKeptInstances = Math.max(1, minKeptInstances);
     }
 
     @Override
@@ -70,7 +70,7 @@ public final class MemoryAcceptorLog implements AcceptorLog {
         }
         AcceptedValue previous = accepted.put(instance, new AcceptedValue(instance, ballot, value.clone(), false));
         bytes += value.length - (previous == null ? 0 : previous.value().length);
-        while (accepted.size() > maxInstances || (bytes > maxBytes && accepted.size() > MIN_KEPT_INSTANCES)) {
+        while (accepted.size() > maxInstances || (bytes > maxBytes && accepted.size() > minKeptInstances)) {
             Map.Entry<Long, AcceptedValue> first = accepted.pollFirstEntry();
             bytes -= first.getValue().value().length;
             lowestInstance = first.getKey() + 1;

@@ -79,18 +79,26 @@ class MemoryAcceptorLogTest {
 
     @Test
     void valuesBeyondTheByteBoundAreEvictedOldestFirst_butNeverTheNewestInstances() {
-        MemoryAcceptorLog log = new MemoryAcceptorLog(1_000_000, 1024 * 1024);
+        int kept = 128;
+        MemoryAcceptorLog log = new MemoryAcceptorLog(1_000_000, 1024 * 1024, kept);
         long ballot = Ballot.of(1, 1);
         int n = 20_000;
         for (long i = 0; i < n; i++) {
             log.appendAccept(i, ballot, new byte[1024]);
         }
-        // 20,000 KiB appended against a 1 MiB bound: only the protected newest instances remain
-        assertEquals(n - MemoryAcceptorLog.MIN_KEPT_INSTANCES, log.lowestInstance());
-        assertTrue(log.read(n - MemoryAcceptorLog.MIN_KEPT_INSTANCES - 1).isEmpty(), "evicted");
+        // 20,000 KiB appended against a 1 MiB bound: the newest 1 MiB (1024 values) remain
+        assertEquals(n - 1024, log.lowestInstance());
+        assertTrue(log.read(n - 1025).isEmpty(), "evicted");
         assertTrue(log.read(n - 1).isPresent(), "the newest is kept");
 
-        MemoryAcceptorLog small = new MemoryAcceptorLog(1_000_000, 1024 * 1024);
+        MemoryAcceptorLog big = new MemoryAcceptorLog(1_000_000, 1024 * 1024, kept);
+        for (long i = 0; i < 1000; i++) {
+            big.appendAccept(i, ballot, new byte[64 * 1024]);
+        }
+        assertEquals(1000 - kept, big.lowestInstance(), "values over the byte bound, but the newest " + kept
+                + " (more than can be undecided) are never evicted");
+
+        MemoryAcceptorLog small = new MemoryAcceptorLog(1_000_000, 1024 * 1024, kept);
         for (long i = 0; i < n; i++) {
             small.appendAccept(i, ballot, new byte[16]);
         }
