@@ -9,7 +9,7 @@ mvn -B -q -pl multiring-paxos -am test-compile -DskipTests >/dev/null
 mvn -B -q -pl multiring-paxos dependency:build-classpath -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test >/dev/null
 cd multiring-paxos
 CP="target/classes:target/test-classes:$(cat target/cp.txt)"
-JAVA=(java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$CP")
+JAVA=(java -Xmx1500m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$CP")
 
 echo "## Raw Netty echo between two processes (ceiling), window 64"
 echo
@@ -26,4 +26,4 @@ kill $server 2>/dev/null || true
 echo
 echo "## Multi-Ring Paxos: three nodes, node 1 learns every group"
 echo
-"${JAVA[@]}" io.eyrie.multicast.MulticastBench --seconds "$seconds" --warmup 2 2>/dev/null
+"${JAVA[@]}" io.eyrie.multicast.MulticastBench --seconds "$seconds" --warmup 2 2>target/multicast-bench.err
