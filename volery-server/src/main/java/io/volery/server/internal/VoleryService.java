@@ -39,7 +39,6 @@ public final class VoleryService implements ZkService, AutoCloseable {
     private final EyrieClient client;
     private final VoleryOracle oracle;
     private final int nodeId;
-    private final long touchIntervalMillis;
     private final SecureRandom random = new SecureRandom();
     private final Map<Long, ClientConnection> connections = new ConcurrentHashMap<>();
     private final Map<Long, SessionOrder> order = new ConcurrentHashMap<>();
@@ -59,7 +58,6 @@ public final class VoleryService implements ZkService, AutoCloseable {
         this.client = client;
         this.oracle = oracle;
         this.nodeId = endpoint.nodeId();
-        this.touchIntervalMillis = touchIntervalMillis;
         endpoint.onDirect(this::onDirect);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "volery-touch-" + nodeId);
