@@ -820,6 +820,9 @@ public final class ZnodeTree {
                 return path + " has fewer child creations than children";
             }
         }
+        if (!watches.indexAgrees()) {
+            return "the per-session watch index disagrees with the watch tables";
+        }
         if (containers.size() + ttls.size() > nodes.size()) {
             return "container/ttl bookkeeping lists nodes that do not exist";
         }
