@@ -128,11 +128,12 @@ final class WatchRegistry {
             Iterator<Map.Entry<Long, EnumSet<Mode>>> it = exact.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<Long, EnumSet<Mode>> e = it.next();
-                matched.add(e.getKey());
+                long session = e.getKey();  // read before it.remove(), which may recycle the entry
+                matched.add(session);
                 e.getValue().remove(Mode.STANDARD);
                 if (e.getValue().isEmpty()) {
                     it.remove();
-                    indexRemove(t, e.getKey(), path);
+                    indexRemove(t, session, path);
                 }
             }
             if (exact.isEmpty()) {
