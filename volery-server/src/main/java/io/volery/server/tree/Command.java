@@ -141,6 +141,32 @@ public sealed interface Command {
         }
     }
 
+    /**
+     * The session's client is now connected through front end {@code serverId} (first connection or
+     * reconnection). From then on writes of the session that arrive {@link Via} another server answer
+     * SESSIONMOVED, as in ZooKeeper.
+     */
+    record AttachSession(long sessionId, long serverId) implements Command {
+    }
+
+    /**
+     * {@code command} as sent by front end {@code serverId}. Writes (create, delete, setData, check,
+     * setACL, multi) of a session attached to another server answer SESSIONMOVED; everything else
+     * behaves as {@code command} alone.
+     */
+    record Via(long serverId, Command command) implements Command {
+        public Via {
+            if (command instanceof Via) {
+                throw new IllegalArgumentException("a command is sent via one server, not " + command);
+            }
+        }
+
+        @Override
+        public long sessionId() {
+            return command.sessionId();
+        }
+    }
+
     record CloseSession(long sessionId) implements Command {
     }
 

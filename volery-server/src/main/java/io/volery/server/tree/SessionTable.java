@@ -15,6 +15,8 @@ public final class SessionTable {
         private final long id;
         private final int timeoutMs;
         private long deadline;
+        /** The front end the client is connected through, 0 while unknown. */
+        private long owner;
         private final List<Id> ids = new ArrayList<>();
         final HashOrderedSet ephemerals = new HashOrderedSet(HashOrderedSet.DEFAULT_TABLE);
 
@@ -30,6 +32,15 @@ public final class SessionTable {
 
         public int timeoutMs() {
             return timeoutMs;
+        }
+
+        /** The front end the client is connected through ({@link Command.AttachSession}), 0 while unknown. */
+        public long owner() {
+            return owner;
+        }
+
+        void setOwner(long serverId) {
+            owner = serverId;
         }
 
         /** The ordered time after which a {@link Command.Tick} expires the session. */

@@ -23,7 +23,7 @@ import java.util.List;
 final class TreeSnapshot {
 
     private static final int MAGIC = 0x564F4C54; // "VOLT"
-    private static final int FORMAT = 2;
+    private static final int FORMAT = 3;
 
     private TreeSnapshot() {
     }
@@ -41,6 +41,7 @@ final class TreeSnapshot {
             out.writeLong(s.id());
             out.writeInt(s.timeoutMs());
             out.writeLong(s.deadline());
+            out.writeLong(s.owner());
             out.writeInt(s.idsInProofOrder().size());
             for (Id id : s.idsInProofOrder()) {
                 writeId(out, id);
@@ -105,8 +106,10 @@ final class TreeSnapshot {
             long id = in.readLong();
             int timeout = in.readInt();
             long deadline = in.readLong();
+            long owner = in.readLong();
             SessionTable.Session s = tree.sessions().open(id, timeout, 0);
             s.setDeadline(deadline);
+            s.setOwner(owner);
             int ids = in.readInt();
             for (int j = 0; j < ids; j++) {
                 s.addId(readId(in));

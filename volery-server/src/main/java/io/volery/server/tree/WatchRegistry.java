@@ -25,6 +25,23 @@ final class WatchRegistry {
     private final TreeMap<String, TreeMap<Long, EnumSet<Mode>>> data = new TreeMap<>();
     private final TreeMap<String, TreeMap<Long, EnumSet<Mode>>> child = new TreeMap<>();
     private int recursiveCount;
+    /** Per table, the paths where each session has a registration: closing a session touches only those. */
+    private final Map<Table, Map<Long, Set<String>>> pathsOfSession = Map.of(
+            Table.DATA, new java.util.HashMap<>(), Table.CHILD, new java.util.HashMap<>());
+
+    private void indexAdd(Table t, long session, String path) {
+        pathsOfSession.get(t).computeIfAbsent(session, s -> new java.util.HashSet<>()).add(path);
+    }
+
+    private void indexRemove(Table t, long session, String path) {
+        Set<String> paths = pathsOfSession.get(t).get(session);
+        if (paths != null) {
+            paths.remove(path);
+            if (paths.isEmpty()) {
+                pathsOfSession.get(t).remove(session);
+            }
+        }
+    }
 
     private TreeMap<String, TreeMap<Long, EnumSet<Mode>>> table(Table t) {
         return t == Table.DATA ? data : child;
@@ -36,6 +53,7 @@ final class WatchRegistry {
         if (modes.add(mode) && mode == Mode.PERSISTENT_RECURSIVE) {
             recursiveCount++;
         }
+        indexAdd(t, session, path);
     }
 
     boolean contains(Table t, String path, long session, Mode modeOrNull) {
@@ -66,6 +84,7 @@ final class WatchRegistry {
         }
         if (modes.isEmpty()) {
             bySession.remove(session);
+            indexRemove(t, session, path);
             if (bySession.isEmpty()) {
                 table(t).remove(path);
             }
@@ -75,15 +94,18 @@ final class WatchRegistry {
 
     void dropSession(long session) {
         for (Table t : Table.values()) {
-            Iterator<Map.Entry<String, TreeMap<Long, EnumSet<Mode>>>> it = table(t).entrySet().iterator();
-            while (it.hasNext()) {
-                TreeMap<Long, EnumSet<Mode>> bySession = it.next().getValue();
+            Set<String> paths = pathsOfSession.get(t).remove(session);
+            if (paths == null) {
+                continue;
+            }
+            for (String path : paths) {
+                TreeMap<Long, EnumSet<Mode>> bySession = table(t).get(path);
                 EnumSet<Mode> modes = bySession.remove(session);
-                if (modes != null && modes.contains(Mode.PERSISTENT_RECURSIVE)) {
+                if (modes.contains(Mode.PERSISTENT_RECURSIVE)) {
                     recursiveCount--;
                 }
                 if (bySession.isEmpty()) {
-                    it.remove();
+                    table(t).remove(path);
                 }
             }
         }
@@ -106,10 +128,12 @@ final class WatchRegistry {
             Iterator<Map.Entry<Long, EnumSet<Mode>>> it = exact.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<Long, EnumSet<Mode>> e = it.next();
-                matched.add(e.getKey());
+                long session = e.getKey();  // read before it.remove(), which may recycle the entry
+                matched.add(session);
                 e.getValue().remove(Mode.STANDARD);
                 if (e.getValue().isEmpty()) {
                     it.remove();
+                    indexRemove(t, session, path);
                 }
             }
             if (exact.isEmpty()) {
@@ -157,7 +181,37 @@ final class WatchRegistry {
     void clear() {
         data.clear();
         child.clear();
+        pathsOfSession.values().forEach(Map::clear);
         recursiveCount = 0;
+    }
+
+    /** Whether the per-session index agrees with the tables; for consistency checks. */
+    boolean indexAgrees() {
+        for (Table t : Table.values()) {
+            int registered = 0;
+            for (TreeMap<Long, EnumSet<Mode>> bySession : table(t).values()) {
+                registered += bySession.size();
+                for (Map.Entry<Long, EnumSet<Mode>> e : bySession.entrySet()) {
+                    if (e.getValue().isEmpty()) {
+                        return false;
+                    }
+                }
+            }
+            int indexed = 0;
+            for (Map.Entry<Long, Set<String>> e : pathsOfSession.get(t).entrySet()) {
+                for (String path : e.getValue()) {
+                    TreeMap<Long, EnumSet<Mode>> bySession = table(t).get(path);
+                    if (bySession == null || !bySession.containsKey(e.getKey())) {
+                        return false;
+                    }
+                    indexed++;
+                }
+            }
+            if (indexed != registered) {
+                return false;
+            }
+        }
+        return true;
     }
 
     record Registration(Table table, String path, long session, Mode mode) {

@@ -184,12 +184,20 @@ public final class ZnodeTree {
         currentZxid = zxid;
         triggers.clear();
         Result result;
+        long via = 0;
+        if (command instanceof Command.Via v) {
+            via = v.serverId();
+            command = v.command();
+        }
         boolean sessionless = command instanceof Command.CreateSession || command instanceof Command.TouchSessions
                 || command instanceof Command.Tick;
         if (!sessionless) {
             SessionTable.Session s = sessions.get(command.sessionId());
             if (s == null) {
                 return Result.error(ErrorCode.SESSIONEXPIRED);
+            }
+            if (via != 0 && s.owner() != 0 && s.owner() != via && isOwnerCheckedWrite(command)) {
+                return Result.error(ErrorCode.SESSIONMOVED);
             }
             if (touchOnCommand) {
                 s.touch(timeMillis);
@@ -200,9 +208,17 @@ public final class ZnodeTree {
         } catch (Failure f) {
             result = Result.error(f.code);
         }
+        if (via != 0 && command instanceof Command.CreateSession c && result.isOk()) {
+            sessions.get(c.sessionId()).setOwner(via);
+        }
         List<WatchEvent> events = new ArrayList<>(result.events());
         fire(zxid, events);
         return result.withEvents(events);
+    }
+
+    /** The requests ZooKeeper's leader checks the session owner for (closeSession is exempt). */
+    private static boolean isOwnerCheckedWrite(Command c) {
+        return c instanceof Command.MultiOp || c instanceof Command.SetAcl || c instanceof Command.Multi;
     }
 
     /** Shorthand for applying a {@link Command.Tick}. */
@@ -260,6 +276,9 @@ public final class ZnodeTree {
             return addAuth(c);
         } else if (command instanceof Command.CreateSession c) {
             return createSession(c, time);
+        } else if (command instanceof Command.AttachSession c) {
+            sessions.get(sid).setOwner(c.serverId());
+            return Result.ok(Reply.Empty.INSTANCE);
         } else if (command instanceof Command.CloseSession c) {
             closeSession(c.sessionId(), "closed");
             return Result.ok(Reply.Empty.INSTANCE);
@@ -588,10 +607,11 @@ public final class ZnodeTree {
     }
 
     private Result getEphemerals(Command.GetEphemerals c) {
-        String prefix = c.prefix() == null ? "" : c.prefix().trim();
+        String prefix = c.prefix();
+        boolean all = prefix == null || prefix.trim().isEmpty() || prefix.trim().equals("/");
         List<String> out = new ArrayList<>();
         for (String p : sessions.get(c.sessionId()).ephemerals()) {
-            if (prefix.isEmpty() || prefix.equals("/") || p.startsWith(prefix)) {
+            if (all || p.startsWith(prefix)) {
                 out.add(p);
             }
         }
@@ -875,6 +895,9 @@ public final class ZnodeTree {
             if (n.childCreations * 2 - n.children.size() < 0 && !SPECIAL.contains(path)) {
                 return path + " has fewer child creations than children";
             }
+        }
+        if (!watches.indexAgrees()) {
+            return "the per-session watch index disagrees with the watch tables";
         }
         if (containers.size() + ttls.size() > nodes.size()) {
             return "container/ttl bookkeeping lists nodes that do not exist";

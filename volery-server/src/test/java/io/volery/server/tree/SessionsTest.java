@@ -73,6 +73,24 @@ class SessionsTest {
     }
 
     @Test
+    void writesThroughAServerTheSessionLeftAreSessionMoved() {
+        Result opened = f.run(new Command.Via(1, new Command.CreateSession(77, 30_000, List.of())));
+        expect(ErrorCode.OK, opened, "session opened through server 1");
+        expect(ErrorCode.OK, f.run(new Command.Via(1, new Command.Create(77, "/a", new byte[0], Acl.OPEN,
+                CreateMode.PERSISTENT))), "write through its server");
+        expect(ErrorCode.OK, f.run(new Command.AttachSession(77, 2)), "the client reconnects through server 2");
+        expect(ErrorCode.SESSIONMOVED, f.run(new Command.Via(1, new Command.SetData(77, "/a", new byte[0], -1))),
+                "a write still arriving through server 1");
+        expect(ErrorCode.SESSIONMOVED, f.run(new Command.Via(1, new Command.Multi(77, List.of(
+                new Command.Check(77, "/a", -1))))), "a multi too");
+        expect(ErrorCode.OK, f.run(new Command.Via(1, new Command.GetData(77, "/a", false))),
+                "ZooKeeper checks the owner only for writes");
+        expect(ErrorCode.OK, f.run(new Command.Via(2, new Command.SetData(77, "/a", new byte[0], -1))),
+                "writes through the new server");
+        expect(ErrorCode.OK, f.run(new Command.Via(1, new Command.CloseSession(77))), "closeSession is exempt");
+    }
+
+    @Test
     void anyRequestAndTouchesMoveTheDeadline() {
         long s = f.session(10_000);
         f.time += 8_000;

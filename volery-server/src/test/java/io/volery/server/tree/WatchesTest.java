@@ -142,6 +142,25 @@ class WatchesTest {
     }
 
     @Test
+    void manySessionsFiringAndClosingKeepTheWatchBookkeepingConsistent() {
+        List<Long> watchers = new java.util.ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            long s = f.session();
+            watchers.add(s);
+            f.run(new Command.GetData(s, "/p", true));
+            if (i % 2 == 0) {
+                f.run(new Command.AddWatch(s, "/p", AddWatchMode.PERSISTENT));
+            }
+        }
+        assertEquals(7, f.run(new Command.SetData(writer, "/p", new byte[1], -1)).events().size(), "all seven hear it");
+        for (long s : watchers) {
+            f.run(new Command.CloseSession(s));
+            assertEquals(null, f.tree.inconsistency(), "after closing session " + s);
+        }
+        assertEquals(List.of(), f.run(new Command.SetData(writer, "/p", new byte[2], -1)).events());
+    }
+
+    @Test
     void closingASessionDropsItsWatches() {
         f.run(new Command.GetData(w, "/p", true));
         f.run(new Command.AddWatch(w, "/", AddWatchMode.PERSISTENT_RECURSIVE));
