@@ -14,7 +14,7 @@ final class SetWatchesSplitter {
     private SetWatchesSplitter() {
     }
 
-    static Command.SetWatches restrict(Command.SetWatches s, PathPartitioner partitioner, int me, int[] ignored) {
+    static Command.SetWatches restrict(Command.SetWatches s, PathPartitioner partitioner, int me) {
         return new Command.SetWatches(s.sessionId(), s.relativeZxid(), mine(s.dataWatches(), partitioner, me),
                 mine(s.existWatches(), partitioner, me), mine(s.childWatches(), partitioner, me),
                 mine(s.persistentWatches(), partitioner, me), recursive(s.persistentRecursiveWatches(), partitioner, me));

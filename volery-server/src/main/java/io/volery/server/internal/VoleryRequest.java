@@ -1,7 +1,5 @@
 package io.volery.server.internal;
 
-import java.util.Arrays;
-
 /**
  * What a Volery front end multicasts to the partitions: a ZooKeeper request (its jute frame, so
  * every replica decodes the same bytes) or a session-management command. A plain class with
@@ -31,8 +29,6 @@ public final class VoleryRequest {
     public String clientAddress;
     /** TOUCH: the sessions heard from. */
     public long[] sessions;
-    /** For split requests (setWatches per partition): the partitions this copy is for. */
-    public int[] partitions;
 
     public VoleryRequest() {
     }
@@ -50,7 +46,6 @@ public final class VoleryRequest {
     @Override
     public String toString() {
         return "VoleryRequest[kind=" + kind + " session=0x" + Long.toHexString(sessionId)
-                + (frame == null ? "" : " bytes=" + frame.length)
-                + (partitions == null ? "" : " partitions=" + Arrays.toString(partitions)) + "]";
+                + (frame == null ? "" : " bytes=" + frame.length) + "]";
     }
 }

@@ -362,7 +362,7 @@ public final class VoleryStateMachine extends StateMachine {
      */
     private byte[] setWatches(ZkRequest q, io.volery.server.tree.Command.SetWatches all, VoleryRequest r,
                               long zxid, long time) {
-        io.volery.server.tree.Command.SetWatches mine = SetWatchesSplitter.restrict(all, partitioner, me, r.partitions);
+        io.volery.server.tree.Command.SetWatches mine = SetWatchesSplitter.restrict(all, partitioner, me);
         Result res = tree.apply(mine, zxid, time);
         List<String> keyed = new ArrayList<>();
         keyed.addAll(all.dataWatches());
