@@ -701,7 +701,8 @@ public final class VoleryClient implements AutoCloseable {
     }
 
     private static void validateAcl(List<ACL> acl) throws KeeperException {
-        if (acl == null || acl.isEmpty() || acl.contains(null)) {
+        if (acl == null || acl.isEmpty() || acl.stream().anyMatch(java.util.Objects::isNull)) {
+            // contains(null) would throw on immutable lists
             throw new KeeperException.InvalidACLException();
         }
     }
