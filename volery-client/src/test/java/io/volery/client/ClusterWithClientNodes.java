@@ -16,12 +16,12 @@ import java.util.StringJoiner;
  * A Volery cluster of {@code partitions × replicas} servers on loopback, in this JVM, whose cluster
  * file also lists {@code clientNodes} nodes without groups for native clients. Ports are free ones.
  */
-final class ClusterWithClientNodes implements AutoCloseable {
+public final class ClusterWithClientNodes implements AutoCloseable {
     private final ClusterConfig config;
     private final String text;
     private final List<VoleryNode> servers = new ArrayList<>();
 
-    ClusterWithClientNodes(int partitions, int replicas, int clientNodes, int tickTimeMillis) throws IOException {
+    public ClusterWithClientNodes(int partitions, int replicas, int clientNodes, int tickTimeMillis) throws IOException {
         this.text = clusterFile(partitions, replicas, clientNodes);
         this.config = ClusterConfig.parse(text, "test-cluster");
         try {
@@ -72,21 +72,21 @@ final class ClusterWithClientNodes implements AutoCloseable {
         }
     }
 
-    ClusterConfig config() {
+    public ClusterConfig config() {
         return config;
     }
 
     /** The cluster file's text, for clients that read it from disk. */
-    String clusterFileText() {
+    public String clusterFileText() {
         return text;
     }
 
-    List<VoleryNode> servers() {
+    public List<VoleryNode> servers() {
         return servers;
     }
 
     /** The ZooKeeper connect string of every server's front end. */
-    String connectString() {
+    public String connectString() {
         StringJoiner j = new StringJoiner(",");
         for (VoleryNode n : servers) {
             j.add("127.0.0.1:" + n.clientAddress().getPort());
