@@ -71,6 +71,45 @@ final class ClientWatches {
         return out;
     }
 
+    /**
+     * Forgets the watchers of {@code path} that a removeWatches of {@code type} removes, with the
+     * event each is told of its removal.
+     */
+    synchronized Map<Watcher, EventType> remove(String path, Watcher.WatcherType type) {
+        Map<Watcher, EventType> removed = new java.util.LinkedHashMap<>();
+        boolean any = type == Watcher.WatcherType.Any;
+        if (any || type == Watcher.WatcherType.Data) {
+            drop(data, path, EventType.DataWatchRemoved, removed);
+            drop(exist, path, EventType.DataWatchRemoved, removed);
+        }
+        if (any || type == Watcher.WatcherType.Children) {
+            drop(child, path, EventType.ChildWatchRemoved, removed);
+        }
+        if (any || type == Watcher.WatcherType.Persistent) {
+            drop(persistent, path, EventType.PersistentWatchRemoved, removed);
+        }
+        if (any || type == Watcher.WatcherType.PersistentRecursive) {
+            drop(recursive, path, EventType.PersistentWatchRemoved, removed);
+        }
+        return removed;
+    }
+
+    /** Whether a removeWatches of {@code type} on {@code path} would remove anything here. */
+    synchronized boolean has(String path, Watcher.WatcherType type) {
+        boolean any = type == Watcher.WatcherType.Any;
+        return ((any || type == Watcher.WatcherType.Data) && (data.containsKey(path) || exist.containsKey(path)))
+                || ((any || type == Watcher.WatcherType.Children) && child.containsKey(path))
+                || ((any || type == Watcher.WatcherType.Persistent) && persistent.containsKey(path))
+                || ((any || type == Watcher.WatcherType.PersistentRecursive) && recursive.containsKey(path));
+    }
+
+    private static void drop(Map<String, Set<Watcher>> map, String path, EventType event, Map<Watcher, EventType> out) {
+        Set<Watcher> ws = map.remove(path);
+        if (ws != null) {
+            ws.forEach(w -> out.putIfAbsent(w, event));
+        }
+    }
+
     /** Every watcher, all forgotten: the session has ended. */
     synchronized Set<Watcher> clear() {
         Set<Watcher> out = new LinkedHashSet<>();

@@ -30,6 +30,7 @@ import org.apache.zookeeper.proto.CreateRequest;
 import org.apache.zookeeper.proto.CreateTTLRequest;
 import org.apache.zookeeper.proto.DeleteRequest;
 import org.apache.zookeeper.proto.ErrorResponse;
+import org.apache.zookeeper.proto.RemoveWatchesRequest;
 import org.apache.zookeeper.proto.ExistsRequest;
 import org.apache.zookeeper.proto.ExistsResponse;
 import org.apache.zookeeper.proto.GetACLRequest;
@@ -646,6 +647,40 @@ public final class VoleryClient implements AutoCloseable {
             watches.addPersistent(path, watcher, mode);
             return null;
         });
+    }
+
+    /**
+     * Removes every watch of {@code type} on {@code path}: on the cluster too unless {@code local}.
+     * Each removed watcher is told with a DataWatchRemoved, ChildWatchRemoved or PersistentWatchRemoved
+     * event. Throws NoWatcher, without asking the cluster, when this session has no such watch here.
+     */
+    public void removeAllWatches(String path, Watcher.WatcherType type, boolean local)
+            throws KeeperException, InterruptedException {
+        await(doRemoveAllWatches(path, type, local));
+    }
+
+    public CompletableFuture<Void> removeAllWatchesAsync(String path, Watcher.WatcherType type, boolean local) {
+        return async(doRemoveAllWatches(path, type, local));
+    }
+
+    private CompletableFuture<Void> doRemoveAllWatches(String path, Watcher.WatcherType type, boolean local) {
+        PathUtils.validatePath(path);
+        if (!watches.has(path, type)) {
+            return CompletableFuture.failedFuture(new KeeperException.NoWatcherException(path));
+        }
+        if (local) {
+            announceRemoved(path, watches.remove(path, type));
+            return CompletableFuture.completedFuture(null);
+        }
+        return call(OpCode.removeWatches, new RemoveWatchesRequest(path, type.getIntValue()), null, path, err -> {
+            check(err, path);
+            announceRemoved(path, watches.remove(path, type));
+            return null;
+        });
+    }
+
+    private void announceRemoved(String path, java.util.Map<Watcher, EventType> removed) {
+        removed.forEach((w, event) -> deliver(Set.of(w), new WatchedEvent(event, KeeperState.SyncConnected, path)));
     }
 
     // ---- the request path --------------------------------------------------------------------

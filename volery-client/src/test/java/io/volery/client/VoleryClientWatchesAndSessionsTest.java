@@ -4,6 +4,7 @@ import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs.Ids;
@@ -120,6 +121,35 @@ class VoleryClientWatchesAndSessionsTest {
             assertEquals(List.of("NodeDataChanged " + top, "NodeChildrenChanged " + top, "NodeChildrenChanged " + top,
                             "NodeDataChanged " + top),
                     persistent.nodeEvents().subList(0, 4), "a persistent watch sees the node and its child list");
+        }
+    }
+
+    @Test
+    void removedWatchesAreToldAndFireNoMore() throws Exception {
+        try (VoleryClient c = VoleryClient.connect(shared, 30_000, e -> { })) {
+            String top = subtrees.in(1, "remove");
+            c.create(top, null, OPEN, CreateMode.PERSISTENT);
+            EventLog data = new EventLog();
+            EventLog children = new EventLog();
+            c.getData(top, data, null);
+            c.getChildren(top, children);
+
+            c.removeAllWatches(top, Watcher.WatcherType.Data, false);
+            data.await(EventType.DataWatchRemoved, top);
+            KeeperException none = assertThrows(KeeperException.class,
+                    () -> c.removeAllWatches(top, Watcher.WatcherType.Data, false));
+            assertEquals(KeeperException.Code.NOWATCHER, none.code(), "no data watch is left to remove");
+
+            c.setData(top, new byte[] {1}, -1);
+            c.create(top + "/kid", null, OPEN, CreateMode.PERSISTENT);
+            children.await(EventType.NodeChildrenChanged, top);
+            fence(c, children, top);
+            assertEquals(List.of("DataWatchRemoved " + top), data.nodeEvents(),
+                    "a removed data watch does not fire on setData");
+
+            c.getChildren(top, children);
+            c.removeAllWatchesAsync(top, Watcher.WatcherType.Children, true).get();
+            children.await(EventType.ChildWatchRemoved, top);
         }
     }
 
