@@ -616,11 +616,19 @@ public final class VoleryClient implements AutoCloseable {
 
     /** The identities the session holds. */
     public List<ClientInfo> whoAmI() throws KeeperException, InterruptedException {
+        return await(doWhoAmI());
+    }
+
+    public CompletableFuture<List<ClientInfo>> whoAmIAsync() {
+        return async(doWhoAmI());
+    }
+
+    private CompletableFuture<List<ClientInfo>> doWhoAmI() {
         WhoAmIResponse response = new WhoAmIResponse();
-        return await(call(OpCode.whoAmI, null, response, null, err -> {
+        return call(OpCode.whoAmI, null, response, null, err -> {
             check(err, null);
             return response.getClientInfo();
-        }));
+        });
     }
 
     // ---- watches -----------------------------------------------------------------------------

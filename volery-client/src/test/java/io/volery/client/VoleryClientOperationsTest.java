@@ -170,6 +170,10 @@ class VoleryClientOperationsTest {
         assertNull(client.exists(top, false));
         String e = client.create(subtrees.in(2, "eph"), null, OPEN, CreateMode.EPHEMERAL);
         assertEquals(List.of(e), client.getEphemeralsAsync(e).get());
+        assertEquals(client.whoAmI(), client.whoAmIAsync().get(), "whoAmI, sync and async");
+        client.addAuthInfoAsync("digest", bytes("async:pw")).get();
+        assertTrue(client.whoAmIAsync().get().contains(new ClientInfo("digest", "async")),
+                "the identity added asynchronously: " + client.whoAmI());
     }
 
     @Test
