@@ -1,30 +1,20 @@
 package io.volery.bench;
 
 import java.io.IOException;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.AsyncCallback;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.ACL;
 
 /**
- * One ZooKeeper session driven closed-loop: a thread keeps up to {@code outstanding} asynchronous
+ * One session (ZooKeeper or native client) driven closed-loop: a thread keeps up to {@code outstanding} asynchronous
  * requests in flight, taking a window permit before each and giving it back in the callback. A
  * create/delete pair holds one permit until its delete completes, so pairs never run ahead.
  */
 final class BenchClient implements AutoCloseable {
 
-    private static final List<ACL> OPEN = ZooDefs.Ids.OPEN_ACL_UNSAFE;
-
     private final int index;
-    private final ZooKeeper zk;
+    private final BenchSession session;
     private final int outstanding;
     private final Semaphore window;
     private final OperationChooser chooser;
@@ -36,15 +26,10 @@ final class BenchClient implements AutoCloseable {
     private volatile boolean running = true;
     private long pairCounter;
 
-    private final AsyncCallback.StatCallback setDataDone = (rc, path, ctx, stat) -> complete(Operation.SET_DATA, rc, ctx);
-    private final AsyncCallback.DataCallback getDataDone = (rc, path, ctx, data, stat) -> complete(Operation.GET_DATA, rc, ctx);
-    private final AsyncCallback.VoidCallback deleteDone = (rc, path, ctx) -> complete(Operation.DELETE, rc, ctx);
-    private final AsyncCallback.StringCallback createDone = this::createCompleted;
-
-    private BenchClient(int index, ZooKeeper zk, BenchConfig config, ZnodeLayout layout, String runTag,
+    private BenchClient(int index, BenchSession session, BenchConfig config, ZnodeLayout layout, String runTag,
             byte[] payload, OperationRecorder recorder) {
         this.index = index;
-        this.zk = zk;
+        this.session = session;
         this.outstanding = config.outstanding();
         this.window = new Semaphore(config.outstanding());
         this.chooser = new OperationChooser(config.workload(), config.globalPercent(), config.seed() + index);
@@ -56,28 +41,15 @@ final class BenchClient implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    /** Opens the session and waits until it is connected; the thread is not started yet. */
-    static BenchClient connect(int index, BenchConfig config, ZnodeLayout layout, String runTag, byte[] payload,
-            OperationRecorder recorder) throws IOException, InterruptedException {
-        ZooKeeper zk = connectSession(config);
-        return new BenchClient(index, zk, config, layout, runTag, payload, recorder);
+    /** Opens a session of {@code target}, connected; the thread is not started yet. */
+    static BenchClient connect(int index, BenchTarget target, BenchConfig config, ZnodeLayout layout, String runTag,
+            byte[] payload, OperationRecorder recorder) throws IOException, InterruptedException {
+        return new BenchClient(index, target.open(), config, layout, runTag, payload, recorder);
     }
 
-    /** A connected session, or an {@link IOException} saying what could not be reached. */
+    /** A connected ZooKeeper session, or an {@link IOException} saying what could not be reached. */
     static ZooKeeper connectSession(BenchConfig config) throws IOException, InterruptedException {
-        CountDownLatch connected = new CountDownLatch(1);
-        Watcher watcher = (WatchedEvent event) -> {
-            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        };
-        ZooKeeper zk = new ZooKeeper(config.connect(), (int) config.sessionTimeout().toMillis(), watcher);
-        if (!connected.await(config.sessionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-            zk.close();
-            throw new IOException("could not connect to ZooKeeper at '" + config.connect() + "' within "
-                    + config.sessionTimeout().toSeconds() + " s; is the server running and the connect string right?");
-        }
-        return zk;
+        return ZooKeeperTarget.connectSession(config);
     }
 
     void start() {
@@ -120,13 +92,13 @@ final class BenchClient implements AutoCloseable {
     }
 
     private void issue(OperationChooser.Choice choice) {
-        Long start = System.nanoTime();
+        long start = System.nanoTime();
         switch (choice) {
-            case SET_DATA -> zk.setData(randomZnode(), payload, -1, setDataDone, start);
-            case GET_DATA -> zk.getData(randomZnode(), false, getDataDone, start);
+            case SET_DATA -> session.setData(randomZnode(), payload, rc -> complete(Operation.SET_DATA, rc, start));
+            case GET_DATA -> session.getData(randomZnode(), rc -> complete(Operation.GET_DATA, rc, start));
             case CREATE_DELETE_PAIR -> {
                 String path = layout.pairPath(chooser.nextIndex(layout.subtreeCount()), runTag, index, pairCounter++);
-                zk.create(path, payload, OPEN, CreateMode.PERSISTENT, createDone, start);
+                session.create(path, payload, (rc, name) -> createCompleted(rc, name, start));
             }
         }
     }
@@ -135,19 +107,20 @@ final class BenchClient implements AutoCloseable {
         return layout.znode(chooser.nextIndex(layout.znodeCount()));
     }
 
-    private void createCompleted(int rc, String path, Object ctx, String name) {
+    private void createCompleted(int rc, String path, long start) {
         if (rc != KeeperException.Code.OK.intValue()) {
-            complete(Operation.CREATE, rc, ctx);
+            complete(Operation.CREATE, rc, start);
             return;
         }
-        recorder.success(Operation.CREATE, (Long) ctx);
+        recorder.success(Operation.CREATE, start);
         // The pair's second half keeps the first half's permit; it is released when the delete completes.
-        zk.delete(path, -1, deleteDone, System.nanoTime());
+        long deleteStart = System.nanoTime();
+        session.delete(path, rc2 -> complete(Operation.DELETE, rc2, deleteStart));
     }
 
-    private void complete(Operation op, int rc, Object ctx) {
+    private void complete(Operation op, int rc, long start) {
         if (rc == KeeperException.Code.OK.intValue()) {
-            recorder.success(op, (Long) ctx);
+            recorder.success(op, start);
         } else {
             recorder.failure(rc);
         }
@@ -157,11 +130,6 @@ final class BenchClient implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        try {
-            zk.close();
-        } catch (InterruptedException e) {
-            // Closing only waits for the server to acknowledge the session's end; keep the interrupt for the caller.
-            Thread.currentThread().interrupt();
-        }
+        session.close();
     }
 }

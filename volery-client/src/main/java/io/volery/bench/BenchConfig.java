@@ -7,7 +7,8 @@ import java.util.Objects;
  * What one benchmark run does. {@link #validate()} names the option that is wrong, so the command
  * line and programmatic callers get the same messages.
  *
- * @param connect ZooKeeper connect string, e.g. {@code 127.0.0.1:2181,127.0.0.1:2182}
+ * @param connect ZooKeeper connect string, e.g. {@code 127.0.0.1:2181,127.0.0.1:2182}; for the native
+ *                client, the path of the Volery cluster file
  * @param clients number of ZooKeeper sessions, each with its own window of outstanding requests
  * @param outstanding most requests in flight per client (the paper uses 25)
  * @param duration measured time, after the warm-up
@@ -20,6 +21,7 @@ import java.util.Objects;
  * @param seed seed of the clients' random choices (client i uses {@code seed + i})
  * @param sessionTimeout ZooKeeper session timeout asked for by every client
  * @param progress whether to print a progress line per second on stderr
+ * @param client which client library drives the service
  */
 public record BenchConfig(
         String connect,
@@ -34,7 +36,8 @@ public record BenchConfig(
         int subtrees,
         long seed,
         Duration sessionTimeout,
-        boolean progress) {
+        boolean progress,
+        ClientKind client) {
 
     /** Upper bound of a payload; ZooKeeper's default jute.maxbuffer is about 1 MiB. */
     public static final int MAX_BYTES = 1_000_000;
@@ -45,6 +48,21 @@ public record BenchConfig(
         Objects.requireNonNull(warmup, "warmup");
         Objects.requireNonNull(workload, "workload");
         Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+        Objects.requireNonNull(client, "client");
+    }
+
+    /** A run of the ZooKeeper client. */
+    public BenchConfig(String connect, int clients, int outstanding, Duration duration, Duration warmup,
+                       Workload workload, int globalPercent, int bytes, int znodes, int subtrees, long seed,
+                       Duration sessionTimeout, boolean progress) {
+        this(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes, znodes, subtrees, seed,
+                sessionTimeout, progress, ClientKind.ZOOKEEPER);
+    }
+
+    /** The same run driven by {@code kind}; {@code target} is its connect string or cluster file. */
+    public BenchConfig withClient(ClientKind kind, String target) {
+        return new BenchConfig(target, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
+                znodes, subtrees, seed, sessionTimeout, progress, kind);
     }
 
     /** A configuration with the paper's defaults: 25 outstanding, 100-byte payloads, 1000 znodes in 1 subtree. */
@@ -55,27 +73,28 @@ public record BenchConfig(
 
     public BenchConfig withClients(int n) {
         return new BenchConfig(connect, n, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress);
+                znodes, subtrees, seed, sessionTimeout, progress, client);
     }
 
     public BenchConfig withTimes(Duration newWarmup, Duration newDuration) {
         return new BenchConfig(connect, clients, outstanding, newDuration, newWarmup, workload, globalPercent,
-                bytes, znodes, subtrees, seed, sessionTimeout, progress);
+                bytes, znodes, subtrees, seed, sessionTimeout, progress, client);
     }
 
     public BenchConfig withShape(int newBytes, int newZnodes, int newSubtrees, int newGlobalPercent) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, newGlobalPercent,
-                newBytes, newZnodes, newSubtrees, seed, sessionTimeout, progress);
+                newBytes, newZnodes, newSubtrees, seed, sessionTimeout, progress, client);
     }
 
     public BenchConfig withProgress(boolean show) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, show);
+                znodes, subtrees, seed, sessionTimeout, show, client);
     }
 
     /** Throws {@link IllegalArgumentException} naming the option that is out of range. */
     public BenchConfig validate() {
-        require(!connect.isBlank(), "--connect must name at least one host:port");
+        require(!connect.isBlank(), client == ClientKind.NATIVE ? "--cluster-file must name the Volery cluster file"
+                : "--connect must name at least one host:port");
         require(clients >= 1, "--clients must be at least 1, was " + clients);
         require(outstanding >= 1, "--outstanding must be at least 1, was " + outstanding);
         require(duration.toMillis() >= 1000 && duration.toMillis() % 1000 == 0,

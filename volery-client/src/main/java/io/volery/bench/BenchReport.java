@@ -52,6 +52,7 @@ public record BenchReport(
         JsonWriter w = new JsonWriter().beginObject();
         w.field("tool", "volery-bench").field("formatVersion", 1).field("startedAt", startedAt.toString());
         w.name("config").beginObject()
+                .field("client", config.client().cliName())
                 .field("connect", config.connect())
                 .field("workload", config.workload().cliName())
                 .field("clients", config.clients())

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
-import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,24 +48,23 @@ public final class LoadGenerator {
         String runTag = Long.toString(System.currentTimeMillis(), 36) + Integer.toString(random.nextInt(1296), 36);
 
         long setupTimeoutMillis = Math.max(60_000, config.sessionTimeout().toMillis());
-        ZooKeeper setup = BenchClient.connectSession(config);
-        try {
-            new ZnodePopulator(setup).populate(layout, payload, setupTimeoutMillis);
-        } finally {
-            setup.close();
-        }
-
-        OperationRecorder recorder = new OperationRecorder();
-        List<BenchClient> clients = new ArrayList<>(config.clients());
-        try {
-            for (int i = 0; i < config.clients(); i++) {
-                clients.add(BenchClient.connect(i, config, layout, runTag, payload, recorder));
+        try (BenchTarget target = BenchTarget.of(config)) {
+            try (BenchSession setup = target.open()) {
+                new ZnodePopulator(setup).populate(layout, payload, setupTimeoutMillis);
             }
-            LOG.info("{} clients connected to {}", clients.size(), config.connect());
-            return measure(clients, recorder);
-        } finally {
-            for (BenchClient c : clients) {
-                c.close();
+
+            OperationRecorder recorder = new OperationRecorder();
+            List<BenchClient> clients = new ArrayList<>(config.clients());
+            try {
+                for (int i = 0; i < config.clients(); i++) {
+                    clients.add(BenchClient.connect(i, target, config, layout, runTag, payload, recorder));
+                }
+                LOG.info("{} {} clients connected to {}", clients.size(), config.client().cliName(), config.connect());
+                return measure(clients, recorder);
+            } finally {
+                for (BenchClient c : clients) {
+                    c.close();
+                }
             }
         }
     }

@@ -14,15 +14,24 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code volery-bench}: drives any ZooKeeper endpoint (Volery or ZooKeeper itself) through the
- * ZooKeeper Java client with the S-SMR paper's workloads and writes a JSON report.
+ * ZooKeeper Java client, or Volery through its native client, with the S-SMR paper's workloads and
+ * writes a JSON report.
  */
-@Command(name = "volery-bench", version = "volery-bench 0.1.0 (ZooKeeper client 3.9.5)",
+@Command(name = "volery-bench", version = "volery-bench 0.1.0 (ZooKeeper client 3.9.5, Volery native client)",
         mixinStandardHelpOptions = true, sortOptions = false,
         description = "Load generator for ZooKeeper-compatible services (closed loop, asynchronous clients).")
 public final class VoleryBench implements Callable<Integer> {
 
-    @Option(names = "--connect", required = true, description = "ZooKeeper connect string, e.g. 127.0.0.1:2181,127.0.0.1:2182")
+    @Option(names = "--connect", description = "ZooKeeper connect string, e.g. 127.0.0.1:2181,127.0.0.1:2182 (--client zookeeper).")
     String connect;
+
+    @Option(names = "--client", defaultValue = "zookeeper",
+            description = "zookeeper (the ZooKeeper Java client on --connect) | native (Volery's native client on "
+                    + "--cluster-file) (default: ${DEFAULT-VALUE}).")
+    String client;
+
+    @Option(names = "--cluster-file", description = "Volery cluster file with a free client node (--client native).")
+    Path clusterFile;
 
     @Option(names = "--clients", defaultValue = "4", description = "Client sessions (default: ${DEFAULT-VALUE}).")
     int clients;
@@ -92,10 +101,23 @@ public final class VoleryBench implements Callable<Integer> {
     BenchConfig config() {
         try {
             Workload w = Workload.fromCliName(workload);
+            ClientKind kind = ClientKind.fromCliName(client);
+            String target;
+            if (kind == ClientKind.NATIVE) {
+                if (clusterFile == null || connect != null) {
+                    throw new IllegalArgumentException("--client native needs --cluster-file (and no --connect)");
+                }
+                target = clusterFile.toString();
+            } else {
+                if (connect == null || clusterFile != null) {
+                    throw new IllegalArgumentException("--client zookeeper needs --connect (and no --cluster-file)");
+                }
+                target = connect;
+            }
             int global = globalPercent != null ? globalPercent : (w == Workload.CREATEDELETE ? 10 : 0);
-            return new BenchConfig(connect, clients, outstanding, Duration.ofSeconds(durationSeconds),
+            return new BenchConfig(target, clients, outstanding, Duration.ofSeconds(durationSeconds),
                     Duration.ofSeconds(warmupSeconds), w, global, bytes, znodes, subtrees, seed,
-                    Duration.ofSeconds(sessionTimeoutSeconds), !quiet).validate();
+                    Duration.ofSeconds(sessionTimeoutSeconds), !quiet, kind).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -1,19 +1,13 @@
 package io.volery.bench;
 
 import java.io.IOException;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import org.apache.zookeeper.AsyncCallback;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.ACL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,16 +19,15 @@ import org.slf4j.LoggerFactory;
 final class ZnodePopulator {
 
     private static final Logger LOG = LoggerFactory.getLogger(ZnodePopulator.class);
-    private static final List<ACL> OPEN = ZooDefs.Ids.OPEN_ACL_UNSAFE;
     /** Setup requests in flight at once: enough to hide the round trip, small enough not to swamp a capped server. */
     private static final int WINDOW = 200;
 
-    private final ZooKeeper zk;
+    private final BenchSession session;
     private final Semaphore window = new Semaphore(WINDOW);
     private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
 
-    ZnodePopulator(ZooKeeper zk) {
-        this.zk = zk;
+    ZnodePopulator(BenchSession session) {
+        this.session = session;
     }
 
     void populate(ZnodeLayout layout, byte[] payload, long timeoutMillis) throws IOException, InterruptedException {
@@ -54,14 +47,13 @@ final class ZnodePopulator {
 
     private void createOrOverwrite(String path, byte[] data) throws InterruptedException {
         window.acquire();
-        AsyncCallback.StatCallback overwritten = (rc, p, ctx, stat) -> done(rc, p);
-        zk.create(path, data, OPEN, CreateMode.PERSISTENT, (rc, p, ctx, name) -> {
+        session.create(path, data, (rc, name) -> {
             if (rc == KeeperException.Code.NODEEXISTS.intValue()) {
-                zk.setData(p, data, -1, overwritten, null);
+                session.setData(path, data, overwrittenRc -> done(overwrittenRc, path));
             } else {
-                done(rc, p);
+                done(rc, path);
             }
-        }, null);
+        });
     }
 
     private void done(int rc, String path) {

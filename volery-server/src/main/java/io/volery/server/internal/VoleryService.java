@@ -198,25 +198,40 @@ public final class VoleryService implements ZkService, AutoCloseable {
 
     /**
      * ZooKeeper's FIFO promise for one session: requests to the same single partition are pipelined
-     * (one ring orders them in sending order); any other request waits for the ones before it.
+     * (one ring orders them in sending order), each sent once the one before it was sent; any other
+     * request waits for the answers to the ones before it.
      */
     private static final class SessionOrder {
-        private CompletableFuture<?> tail = CompletableFuture.completedFuture(null);
-        private int[] tailDestinations = new int[0];
+        private CompletableFuture<?> answered = CompletableFuture.completedFuture(null);
+        private CompletableFuture<Void> sent = CompletableFuture.completedFuture(null);
+        private int[] lastDestinations = new int[0];
 
         synchronized CompletableFuture<byte[]> submit(int[] destinations,
                                                       java.util.function.Supplier<CompletableFuture<byte[]>> send) {
-            boolean pipeline = destinations.length == 1 && Arrays.equals(destinations, tailDestinations);
+            boolean pipeline = destinations.length == 1 && Arrays.equals(destinations, lastDestinations);
+            // Not before the previous request went out: it may itself still wait for other partitions,
+            // and sending this one first would let the ring order it first.
+            CompletableFuture<?> gate = pipeline ? sent : answered;
+            CompletableFuture<Void> mine = new CompletableFuture<>();
             CompletableFuture<byte[]> f;
-            if (pipeline || tail.isDone()) {
-                f = send.get();
+            if (gate.isDone()) {
+                f = sendMarking(send, mine);
             } else {
-                f = tail.handle((x, e) -> null).thenCompose(x -> send.get());
+                f = gate.handle((x, e) -> null).thenCompose(x -> sendMarking(send, mine));
             }
-            CompletableFuture<?> previous = tail;
-            tail = pipeline ? CompletableFuture.allOf(previous, f) : f;
-            tailDestinations = destinations;
+            answered = pipeline ? CompletableFuture.allOf(answered, f) : f;
+            sent = mine;
+            lastDestinations = destinations;
             return f;
+        }
+
+        private static CompletableFuture<byte[]> sendMarking(java.util.function.Supplier<CompletableFuture<byte[]>> send,
+                                                             CompletableFuture<Void> sent) {
+            try {
+                return send.get();
+            } finally {
+                sent.complete(null);
+            }
         }
     }
 

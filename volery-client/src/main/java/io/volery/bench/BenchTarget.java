@@ -1,0 +1,20 @@
+package io.volery.bench;
+
+import java.io.IOException;
+
+/** Where the sessions of one run come from; closed after them. */
+interface BenchTarget extends AutoCloseable {
+
+    /** A connected session, or an {@link IOException} saying what could not be reached. */
+    BenchSession open() throws IOException, InterruptedException;
+
+    @Override
+    void close();
+
+    static BenchTarget of(BenchConfig config) throws IOException {
+        return switch (config.client()) {
+            case ZOOKEEPER -> new ZooKeeperTarget(config);
+            case NATIVE -> new NativeTarget(config);
+        };
+    }
+}

@@ -1,0 +1,78 @@
+package io.volery.bench;
+
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+
+import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** Sessions of the ZooKeeper Java client on the run's connect string. */
+final class ZooKeeperTarget implements BenchTarget {
+    private final BenchConfig config;
+
+    ZooKeeperTarget(BenchConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public BenchSession open() throws IOException, InterruptedException {
+        ZooKeeper zk = connectSession(config);
+        return new BenchSession() {
+            @Override
+            public void setData(String path, byte[] data, Done done) {
+                zk.setData(path, data, -1, (rc, p, ctx, stat) -> done.done(rc), null);
+            }
+
+            @Override
+            public void getData(String path, Done done) {
+                zk.getData(path, false, (rc, p, ctx, data, stat) -> done.done(rc), null);
+            }
+
+            @Override
+            public void create(String path, byte[] data, Created done) {
+                zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
+                        (rc, p, ctx, name) -> done.done(rc, name), null);
+            }
+
+            @Override
+            public void delete(String path, Done done) {
+                zk.delete(path, -1, (rc, p, ctx) -> done.done(rc), null);
+            }
+
+            @Override
+            public void close() {
+                try {
+                    zk.close();
+                } catch (InterruptedException e) {
+                    // Closing only waits for the server to acknowledge the session's end; keep the interrupt.
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+    }
+
+    /** A connected ZooKeeper session, or an {@link IOException} saying what could not be reached. */
+    static ZooKeeper connectSession(BenchConfig config) throws IOException, InterruptedException {
+        CountDownLatch connected = new CountDownLatch(1);
+        Watcher watcher = (WatchedEvent event) -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        };
+        ZooKeeper zk = new ZooKeeper(config.connect(), (int) config.sessionTimeout().toMillis(), watcher);
+        if (!connected.await(config.sessionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            zk.close();
+            throw new IOException("could not connect to ZooKeeper at '" + config.connect() + "' within "
+                    + config.sessionTimeout().toSeconds() + " s; is the server running and the connect string right?");
+        }
+        return zk;
+    }
+
+    @Override
+    public void close() {
+    }
+}

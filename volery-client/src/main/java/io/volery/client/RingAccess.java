@@ -1,0 +1,256 @@
+package io.volery.client;
+
+import io.eyrie.core.Command;
+import io.eyrie.core.EyrieClient;
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.MulticastNode;
+import io.volery.server.internal.PathPartitioner;
+import io.volery.server.internal.VoleryOracle;
+import io.volery.server.internal.VoleryRequest;
+import io.volery.server.internal.VoleryWire;
+import io.volery.server.tree.WatchEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client's way into the rings: a pure-client node of the cluster file (a node with no groups),
+ * the Eyrie client that multicasts Volery requests from it, and the Volery-side duties a front end
+ * would otherwise have for the sessions opened through it: ordered touches that keep them alive,
+ * and routing of the watch events and expiries that replicas send straight to this node.
+ *
+ * <p>One {@code RingAccess} can carry many sessions ({@link VoleryClient#connect(RingAccess, int,
+ * org.apache.zookeeper.Watcher)}); it is thread-safe. Each node id of the cluster file can be used by
+ * one process at a time, since the node listens on its address.
+ */
+public final class RingAccess implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RingAccess.class);
+
+    /**
+     * @param window            most requests in flight at once over this access (more wait to be sent)
+     * @param retryMillis       how long a request waits for a reply before it is multicast again
+     * @param keepAliveMillis   how often the sessions are touched; keep it well under the smallest session timeout
+     * @param minSessionTimeout the least session timeout granted (ZooKeeper's default: 2 ticks of 2 s)
+     * @param maxSessionTimeout the largest session timeout granted (ZooKeeper's default: 20 ticks)
+     * @param requestTimeoutMillis how long an operation waits for its reply before it fails with ConnectionLoss
+     */
+    public record Options(int window, long retryMillis, long keepAliveMillis, int minSessionTimeout,
+                          int maxSessionTimeout, long requestTimeoutMillis) {
+        public Options {
+            if (window < 1 || retryMillis < 1 || keepAliveMillis < 1 || requestTimeoutMillis < 1) {
+                throw new IllegalArgumentException("window, retryMillis, keepAliveMillis and requestTimeoutMillis "
+                        + "must be positive");
+            }
+            if (minSessionTimeout < 1 || maxSessionTimeout < minSessionTimeout) {
+                throw new IllegalArgumentException("session timeout bounds must satisfy 0 < min <= max, got "
+                        + minSessionTimeout + ".." + maxSessionTimeout);
+            }
+        }
+
+        public static Options defaults() {
+            return new Options(10_000, 2_000, 500, 4_000, 40_000, 30_000);
+        }
+
+        public Options withKeepAlive(long millis) {
+            return new Options(window, retryMillis, millis, minSessionTimeout, maxSessionTimeout, requestTimeoutMillis);
+        }
+
+        public Options withSessionTimeouts(int min, int max) {
+            return new Options(window, retryMillis, keepAliveMillis, min, max, requestTimeoutMillis);
+        }
+
+        public Options withWindow(int requests) {
+            return new Options(requests, retryMillis, keepAliveMillis, minSessionTimeout, maxSessionTimeout,
+                    requestTimeoutMillis);
+        }
+
+        public Options withRequestTimeout(long millis) {
+            return new Options(window, retryMillis, keepAliveMillis, minSessionTimeout, maxSessionTimeout, millis);
+        }
+    }
+
+    /** What a session hears from the replicas besides replies. */
+    interface SessionListener {
+        void event(WatchEvent event);
+
+        void expired();
+    }
+
+    private final ClusterConfig config;
+    private final int nodeId;
+    private final Options options;
+    private final MulticastNode node;
+    private final EyrieClient client;
+    private final VoleryOracle oracle;
+    private final Map<Long, SessionListener> sessions = new ConcurrentHashMap<>();
+    private final EventDeduplicator dedup = new EventDeduplicator(100_000);
+    private final ScheduledExecutorService keepAlive;
+
+    private RingAccess(ClusterConfig config, int nodeId, Options options, MulticastNode node) {
+        this.config = config;
+        this.nodeId = nodeId;
+        this.options = options;
+        this.node = node;
+        int[] partitions = config.groups().stream().mapToInt(Integer::intValue).sorted().toArray();
+        // Reads any partition can answer go to one partition per client node, to spread them.
+        int local = partitions[Math.floorMod(nodeId, partitions.length)];
+        this.oracle = new VoleryOracle(new PathPartitioner(partitions), local);
+        node.onDirect(this::onDirect);
+        this.client = new EyrieClient(node, oracle, options.window(), options.retryMillis());
+        this.keepAlive = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "volery-client-keepalive-" + nodeId);
+            t.setDaemon(true);
+            return t;
+        });
+        keepAlive.scheduleWithFixedDelay(this::touch, options.keepAliveMillis(), options.keepAliveMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Opens the access through client node {@code nodeId} of the cluster file. */
+    public static RingAccess open(ClusterConfig config, int nodeId, Options options) throws IOException {
+        ClusterConfig.Node n;
+        try {
+            n = config.node(nodeId);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("the cluster file has no node " + nodeId + "; add a client node line such as "
+                    + "'node." + nodeId + " = <host>:<port>' (without groups) to the file every server uses", e);
+        }
+        if (n.groups().length != 0) {
+            throw new IOException("node " + nodeId + " is a replica (node." + nodeId + ".groups = "
+                    + Arrays.toString(n.groups()) + "); a client needs a node without groups");
+        }
+        MulticastNode node = MulticastNode.builder(config, nodeId).build();
+        try {
+            // A pure client delivers nothing, but its node must run to multicast and to hear replies.
+            node.start(d -> { }, null);
+        } catch (RuntimeException e) {
+            node.close();
+            throw new IOException("client node " + nodeId + " cannot start: " + e.getMessage(), e);
+        }
+        return new RingAccess(config, nodeId, options, node);
+    }
+
+    /**
+     * Opens the access through the first client node of the cluster file whose address is free on this
+     * machine; several client processes can thus share one cluster file.
+     */
+    public static RingAccess open(ClusterConfig config, Options options) throws IOException {
+        List<String> tried = new ArrayList<>();
+        for (ClusterConfig.Node n : config.nodes().values()) {
+            if (n.groups().length != 0) {
+                continue;
+            }
+            try {
+                return open(config, n.id(), options);
+            } catch (IOException e) {
+                tried.add("node " + n.id() + ": " + e.getMessage());
+            }
+        }
+        if (tried.isEmpty()) {
+            throw new IOException("the cluster file lists no client node (a 'node.N = host:port' line without "
+                    + "'node.N.groups'); the native client needs one, known to every server");
+        }
+        throw new IOException("no client node of the cluster file is free: " + String.join("; ", tried));
+    }
+
+    /** {@link #open(ClusterConfig, Options)} on a cluster file. */
+    public static RingAccess open(Path clusterFile, Options options) throws IOException {
+        return open(ClusterConfig.load(clusterFile), options);
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    public ClusterConfig config() {
+        return config;
+    }
+
+    /** The address this client is known by to the ip ACL scheme: its node's host. */
+    String clientAddress() {
+        return config.node(nodeId).host();
+    }
+
+    /** The partitions a request goes to. */
+    int[] destinations(VoleryRequest r) {
+        return oracle.destinations(r);
+    }
+
+    /** Multicasts {@code r} to its partitions; completes with the first replica's reply. */
+    CompletableFuture<Object> execute(VoleryRequest r) {
+        try {
+            return client.executeAsync(new Command(r));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    void register(long sessionId, SessionListener listener) {
+        sessions.put(sessionId, listener);
+    }
+
+    void unregister(long sessionId) {
+        sessions.remove(sessionId);
+    }
+
+    /** Orders a touch of this node's live sessions; like a front end's, it also advances session time. */
+    private void touch() {
+        if (sessions.isEmpty()) {
+            return;
+        }
+        VoleryRequest r = new VoleryRequest();
+        r.kind = VoleryRequest.TOUCH;
+        r.frontEnd = nodeId;
+        r.timeMillis = System.currentTimeMillis();
+        r.sessions = sessions.keySet().stream().mapToLong(Long::longValue).toArray();
+        execute(r).exceptionally(e -> {
+            log.debug("client node={} touch failed: {}", nodeId, e.toString());
+            return null;
+        });
+    }
+
+    private void onDirect(int from, byte[] message) {
+        VoleryWire.Message m;
+        try {
+            m = VoleryWire.decode(message);
+        } catch (IllegalArgumentException e) {
+            log.warn("client node={} dropped a malformed Volery message from node {}: {}", nodeId, from, e.getMessage());
+            return;
+        }
+        if (m instanceof VoleryWire.Events ev) {
+            for (WatchEvent e : dedup.firstCopies(ev.events())) {
+                SessionListener s = sessions.get(e.sessionId());
+                if (s != null) {
+                    s.event(e);
+                }
+            }
+        } else if (m instanceof VoleryWire.Expired x) {
+            SessionListener s = sessions.remove(x.sessionId());
+            if (s != null) {
+                s.expired();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        keepAlive.shutdownNow();
+        client.close();
+        node.close();
+    }
+}

@@ -1,0 +1,26 @@
+package org.apache.zookeeper;
+
+import java.util.List;
+
+/**
+ * The two package-private hooks of the ZooKeeper client API that the Volery native client needs to
+ * behave like {@code ZooKeeper}: an operation's own validation before a multi is sent, and the
+ * per-operation results a failed multi's {@link KeeperException} carries ({@link KeeperException#getResults()}).
+ * Lives in ZooKeeper's package for that access only; it holds no logic of its own.
+ */
+public final class VoleryClientBridge {
+
+    private VoleryClientBridge() {
+    }
+
+    /** Validates {@code op} as the ZooKeeper client does before sending a multi. */
+    public static void validate(Op op) throws KeeperException {
+        op.validate();
+    }
+
+    /** Attaches a failed multi's results to the exception reporting its first error. */
+    public static KeeperException withResults(KeeperException e, List<OpResult> results) {
+        e.setMultiResults(results);
+        return e;
+    }
+}
