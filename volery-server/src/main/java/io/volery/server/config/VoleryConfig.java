@@ -161,9 +161,6 @@ public final class VoleryConfig {
         } catch (IllegalArgumentException e) {
             throw r.error("partitioning", "expected subtree or hash, got '" + p + "'");
         }
-        if (partitioning == Partitioning.HASH) {
-            throw r.error("partitioning", "hash partitioning is not built yet; use subtree");
-        }
         String digest = values.get("superDigest");
         if (digest != null && !digest.matches("[^:]+:[A-Za-z0-9+/=]+")) {
             throw r.error("superDigest", "expected user:base64(sha1(user:password)), got '" + digest + "'");

@@ -77,6 +77,10 @@ public final class VoleryStateMachine extends StateMachine {
     private ZnodeTree newTree() {
         ZnodeTree t = new ZnodeTree(treeConfig);
         t.setTouchOnCommand(false);
+        if (partitioner.isHash()) {
+            // only a node's owner applies its setData, so only the owner knows when its TTL runs out
+            t.setTtlArbiter(this::ttlsTheOwnersExpire);
+        }
         return t;
     }
 
@@ -205,6 +209,20 @@ public final class VoleryStateMachine extends StateMachine {
         return Boolean.TRUE;
     }
 
+    private java.util.Collection<String> ttlsTheOwnersExpire(List<String> dueHere) {
+        List<String> mine = new ArrayList<>();
+        for (String path : dueHere) {
+            if (partitioner.ownerOf(path) == me) {
+                mine.add(path);
+            }
+        }
+        TreeSet<String> all = new TreeSet<>(mine);
+        for (Object v : timedExchange(mine.toArray(new String[0])).values()) {
+            all.addAll(Arrays.asList((String[]) v));
+        }
+        return all;
+    }
+
     /** Session time only moves forward, so a lagging front end's clock cannot revive anything. */
     private long sessionTime(long proposed) {
         sessionClock = Math.max(sessionClock, proposed);
@@ -244,7 +262,7 @@ public final class VoleryStateMachine extends StateMachine {
         Scope scope = Scope.of(q, partitioner);
         Object reply = switch (scope) {
             case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
-                    : Scope.changesRootChildren(q) ? applyEverywhere(q, cmd, zxid, time)
+                    : Scope.createsListedEverywhere(q, partitioner) ? applyEverywhere(q, cmd, zxid, time)
                     : applyHere(q, cmd, zxid, time);
             case OWNER, LOCAL -> applyHere(q, cmd, zxid, time);
             case OWNER_VERDICT -> ownerVerdict(q, cmd, zxid, time);
@@ -313,26 +331,32 @@ public final class VoleryStateMachine extends StateMachine {
                 unattributed.add(e);
             }
         }
-        List<String> owned = new ArrayList<>();
-        for (Object[] sp : sessionParts) {
-            owned.addAll(Arrays.asList((String[]) sp[0]));
+        // Every partition sends the events it fired for each ephemeral: the node's own watches and its
+        // parent's may sit in different partitions (hash), or a copy may hold the root's (subtree).
+        List<String> fired = new ArrayList<>();
+        for (String path : localOrder) {
+            if (byEphemeral.containsKey(path)) {
+                fired.add(path);
+            }
         }
-        byte[][] events = new byte[owned.size()][];
-        for (int i = 0; i < owned.size(); i++) {
-            events[i] = VoleryWire.events(byEphemeral.getOrDefault(owned.get(i), List.of()));
+        byte[][] events = new byte[fired.size()][];
+        for (int i = 0; i < fired.size(); i++) {
+            events[i] = VoleryWire.events(byEphemeral.get(fired.get(i)));
         }
-        Object[] part = {sessionParts, owned.toArray(new String[0]), events};
+        Object[] part = {sessionParts, fired.toArray(new String[0]), events, me};
         List<Object[]> parts = new ArrayList<>();
         parts.add(part);
         for (Object v : timedExchange(part).values()) {
             parts.add((Object[]) v);
         }
-        Map<String, byte[]> eventsByPath = new HashMap<>();
+        parts.sort(java.util.Comparator.comparingInt(p -> (Integer) p[3]));
+        Map<String, List<WatchEvent>> eventsByPath = new HashMap<>();
         for (Object[] p : parts) {
             String[] paths = (String[]) p[1];
             byte[][] encoded = (byte[][]) p[2];
             for (int i = 0; i < paths.length; i++) {
-                eventsByPath.put(paths[i], encoded[i]);
+                eventsByPath.computeIfAbsent(paths[i], k -> new ArrayList<>())
+                        .addAll(((VoleryWire.Events) VoleryWire.decode(encoded[i])).events());
             }
         }
         List<WatchEvent> ordered = new ArrayList<>();
@@ -342,9 +366,9 @@ public final class VoleryStateMachine extends StateMachine {
                 ofSession.add(((Object[][]) p[0])[i]);
             }
             for (String path : mergedEphemeralOrder(ofSession)) {
-                byte[] encoded = eventsByPath.get(path);
-                if (encoded != null) {
-                    ordered.addAll(((VoleryWire.Events) VoleryWire.decode(encoded)).events());
+                List<WatchEvent> of = eventsByPath.get(path);
+                if (of != null) {
+                    ordered.addAll(deletionOrder(path, of));
                 }
             }
         }
@@ -409,6 +433,25 @@ public final class VoleryStateMachine extends StateMachine {
         return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
+    /**
+     * The events of deleting {@code path}, gathered from several partitions, as ZooKeeper fires them:
+     * the node's own watches before its parent's, each event once (persistent watches are kept by
+     * several partitions under hash, and each fires).
+     */
+    private static List<WatchEvent> deletionOrder(String path, List<WatchEvent> gathered) {
+        List<WatchEvent> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int pass = 0; pass < 2; pass++) {
+            for (WatchEvent e : gathered) {
+                boolean own = e.path().equals(path);
+                if (own == (pass == 0) && seen.add(e.sessionId() + "/" + e.type() + "/" + e.path())) {
+                    out.add(e);
+                }
+            }
+        }
+        return out;
+    }
+
     private static boolean causedBy(WatchEvent e, String deleted) {
         if (e.path().equals(deleted)) {
             return true;
@@ -454,7 +497,7 @@ public final class VoleryStateMachine extends StateMachine {
         for (int i = 0; i < ops.size(); i++) {
             io.volery.server.tree.Command.MultiOp op = ops.get(i);
             String path = MultiPaths.pathOf(op);
-            boolean every = MultiPaths.changesRootChildren(op);
+            boolean every = MultiPaths.listedEverywhere(op, partitioner);
             if (partitioner.ownerOf(path) == me || every) {
                 mine.add(i);
                 myOps.add(every && partitioner.ownerOf(path) != me ? MultiPaths.followerCopy(op) : op);
@@ -546,6 +589,10 @@ public final class VoleryStateMachine extends StateMachine {
             return assemble(fragments, mr.ops().size(), zxid);
         }
         Result res = tree.apply(cmd, zxid, time);
+        if (cmd instanceof io.volery.server.tree.Command.RemoveWatches
+                || cmd instanceof io.volery.server.tree.Command.CheckWatches) {
+            return encode(JuteTranslator.toReply(q, anyPartitionHadTheWatch(res), zxid));
+        }
         if (cmd instanceof io.volery.server.tree.Command.GetEphemerals g) {
             return encode(JuteTranslator.toReply(q, gatherEphemerals(g, res), zxid));
         }
@@ -559,6 +606,19 @@ public final class VoleryStateMachine extends StateMachine {
             return encode(JuteTranslator.toReply(q, res, zxid));
         }
         return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Count(total), List.of()), zxid));
+    }
+
+    /**
+     * removeWatches and checkWatches under hash: a path's one-shot watches sit in its owner and its
+     * persistent ones in every partition, so the answer is OK when any partition found a watch.
+     */
+    private Result anyPartitionHadTheWatch(Result local) {
+        int code = local.code().code();
+        boolean found = local.isOk();
+        for (Object v : timedExchange(code).values()) {
+            found |= (Integer) v == ErrorCode.OK.code();
+        }
+        return found ? new Result(ErrorCode.OK, local.isOk() ? local.reply() : Reply.Empty.INSTANCE, List.of()) : local;
     }
 
     /**
@@ -596,7 +656,7 @@ public final class VoleryStateMachine extends StateMachine {
         if (session != null) {
             table = session.ephemeralTable();
             for (String p : session.ephemeralsInCreationOrder()) {
-                if (!PathPartitioner.isTopLevel(p) || partitioner.ownerOf(p) == me) {
+                if (!partitioner.listedEverywhere(p) || partitioner.ownerOf(p) == me) {
                     owned.add(p);
                     created.add(tree.stat(p).czxid());
                 }
