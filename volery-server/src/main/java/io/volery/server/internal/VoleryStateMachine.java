@@ -263,6 +263,7 @@ public final class VoleryStateMachine extends StateMachine {
         Object reply = switch (scope) {
             case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
                     : Scope.createsListedEverywhere(q, partitioner) ? applyEverywhere(q, cmd, zxid, time)
+                    : q.opCode() == OpCodes.SET_ACL ? answerWithTheOwnersStat(q, cmd, zxid, time)
                     : applyHere(q, cmd, zxid, time);
             case OWNER, LOCAL -> applyHere(q, cmd, zxid, time);
             case OWNER_VERDICT -> ownerVerdict(q, cmd, zxid, time);
@@ -280,6 +281,21 @@ public final class VoleryStateMachine extends StateMachine {
         Result res = tree.apply(cmd, zxid, time);
         dispatchMerged(List.of(cmd), res.events());
         return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /**
+     * A change every partition applies alike but whose reply carries the node's Stat (setACL under
+     * hash): only the owner's copy has the current data version and length, so all answer with its reply.
+     */
+    private byte[] answerWithTheOwnersStat(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        byte[] mine = applyHere(q, cmd, zxid, time);
+        String path = Scope.pathOf(q.body());
+        if (PathPartitioner.isRoot(path)) {
+            return mine;
+        }
+        int owner = partitioner.ownerOf(path);
+        Map<Partition, Object> others = timedExchange(owner == me ? mine : null);
+        return owner == me ? mine : (byte[]) others.get(Partition.get(owner));
     }
 
     private byte[] applyHere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
@@ -513,14 +529,17 @@ public final class VoleryStateMachine extends StateMachine {
         for (int k = 0; k < myOps.size(); k++) {
             ErrorCode code = dryResults.get(k).code();
             if (code != ErrorCode.OK) {
-                myVerdict = new int[] {mine.get(k), code.code()};
+                myVerdict = new int[] {mine.get(k), code.code(), me};
                 break;
             }
         }
         int[] failure = myVerdict;
         for (Object v : timedExchange(myVerdict).values()) {
             int[] theirs = (int[]) v;
-            if (theirs != null && (failure == null || theirs[0] < failure[0])) {
+            // A copy fails a delete for its structure (no node, children) and so does the owner, which
+            // also checks the version first: at the same operation the owner's code is ZooKeeper's.
+            if (theirs != null && (failure == null || theirs[0] < failure[0] || theirs[0] == failure[0]
+                    && theirs[2] == partitioner.ownerOf(MultiPaths.pathOf(ops.get(theirs[0]))))) {
                 failure = theirs;
             }
         }
