@@ -210,6 +210,11 @@ public final class VoleryNode implements AutoCloseable {
         return replica.tree();
     }
 
+    /** The front end's service (Eyrie client of its sessions): for tests and tools. */
+    public VoleryService service() {
+        return service;
+    }
+
     public MulticastNode multicast() {
         return multicast;
     }

@@ -35,8 +35,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class VoleryService implements ZkService, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(VoleryService.class);
     private static final int EVENT_KEYS_REMEMBERED = 100_000;
+    /** How long a reply waits for front ends to queue the events its command fired. */
+    static final long EVENT_ACK_TIMEOUT_MILLIS = 5_000;
 
     private final EyrieClient client;
+    private final MulticastEndpoint endpoint;
+    private final EventAcknowledgements acks;
+    /** For tests: while set, incoming event messages wait here instead of reaching the sessions. */
+    private java.util.List<Runnable> heldEvents;
     private final VoleryOracle oracle;
     private final int nodeId;
     private final SecureRandom random = new SecureRandom();
@@ -56,14 +62,16 @@ public final class VoleryService implements ZkService, AutoCloseable {
      */
     public VoleryService(MulticastEndpoint endpoint, EyrieClient client, VoleryOracle oracle, long touchIntervalMillis) {
         this.client = client;
+        this.endpoint = endpoint;
         this.oracle = oracle;
         this.nodeId = endpoint.nodeId();
-        endpoint.onDirect(this::onDirect);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "volery-touch-" + nodeId);
             t.setDaemon(true);
             return t;
         });
+        this.acks = new EventAcknowledgements(nodeId, timer, EVENT_ACK_TIMEOUT_MILLIS);
+        endpoint.onDirect(this::onDirect);
         timer.scheduleWithFixedDelay(this::touch, touchIntervalMillis, touchIntervalMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -112,7 +120,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
         int[] destinations = oracle.destinations(r);
         SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder());
         CompletableFuture<ZkReply> reply = o.submit(destinations,
-                () -> client.executeAsync(new Command(r)).thenApply(result -> (byte[]) result))
+                () -> client.executeAsync(new Command(r)).thenCompose(this::afterEventsQueued))
                 .thenApply(bytes -> {
                     ZkReply rep = ZkReply.encoded(request.xid(), bytes);
                     lastZxid.accumulateAndGet(rep.zxid(), Math::max);
@@ -124,6 +132,18 @@ public final class VoleryService implements ZkService, AutoCloseable {
                     return rep;
                 });
         return reply;
+    }
+
+    /**
+     * A reply whose command fired watch events comes with the front ends it sent them to; it is released
+     * once they have all queued them (see {@link EventAcknowledgements}).
+     */
+    private CompletableFuture<byte[]> afterEventsQueued(Object result) {
+        if (result instanceof Object[] withEvents) {
+            byte[] bytes = (byte[]) withEvents[0];
+            return acks.await((Long) withEvents[2], (int[]) withEvents[1]).thenApply(x -> bytes);
+        }
+        return CompletableFuture.completedFuture((byte[]) result);
     }
 
     @Override
@@ -162,29 +182,65 @@ public final class VoleryService implements ZkService, AutoCloseable {
             return;
         }
         if (m instanceof VoleryWire.Events ev) {
-            Map<String, Integer> occurrences = new java.util.HashMap<>();
-            for (WatchEvent e : ev.events()) {
-                // Every replica of the partition (and every partition, for commands they all run) sends
-                // the same list; the first copy of each event wins. One command may fire the same event
-                // twice (a persistent watch and two setData in a multi): its occurrence tells them apart.
-                String event = e.sessionId() + "/" + e.zxid() + "/" + e.type().code() + "/" + e.path();
-                String key = event + "#" + occurrences.merge(event, 1, Integer::sum);
-                synchronized (seenEvents) {
-                    if (seenEvents.putIfAbsent(key, Boolean.TRUE) != null) {
-                        continue;
-                    }
-                }
-                ClientConnection c = connections.get(e.sessionId());
-                if (c != null) {
-                    c.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
+            synchronized (this) {
+                if (heldEvents != null) {
+                    heldEvents.add(() -> deliver(ev));
+                    return;
                 }
             }
+            deliver(ev);
+        } else if (m instanceof VoleryWire.EventsQueued q) {
+            acks.acknowledged(from, q.zxid());
         } else if (m instanceof VoleryWire.Expired x) {
             ClientConnection c = connections.remove(x.sessionId());
             order.remove(x.sessionId());
             if (c != null) {
                 c.close("session expired");
             }
+        }
+    }
+
+    private void deliver(VoleryWire.Events ev) {
+        Map<String, Integer> occurrences = new java.util.HashMap<>();
+        for (WatchEvent e : ev.events()) {
+            // Every replica of the partition (and every partition, for commands they all run) sends
+            // the same list; the first copy of each event wins. One command may fire the same event
+            // twice (a persistent watch and two setData in a multi): its occurrence tells them apart.
+            String event = e.sessionId() + "/" + e.zxid() + "/" + e.type().code() + "/" + e.path();
+            String key = event + "#" + occurrences.merge(event, 1, Integer::sum);
+            synchronized (seenEvents) {
+                if (seenEvents.putIfAbsent(key, Boolean.TRUE) != null) {
+                    continue;
+                }
+            }
+            ClientConnection c = connections.get(e.sessionId());
+            if (c != null) {
+                c.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
+            }
+        }
+        // every copy is acknowledged: the first may have gone to a reply that is not waiting yet
+        if (ev.ackTo() == nodeId) {
+            acks.acknowledged(nodeId, ev.ackZxid());
+        } else if (ev.ackTo() != VoleryWire.NO_ACK) {
+            endpoint.sendDirect(ev.ackTo(), VoleryWire.eventsQueued(ev.ackZxid()));
+        }
+    }
+
+    /**
+     * For tests: holds incoming watch events (and so their acknowledgements) until {@link #releaseEvents},
+     * as a slow network between a partition and this front end would.
+     */
+    public synchronized void holdEvents() {
+        if (heldEvents == null) {
+            heldEvents = new ArrayList<>();
+        }
+    }
+
+    /** For tests: delivers the held events in arrival order and stops holding. */
+    public synchronized void releaseEvents() {
+        if (heldEvents != null) {
+            heldEvents.forEach(Runnable::run);
+            heldEvents = null;
         }
     }
 

@@ -64,6 +64,10 @@ public final class VoleryStateMachine extends StateMachine {
     private ZnodeTree tree;
     private long sessionClock;
     private final ReplicaProbe probe = new ReplicaProbe();
+    /** The front ends the current command sent events to, and whom they acknowledge them to. */
+    private final TreeSet<Integer> eventTargets = new TreeSet<>();
+    private int commandFrontEnd = VoleryWire.NO_ACK;
+    private long commandZxid;
 
     public VoleryStateMachine(MulticastEndpoint endpoint, VoleryOracle oracle, TreeConfig treeConfig) {
         super(endpoint, oracle);
@@ -115,8 +119,16 @@ public final class VoleryStateMachine extends StateMachine {
     private Object execute(Command c) {
         VoleryRequest r = (VoleryRequest) c.getNext();
         long zxid = getCurrentPosition();
+        eventTargets.clear();
+        commandFrontEnd = r.kind == VoleryRequest.ZK ? r.frontEnd : VoleryWire.NO_ACK;
+        commandZxid = zxid;
         try {
-            return execute(r, zxid);
+            Object reply = execute(r, zxid);
+            if (reply instanceof byte[] bytes && !eventTargets.isEmpty()) {
+                // the front end of the request releases the reply once these front ends queued the events
+                return new Object[] {bytes, eventTargets.stream().mapToInt(Integer::intValue).toArray(), zxid};
+            }
+            return reply;
         } catch (RuntimeException e) {
             // Eyrie sends only the message to the client; the stack trace is for the operator.
             log.error("partition={} failed to execute a request of kind {} at zxid={}", me, r.kind, zxid, e);
@@ -811,7 +823,12 @@ public final class VoleryStateMachine extends StateMachine {
                 byFrontEnd.computeIfAbsent(s.frontEnd, k -> new ArrayList<>()).add(e);
             }
         }
-        byFrontEnd.forEach((node, list) -> endpoint.sendDirect(node, VoleryWire.events(list)));
+        byFrontEnd.forEach((node, list) -> {
+            if (commandFrontEnd != VoleryWire.NO_ACK) {
+                eventTargets.add(node);
+            }
+            endpoint.sendDirect(node, VoleryWire.events(list, commandFrontEnd, commandZxid));
+        });
     }
 
     private static byte[] error(long zxid, ErrorCode code) {
