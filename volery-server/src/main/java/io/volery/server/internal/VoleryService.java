@@ -41,6 +41,17 @@ public final class VoleryService implements ZkService, AutoCloseable {
     private final EyrieClient client;
     private final MulticastEndpoint endpoint;
     private final EventAcknowledgements acks;
+    private final SessionMailboxes mailboxes = new SessionMailboxes();
+    /** Sessions that reconnected through another front end, and which (for events still on their way here). */
+    private final Map<Long, Integer> movedTo = java.util.Collections.synchronizedMap(
+            new LinkedHashMap<>(256, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, Integer> eldest) {
+                    return size() > EVENT_KEYS_REMEMBERED;
+                }
+            });
+    /** How long a session that reconnected here waits for the events its old front end kept. */
+    static final long HANDOFF_TIMEOUT_MILLIS = 2_000;
     /** For tests: while set, incoming event messages wait here instead of reaching the sessions. */
     private java.util.List<Runnable> heldEvents;
     private final VoleryOracle oracle;
@@ -100,6 +111,13 @@ public final class VoleryService implements ZkService, AutoCloseable {
             if (!s.accepted) {
                 return ConnectOutcome.rejected();
             }
+            boolean fromElsewhere = s.previousFrontEnd >= 0 && s.previousFrontEnd != nodeId;
+            movedTo.remove(sessionId);
+            mailboxes.connected(sessionId, connection, fromElsewhere);
+            if (fromElsewhere) {
+                // the old front end may be gone: stop waiting for its kept events after a while
+                timer.schedule(() -> mailboxes.handoff(sessionId, List.of()), HANDOFF_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            }
             ClientConnection previous = connections.put(sessionId, connection);
             if (previous != null && previous != connection) {
                 previous.close("session 0x" + Long.toHexString(sessionId) + " reconnected on another connection");
@@ -118,12 +136,17 @@ public final class VoleryService implements ZkService, AutoCloseable {
         long sessionId = connection.sessionId();
         VoleryRequest r = VoleryRequest.zk(sessionId, request.frame(), System.currentTimeMillis(), nodeId);
         int[] destinations = oracle.destinations(r);
+        // events kept for the session go out before this request's answer
+        mailboxes.requestArrived(sessionId, connection);
         SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder());
         CompletableFuture<ZkReply> reply = o.submit(destinations,
                 () -> client.executeAsync(new Command(r)).thenCompose(this::afterEventsQueued))
                 .thenApply(bytes -> {
                     ZkReply rep = ZkReply.encoded(request.xid(), bytes);
                     lastZxid.accumulateAndGet(rep.zxid(), Math::max);
+                    if (request.opCode() == io.volery.server.frontend.OpCodes.CLOSE_SESSION) {
+                        mailboxes.forget(sessionId);
+                    }
                     if (rep.err() == ErrorCode.SESSIONMOVED.code()) {
                         // ZooKeeper answers nothing and drops the connection of a moved session.
                         connection.close("session moved to another server");
@@ -154,6 +177,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
     @Override
     public void disconnected(ClientConnection connection) {
         connections.remove(connection.sessionId(), connection);
+        mailboxes.disconnected(connection.sessionId(), connection);
     }
 
     /** Orders a touch of every session connected here; it also advances session time everywhere. */
@@ -191,9 +215,19 @@ public final class VoleryService implements ZkService, AutoCloseable {
             deliver(ev);
         } else if (m instanceof VoleryWire.EventsQueued q) {
             acks.acknowledged(from, q.zxid());
+        } else if (m instanceof VoleryWire.Moved mv) {
+            // every replica of every partition says so; the first copy hands the kept events over
+            List<WatchEvent> kept = mailboxes.movedAway(mv.sessionId());
+            if (kept != null) {
+                movedTo.put(mv.sessionId(), mv.to());
+                endpoint.sendDirect(mv.to(), VoleryWire.handoff(mv.sessionId(), kept));
+            }
+        } else if (m instanceof VoleryWire.Handoff h) {
+            mailboxes.handoff(h.sessionId(), h.events());
         } else if (m instanceof VoleryWire.Expired x) {
             ClientConnection c = connections.remove(x.sessionId());
             order.remove(x.sessionId());
+            mailboxes.forget(x.sessionId());
             if (c != null) {
                 c.close("session expired");
             }
@@ -213,9 +247,12 @@ public final class VoleryService implements ZkService, AutoCloseable {
                     continue;
                 }
             }
-            ClientConnection c = connections.get(e.sessionId());
-            if (c != null) {
-                c.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
+            if (!mailboxes.offer(e)) {
+                Integer to = movedTo.get(e.sessionId());
+                if (to != null) {
+                    // fired before the session moved, but arrived after its kept events left
+                    endpoint.sendDirect(to, VoleryWire.handoff(e.sessionId(), List.of(e)));
+                }
             }
         }
         // every copy is acknowledged: the first may have gone to a reply that is not waiting yet
@@ -276,8 +313,8 @@ public final class VoleryService implements ZkService, AutoCloseable {
         }
     }
 
-    /** For tests: the sessions connected here. */
-    List<Long> connectedSessions() {
+    /** For tests and tools: the sessions connected here. */
+    public List<Long> connectedSessions() {
         return new ArrayList<>(connections.keySet());
     }
 }

@@ -173,7 +173,13 @@ public final class VoleryStateMachine extends StateMachine {
         // the old one get SessionMoved.
         sessionDirectory.put(r.sessionId, r.frontEnd, e.passwd);
         tree.apply(new io.volery.server.tree.Command.TouchSessions(List.of(r.sessionId)), zxid, sessionTime(r.timeMillis));
-        return new SessionReply(true, s.timeoutMs());
+        SessionReply reply = new SessionReply(true, s.timeoutMs());
+        if (e.frontEnd != r.frontEnd) {
+            // the old front end hands the new one the events it kept while the session was away
+            endpoint.sendDirect(e.frontEnd, VoleryWire.moved(r.sessionId, r.frontEnd));
+            reply.previousFrontEnd = e.frontEnd;
+        }
+        return reply;
     }
 
     private Object touch(VoleryRequest r, long zxid) {
@@ -870,6 +876,8 @@ public final class VoleryStateMachine extends StateMachine {
     public static final class SessionReply {
         public boolean accepted;
         public int timeoutMillis;
+        /** On a reconnect through another front end: the one the session left, else -1. */
+        public int previousFrontEnd = -1;
 
         public SessionReply() {
         }

@@ -22,6 +22,8 @@ public final class VoleryWire {
     static final byte EVENTS = 1;
     static final byte EXPIRED = 2;
     static final byte EVENTS_QUEUED = 3;
+    static final byte MOVED = 4;
+    static final byte HANDOFF = 5;
     /** No front end waits for these events (a tick's, or a list exchanged between partitions). */
     static final int NO_ACK = -1;
 
@@ -29,7 +31,15 @@ public final class VoleryWire {
     }
 
     /** A decoded message: events for sessions of the receiving front end, or an expiry. */
-    public sealed interface Message permits Events, Expired, EventsQueued {
+    public sealed interface Message permits Events, Expired, EventsQueued, Moved, Handoff {
+    }
+
+    /** From replicas to a session's old front end: the session reconnected through front end {@code to}. */
+    public record Moved(long sessionId, int to) implements Message {
+    }
+
+    /** From a session's old front end to its new one: the events it kept for the session, oldest first. */
+    public record Handoff(long sessionId, List<WatchEvent> events) implements Message {
     }
 
     /**
@@ -69,13 +79,48 @@ public final class VoleryWire {
             out.writeByte(EVENTS);
             out.writeInt(ackTo);
             out.writeLong(ackZxid);
-            out.writeInt(events.size());
-            for (WatchEvent e : events) {
-                out.writeLong(e.sessionId());
-                out.writeByte(e.type().code());
-                out.writeUTF(e.path());
-                out.writeLong(e.zxid());
-            }
+            writeEvents(out, events);
+        });
+    }
+
+    private static void writeEvents(DataOutputStream out, List<WatchEvent> events) throws IOException {
+        out.writeInt(events.size());
+        for (WatchEvent e : events) {
+            out.writeLong(e.sessionId());
+            out.writeByte(e.type().code());
+            out.writeUTF(e.path());
+            out.writeLong(e.zxid());
+        }
+    }
+
+    private static List<WatchEvent> readEvents(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > 1_000_000) {
+            throw new IOException("event count " + n);
+        }
+        List<WatchEvent> events = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long session = in.readLong();
+            EventType t = eventType(in.readByte());
+            String path = in.readUTF();
+            events.add(new WatchEvent(session, t, path, in.readLong()));
+        }
+        return events;
+    }
+
+    static byte[] moved(long sessionId, int to) {
+        return write(out -> {
+            out.writeByte(MOVED);
+            out.writeLong(sessionId);
+            out.writeInt(to);
+        });
+    }
+
+    static byte[] handoff(long sessionId, List<WatchEvent> events) {
+        return write(out -> {
+            out.writeByte(HANDOFF);
+            out.writeLong(sessionId);
+            writeEvents(out, events);
         });
     }
 
@@ -103,18 +148,13 @@ public final class VoleryWire {
             if (type == EVENTS) {
                 int ackTo = in.readInt();
                 long ackZxid = in.readLong();
-                int n = in.readInt();
-                if (n < 0 || n > 1_000_000) {
-                    throw new IOException("event count " + n);
-                }
-                List<WatchEvent> events = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    long session = in.readLong();
-                    EventType t = eventType(in.readByte());
-                    String path = in.readUTF();
-                    events.add(new WatchEvent(session, t, path, in.readLong()));
-                }
-                return new Events(events, ackTo, ackZxid);
+                return new Events(readEvents(in), ackTo, ackZxid);
+            }
+            if (type == MOVED) {
+                return new Moved(in.readLong(), in.readInt());
+            }
+            if (type == HANDOFF) {
+                return new Handoff(in.readLong(), readEvents(in));
             }
             if (type == EVENTS_QUEUED) {
                 return new EventsQueued(in.readLong());
