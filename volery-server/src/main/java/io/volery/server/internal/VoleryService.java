@@ -139,8 +139,8 @@ public final class VoleryService implements ZkService, AutoCloseable {
         // events kept for the session go out before this request's answer
         mailboxes.requestArrived(sessionId, connection);
         SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder());
-        CompletableFuture<ZkReply> reply = o.submit(destinations,
-                () -> client.executeAsync(new Command(r)).thenCompose(this::afterEventsQueued))
+        CompletableFuture<ZkReply> reply = o.submit(destinations, r, req -> client.executeAsync(new Command(req)),
+                        this::afterEventsQueued)
                 .thenApply(bytes -> {
                     ZkReply rep = ZkReply.encoded(request.xid(), bytes);
                     lastZxid.accumulateAndGet(rep.zxid(), Math::max);
@@ -296,20 +296,46 @@ public final class VoleryService implements ZkService, AutoCloseable {
     private static final class SessionOrder {
         private CompletableFuture<?> tail = CompletableFuture.completedFuture(null);
         private int[] tailDestinations = new int[0];
+        private long lastSeq;
 
-        synchronized CompletableFuture<byte[]> submit(int[] destinations,
-                                                      java.util.function.Supplier<CompletableFuture<byte[]>> send) {
+        /**
+         * @param execute orders the request and returns the replicas' answer
+         * @param release turns the answer into the reply bytes, once they may go to the client
+         */
+        synchronized CompletableFuture<byte[]> submit(int[] destinations, VoleryRequest r,
+                                                      java.util.function.Function<VoleryRequest, CompletableFuture<Object>> execute,
+                                                      java.util.function.Function<Object, CompletableFuture<byte[]>> release) {
             boolean pipeline = destinations.length == 1 && Arrays.equals(destinations, tailDestinations);
+            // the replicas check the pipelined order, which a coordinator failover could break
+            r.seq = ++lastSeq;
+            r.after = pipeline ? lastSeq - 1 : 0;
+            CompletableFuture<?> before = tail;
+            java.util.function.Supplier<CompletableFuture<byte[]>> send =
+                    () -> attempt(r, before, execute).thenCompose(release);
             CompletableFuture<byte[]> f;
             if (pipeline || tail.isDone()) {
                 f = send.get();
             } else {
                 f = tail.handle((x, e) -> null).thenCompose(x -> send.get());
             }
-            CompletableFuture<?> previous = tail;
-            tail = pipeline ? CompletableFuture.allOf(previous, f) : f;
+            tail = pipeline ? CompletableFuture.allOf(before, f) : f;
             tailDestinations = destinations;
             return f;
+        }
+
+        /** Sends {@code r}; if it overtook the request it follows, sends it again once that one is answered. */
+        private static CompletableFuture<Object> attempt(VoleryRequest r, CompletableFuture<?> before,
+                                                         java.util.function.Function<VoleryRequest, CompletableFuture<Object>> execute) {
+            return execute.apply(r).thenCompose(result -> {
+                if (!(result instanceof VoleryStateMachine.Reordered)) {
+                    return CompletableFuture.completedFuture(result);
+                }
+                return before.handle((x, e) -> null).thenCompose(x -> {
+                    // every earlier request is answered, so this one can only come after them now
+                    r.after = 0;
+                    return attempt(r, before, execute);
+                });
+            });
         }
     }
 

@@ -172,6 +172,10 @@ public final class VoleryStateMachine extends StateMachine {
         // The session moves to the front end it reconnected through; requests still in flight from
         // the old one get SessionMoved.
         sessionDirectory.put(r.sessionId, r.frontEnd, e.passwd);
+        if (e.frontEnd == r.frontEnd) {
+            // request numbers are the front end's: they go on after a reconnect through the same one
+            sessionDirectory.get(r.sessionId).lastSeq = e.lastSeq;
+        }
         tree.apply(new io.volery.server.tree.Command.TouchSessions(List.of(r.sessionId)), zxid, sessionTime(r.timeMillis));
         SessionReply reply = new SessionReply(true, s.timeoutMs());
         if (e.frontEnd != r.frontEnd) {
@@ -263,6 +267,15 @@ public final class VoleryStateMachine extends StateMachine {
         if (owner.frontEnd != r.frontEnd) {
             return error(zxid, ErrorCode.SESSIONMOVED);
         }
+        if (r.after != 0 && owner.lastSeq < r.after) {
+            // A coordinator failover delivered this request before the one it was pipelined behind
+            // (only single-partition requests are pipelined, so no other partition waits on it): refuse
+            // it untouched; the front end sends it again once the earlier one is answered.
+            log.info("partition={} session=0x{} request {} arrived before request {}; refused for a resend",
+                    me, Long.toHexString(r.sessionId), r.seq, r.after);
+            return REORDERED;
+        }
+        owner.lastSeq = Math.max(owner.lastSeq, r.seq);
         io.volery.server.tree.Command cmd;
         try {
             cmd = JuteTranslator.toCommand(r.sessionId, q);
@@ -871,6 +884,14 @@ public final class VoleryStateMachine extends StateMachine {
         sessionDirectory.restore((SessionDirectory) s[1]);
         sessionClock = (Long) s[2];
     }
+
+    /** The answer to a request that arrived before the request of its session it must follow. */
+    public static final class Reordered {
+        public Reordered() {
+        }
+    }
+
+    static final Reordered REORDERED = new Reordered();
 
     /** The answer to a session command. */
     public static final class SessionReply {
