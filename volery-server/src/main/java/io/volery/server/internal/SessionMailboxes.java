@@ -30,6 +30,11 @@ final class SessionMailboxes {
         boolean awaitingHandoff;
         /** The old front end's events came (possibly before the reconnect's answer did). */
         boolean handedOff;
+        /**
+         * Events handed to this connection so far (bounded): setWatches on reconnect fires again, for
+         * the one-shot watches the client sets again, the events it kept for the session while away.
+         */
+        final java.util.Set<String> delivered = new java.util.HashSet<>();
     }
 
     private final Map<Long, Box> boxes = new HashMap<>();
@@ -39,6 +44,7 @@ final class SessionMailboxes {
         Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
         b.connection = c;
         b.live = false;
+        b.delivered.clear();
         b.awaitingHandoff = awaitingHandoff && !b.handedOff;
         b.handedOff = false;
     }
@@ -115,6 +121,15 @@ final class SessionMailboxes {
         }
         while (!b.kept.isEmpty()) {
             WatchEvent e = b.kept.removeFirst();
+            String key = e.type() + " " + e.path();
+            if (e.zxid() < 0) {
+                // setWatches' own event (VoleryWire.setWatchesZxid): the client has it already if kept
+                if (b.delivered.remove(key)) {
+                    continue;
+                }
+            } else if (b.delivered.size() < KEPT_PER_SESSION) {
+                b.delivered.add(key);
+            }
             b.connection.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
         }
     }
