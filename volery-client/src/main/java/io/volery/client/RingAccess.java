@@ -7,6 +7,9 @@ import io.eyrie.multicast.MulticastNode;
 import io.volery.server.internal.PathPartitioner;
 import io.volery.server.internal.VoleryOracle;
 import io.volery.server.internal.VoleryRequest;
+import io.volery.server.config.VoleryConfig;
+import io.volery.server.internal.EventAcknowledgements;
+import io.volery.server.internal.VoleryService;
 import io.volery.server.internal.VoleryWire;
 import io.volery.server.tree.WatchEvent;
 import org.slf4j.Logger;
@@ -44,10 +47,12 @@ public final class RingAccess implements AutoCloseable {
      * @param minSessionTimeout the least session timeout granted (ZooKeeper's default: 2 ticks of 2 s)
      * @param maxSessionTimeout the largest session timeout granted (ZooKeeper's default: 20 ticks)
      * @param requestTimeoutMillis how long an operation waits for its reply before it fails with ConnectionLoss
+     * @param partitioning      the servers' partitioning strategy (their configuration's {@code partitioning})
      */
     public record Options(int window, long retryMillis, long keepAliveMillis, int minSessionTimeout,
-                          int maxSessionTimeout, long requestTimeoutMillis) {
+                          int maxSessionTimeout, long requestTimeoutMillis, VoleryConfig.Partitioning partitioning) {
         public Options {
+            java.util.Objects.requireNonNull(partitioning, "partitioning");
             if (window < 1 || retryMillis < 1 || keepAliveMillis < 1 || requestTimeoutMillis < 1) {
                 throw new IllegalArgumentException("window, retryMillis, keepAliveMillis and requestTimeoutMillis "
                         + "must be positive");
@@ -59,24 +64,30 @@ public final class RingAccess implements AutoCloseable {
         }
 
         public static Options defaults() {
-            return new Options(10_000, 2_000, 500, 4_000, 40_000, 30_000);
+            return new Options(10_000, 2_000, 500, 4_000, 40_000, 30_000, VoleryConfig.Partitioning.SUBTREE);
         }
 
         public Options withKeepAlive(long millis) {
-            return new Options(window, retryMillis, millis, minSessionTimeout, maxSessionTimeout, requestTimeoutMillis);
+            return new Options(window, retryMillis, millis, minSessionTimeout, maxSessionTimeout, requestTimeoutMillis, partitioning);
         }
 
         public Options withSessionTimeouts(int min, int max) {
-            return new Options(window, retryMillis, keepAliveMillis, min, max, requestTimeoutMillis);
+            return new Options(window, retryMillis, keepAliveMillis, min, max, requestTimeoutMillis, partitioning);
         }
 
         public Options withWindow(int requests) {
             return new Options(requests, retryMillis, keepAliveMillis, minSessionTimeout, maxSessionTimeout,
-                    requestTimeoutMillis);
+                    requestTimeoutMillis, partitioning);
         }
 
         public Options withRequestTimeout(long millis) {
-            return new Options(window, retryMillis, keepAliveMillis, minSessionTimeout, maxSessionTimeout, millis);
+            return new Options(window, retryMillis, keepAliveMillis, minSessionTimeout, maxSessionTimeout, millis, partitioning);
+        }
+
+        /** Must match the servers' {@code partitioning}: the client routes requests itself. */
+        public Options withPartitioning(VoleryConfig.Partitioning strategy) {
+            return new Options(window, retryMillis, keepAliveMillis, minSessionTimeout, maxSessionTimeout,
+                    requestTimeoutMillis, strategy);
         }
     }
 
@@ -96,6 +107,8 @@ public final class RingAccess implements AutoCloseable {
     private final Map<Long, SessionListener> sessions = new ConcurrentHashMap<>();
     private final EventDeduplicator dedup = new EventDeduplicator(100_000);
     private final ScheduledExecutorService keepAlive;
+    /** Releases a reply only after the front ends holding sessions its command fired events for have queued them. */
+    private final EventAcknowledgements acks;
 
     private RingAccess(ClusterConfig config, int nodeId, Options options, MulticastNode node) {
         this.config = config;
@@ -105,7 +118,7 @@ public final class RingAccess implements AutoCloseable {
         int[] partitions = config.groups().stream().mapToInt(Integer::intValue).sorted().toArray();
         // Reads any partition can answer go to one partition per client node, to spread them.
         int local = partitions[Math.floorMod(nodeId, partitions.length)];
-        this.oracle = new VoleryOracle(new PathPartitioner(partitions), local);
+        this.oracle = new VoleryOracle(new PathPartitioner(partitions, options.partitioning()), local);
         node.onDirect(this::onDirect);
         this.client = new EyrieClient(node, oracle, options.window(), options.retryMillis());
         this.keepAlive = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -113,6 +126,7 @@ public final class RingAccess implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.acks = new EventAcknowledgements(nodeId, keepAlive, VoleryService.EVENT_ACK_TIMEOUT_MILLIS);
         keepAlive.scheduleWithFixedDelay(this::touch, options.keepAliveMillis(), options.keepAliveMillis(),
                 TimeUnit.MILLISECONDS);
     }
@@ -164,9 +178,13 @@ public final class RingAccess implements AutoCloseable {
         throw new IOException("no client node of the cluster file is free: " + String.join("; ", tried));
     }
 
-    /** {@link #open(ClusterConfig, Options)} on a cluster file. */
+    /**
+     * {@link #open(ClusterConfig, Options)} on a cluster file: the servers' Volery configuration file (its
+     * {@code partitioning} then overrides the options') or a plain ring file.
+     */
     public static RingAccess open(Path clusterFile, Options options) throws IOException {
-        return open(ClusterConfig.load(clusterFile), options);
+        VoleryConfig.ClientView view = VoleryConfig.loadForClient(clusterFile);
+        return open(view.cluster(), options.withPartitioning(view.partitioning()));
     }
 
     public int nodeId() {
@@ -194,10 +212,23 @@ public final class RingAccess implements AutoCloseable {
     /** Multicasts {@code r} to its partitions; completes with the first replica's reply. */
     CompletableFuture<Object> execute(VoleryRequest r) {
         try {
-            return client.executeAsync(new Command(r));
+            return client.executeAsync(new Command(r)).thenCompose(this::afterEventsQueued);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * A reply whose command fired watch events names the front ends (or client nodes) it sent them to;
+     * ZooKeeper's promise that a watcher sees the event before anyone sees data reflecting the change
+     * holds only if the reply waits for them to queue the events.
+     */
+    private CompletableFuture<Object> afterEventsQueued(Object result) {
+        if (result instanceof Object[] withEvents) {
+            Object bytes = withEvents[0];
+            return acks.await((Long) withEvents[2], (int[]) withEvents[1]).thenApply(x -> bytes);
+        }
+        return CompletableFuture.completedFuture(result);
     }
 
     void register(long sessionId, SessionListener listener) {
@@ -239,6 +270,14 @@ public final class RingAccess implements AutoCloseable {
                     s.event(e);
                 }
             }
+            // every copy is acknowledged: the first may have gone to a reply that is not waiting yet
+            if (ev.ackTo() == nodeId) {
+                acks.acknowledged(nodeId, ev.ackZxid());
+            } else if (ev.ackTo() != VoleryWire.NO_ACK) {
+                node.sendDirect(ev.ackTo(), VoleryWire.eventsQueued(ev.ackZxid()));
+            }
+        } else if (m instanceof VoleryWire.EventsQueued q) {
+            acks.acknowledged(from, q.zxid());
         } else if (m instanceof VoleryWire.Expired x) {
             SessionListener s = sessions.remove(x.sessionId());
             if (s != null) {

@@ -142,7 +142,8 @@ public final class VoleryClient implements AutoCloseable {
      * @param watcher the default watcher: gets the session's state changes and the {@code watch=true} events
      */
     public static VoleryClient connect(Path clusterFile, int sessionTimeoutMillis, Watcher watcher) throws IOException {
-        return connect(ClusterConfig.load(clusterFile), sessionTimeoutMillis, watcher);
+        RingAccess rings = RingAccess.open(clusterFile, RingAccess.Options.defaults());
+        return open(rings, true, sessionTimeoutMillis, watcher);
     }
 
     /** {@link #connect(Path, int, Watcher)} on a parsed cluster file. */

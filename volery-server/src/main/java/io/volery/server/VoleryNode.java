@@ -42,51 +42,62 @@ public final class VoleryNode implements AutoCloseable {
      */
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
                           long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
-                          int minSessionTimeout, int maxSessionTimeout, boolean reapsContainers) {
+                          int minSessionTimeout, int maxSessionTimeout, boolean reapsContainers,
+                          VoleryConfig.Partitioning partitioning) {
+        public Options {
+            Objects.requireNonNull(partitioning, "partitioning");
+        }
+
         public static Options at(InetSocketAddress clientAddress) {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
-                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true);
+                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE);
+        }
+
+        /** How paths map to partitions; every node of a cluster must use the same. */
+        public Options withPartitioning(VoleryConfig.Partitioning p) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -95,7 +106,7 @@ public final class VoleryNode implements AutoCloseable {
             InetSocketAddress metrics = n.metricsPort() == 0 ? null : new InetSocketAddress(n.clientHost(), n.metricsPort());
             return new Options(new InetSocketAddress(n.clientHost(), n.clientPort()), config.tickTime(),
                     config.juteMaxBuffer(), config.superDigest(), config.touchMillis(), config.fourLetterWords(), metrics,
-                    config.minSessionTimeout(), config.maxSessionTimeout(), true);
+                    config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning());
         }
     }
 
@@ -132,7 +143,7 @@ public final class VoleryNode implements AutoCloseable {
                     + java.util.Arrays.toString(groups));
         }
         int[] partitions = config.groups().stream().mapToInt(Integer::intValue).toArray();
-        VoleryOracle oracle = new VoleryOracle(new PathPartitioner(partitions), groups[0]);
+        VoleryOracle oracle = new VoleryOracle(new PathPartitioner(partitions, options.partitioning()), groups[0]);
         this.multicast = MulticastNode.builder(config, nodeId).build();
         TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true,
                 options.reapsContainers());
@@ -158,7 +169,7 @@ public final class VoleryNode implements AutoCloseable {
                     .filter(n -> n.groups().length == 1 && n.groups()[0] == partition).count();
             NodeMonitor.NodeFacts facts = new NodeMonitor.NodeFacts(nodeId, partition, frontEnd.localAddress().getPort(),
                     config.parameters().dataDir(), null, tick, minTimeout, maxTimeout, options.juteMaxBuffer(),
-                    "subtree", config.groups().size(), replicas);
+                    options.partitioning().name().toLowerCase(java.util.Locale.ROOT), config.groups().size(), replicas);
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
             VoleryMetrics.bind(metrics, monitor, multicast);
@@ -197,6 +208,11 @@ public final class VoleryNode implements AutoCloseable {
     /** This replica's tree: for tests and tools, read only while no command runs. */
     public ZnodeTree tree() {
         return replica.tree();
+    }
+
+    /** The front end's service (Eyrie client of its sessions): for tests and tools. */
+    public VoleryService service() {
+        return service;
     }
 
     public MulticastNode multicast() {

@@ -20,8 +20,15 @@ final class CuttableProxy implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     CuttableProxy(InetSocketAddress target) throws IOException {
+        this(target, 0);
+    }
+
+    /** @param port the port to listen on, 0 for a free one */
+    CuttableProxy(InetSocketAddress target, int port) throws IOException {
         this.target = target;
-        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.listener = new ServerSocket();
+        listener.setReuseAddress(true);
+        listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
         Thread acceptor = new Thread(this::accept, "proxy-accept-" + listener.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.volery.server.backtoback.EmbeddedZooKeeper;
 import io.volery.server.backtoback.ZnodeTreeDriver;
+import io.volery.server.config.VoleryConfig;
 import io.volery.server.internal.PathPartitioner;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -54,9 +55,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * What the real ZooKeeper 3.9.5 Java client sees, operation by operation and error by error (the
  * "must" rows of COMPATIBILITY.md). Every test runs against a real ZooKeeper 3.9.5 as well as against
- * a Volery cluster of 2 partitions x 3 replicas: the expectations are checked on the oracle too, so a
+ * two Volery clusters of 2 partitions x 3 replicas, one partitioned by subtree and one by hash: the expectations are checked on the oracle too, so a
  * test that misstates ZooKeeper fails there. Paths that must land on different Volery partitions are
- * picked with Volery's {@link PathPartitioner}.
+ * picked with Volery's subtree {@link PathPartitioner} (under hash, a node's children scatter anyway).
  */
 class ZooKeeperClientCompatibilityTest {
 
@@ -67,6 +68,7 @@ class ZooKeeperClientCompatibilityTest {
     static Path dir;
     private static EmbeddedZooKeeper zookeeper;
     private static VoleryCluster volery;
+    private static VoleryCluster voleryHash;
     private static PathPartitioner partitioner;
 
     /** A server under test: its name and connect string. */
@@ -82,12 +84,17 @@ class ZooKeeperClientCompatibilityTest {
         zookeeper = new EmbeddedZooKeeper(dir);
         volery = new VoleryCluster(2, 3, 0, 2000, o -> o.withSuperDigest(ZnodeTreeDriver.digest(SUPER)));
         partitioner = new PathPartitioner(volery.partitions());
+        voleryHash = new VoleryCluster(2, 3, 0, 2000, o -> o.withSuperDigest(ZnodeTreeDriver.digest(SUPER))
+                .withPartitioning(VoleryConfig.Partitioning.HASH));
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (volery != null) {
             volery.close();
+        }
+        if (voleryHash != null) {
+            voleryHash.close();
         }
         if (zookeeper != null) {
             zookeeper.stop();
@@ -96,7 +103,8 @@ class ZooKeeperClientCompatibilityTest {
 
     static Stream<Server> servers() {
         return Stream.of(new Server("ZooKeeper 3.9.5", zookeeper.connectString()),
-                new Server("Volery 2x3", volery.connectString()));
+                new Server("Volery 2x3", volery.connectString()),
+                new Server("Volery 2x3 hash", voleryHash.connectString()));
     }
 
     /** A fresh top-level name owned by Volery partition {@code partitionIndex} (0 or 1). */

@@ -97,7 +97,28 @@ public final class VoleryConfig {
      * Parses the text of a cluster file. Volery's lines are taken out (blanked, so that line numbers
      * stay right) and the rest goes to {@link ClusterConfig}, which rejects unknown keys.
      */
-    public static VoleryConfig parse(String text, String source) {
+    /** What a native client needs of a configuration file: the rings and how paths map to partitions. */
+    public record ClientView(ClusterConfig cluster, Partitioning partitioning) {
+    }
+
+    /**
+     * Reads the rings and the partitioning of a Volery configuration file, or of a plain ring file
+     * (subtree partitioning), without requiring what only servers need.
+     */
+    public static ClientView loadForClient(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException(file + ": no such configuration file");
+        }
+        Split split = split(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+        return new ClientView(split.cluster(), partitioning(new Reader(file.toString(), split.values(), split.lineOf())));
+    }
+
+    private record Split(ClusterConfig cluster, Map<String, String> values, Map<String, Integer> lineOf,
+                         Map<Integer, Map<String, String>> perNode) {
+    }
+
+    /** Takes Volery's lines out (blanked, so that line numbers stay right); the rest goes to {@link ClusterConfig}. */
+    private static Split split(String text, String source) {
         String[] lines = text.split("\n", -1);
         StringBuilder ringPart = new StringBuilder();
         Map<String, Integer> lineOf = new TreeMap<>();
@@ -137,7 +158,15 @@ public final class VoleryConfig {
             }
             ringPart.append(volery ? "" : lines[i]).append('\n');
         }
-        ClusterConfig cluster = ClusterConfig.parse(ringPart.toString(), source);
+        return new Split(ClusterConfig.parse(ringPart.toString(), source), values, lineOf, perNode);
+    }
+
+    public static VoleryConfig parse(String text, String source) {
+        Split split = split(text, source);
+        ClusterConfig cluster = split.cluster();
+        Map<String, String> values = split.values();
+        Map<String, Integer> lineOf = split.lineOf();
+        Map<Integer, Map<String, String>> perNode = split.perNode();
         Reader r = new Reader(source, values, lineOf);
 
         int tick = r.intValue("tickTime", 2000, 1, 600_000);
@@ -154,16 +183,7 @@ public final class VoleryConfig {
             throw r.error("maxSessionTimeout", "must not be below minSessionTimeout (" + min + ")");
         }
         int jute = r.intValue("jute.maxbuffer", 0xfffff, 1024, Integer.MAX_VALUE - 1024);
-        Partitioning partitioning;
-        String p = values.getOrDefault("partitioning", "subtree");
-        try {
-            partitioning = Partitioning.valueOf(p.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw r.error("partitioning", "expected subtree or hash, got '" + p + "'");
-        }
-        if (partitioning == Partitioning.HASH) {
-            throw r.error("partitioning", "hash partitioning is not built yet; use subtree");
-        }
+        Partitioning partitioning = partitioning(r);
         String digest = values.get("superDigest");
         if (digest != null && !digest.matches("[^:]+:[A-Za-z0-9+/=]+")) {
             throw r.error("superDigest", "expected user:base64(sha1(user:password)), got '" + digest + "'");
@@ -198,6 +218,10 @@ public final class VoleryConfig {
         Set<String> clientEndpoints = new java.util.HashSet<>();
         for (ClusterConfig.Node n : cluster.nodes().values()) {
             String prefix = "node." + n.id() + ".";
+            if (n.groups().length == 0 && !perNode.containsKey(n.id())) {
+                // a client node: a native Volery client multicasts through it (it serves no ZooKeeper clients)
+                continue;
+            }
             if (!values.containsKey(prefix + "clientPort")) {
                 throw new ConfigException(source + ": missing key " + prefix + "clientPort (where ZooKeeper clients of node "
                         + n.id() + " connect)");
@@ -280,6 +304,15 @@ public final class VoleryConfig {
     }
 
     /** Typed access to Volery's values with errors naming line and key. */
+    private static Partitioning partitioning(Reader r) {
+        String p = r.values().getOrDefault("partitioning", "subtree");
+        try {
+            return Partitioning.valueOf(p.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw r.error("partitioning", "expected subtree or hash, got '" + p + "'");
+        }
+    }
+
     private record Reader(String source, Map<String, String> values, Map<String, Integer> lineOf) {
         int intValue(String key, int dflt, int min, int max) {
             String v = values.get(key);

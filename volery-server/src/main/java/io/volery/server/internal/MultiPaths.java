@@ -25,14 +25,14 @@ final class MultiPaths {
         throw new IllegalArgumentException("no path in " + op);
     }
 
-    /** Creating or deleting a top-level node changes the root's children, which every partition keeps. */
-    static boolean changesRootChildren(Command op) {
-        return (op instanceof Command.Create || op instanceof Command.Delete) && PathPartitioner.isTopLevel(pathOf(op));
+    /** Creating or deleting a node every partition lists: every partition applies it. */
+    static boolean listedEverywhere(Command op, PathPartitioner p) {
+        return (op instanceof Command.Create || op instanceof Command.Delete) && p.listedEverywhere(pathOf(op));
     }
 
     /**
-     * The operation as a partition that keeps only a copy of the top-level node applies it: that copy
-     * has no version history of its own, so a delete ignores the version (the owner checked it).
+     * The operation as a partition that keeps only a copy of the node applies it: that copy's data
+     * version is not current, so a delete ignores the version (the owner checked it).
      */
     static Command.MultiOp followerCopy(Command.MultiOp op) {
         if (op instanceof Command.Delete d) {

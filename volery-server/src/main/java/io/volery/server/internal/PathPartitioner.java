@@ -1,43 +1,88 @@
 package io.volery.server.internal;
 
+import io.volery.server.config.VoleryConfig.Partitioning;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.zip.CRC32;
 
 /**
- * Maps znode paths to partitions with the {@code subtree} strategy: a path belongs to the
- * partition chosen by a stable hash of its first component, so a node and its whole subtree live
- * together and create, delete, sequential children and getChildren below the top level stay in
- * one partition. The root and its list of children are kept by every partition.
+ * Maps znode paths to partitions, by one of two strategies.
+ * <ul>
+ * <li>{@code subtree}: a path belongs to the partition chosen by a stable hash of its first
+ *     component, so a node and its whole subtree live together and create, delete, sequential
+ *     children and getChildren below the top level stay in one partition. Every partition lists
+ *     the root's children (a copy of each top-level node).</li>
+ * <li>{@code hash}: a path belongs to the partition chosen by a stable hash of the whole path, so
+ *     a parent and its children usually live apart. Every partition applies every create and
+ *     delete, so each holds the whole tree's shape (children, cversion, pzxid, ephemerals, ACLs);
+ *     a node's data, version and mtime are current only in its owner.</li>
+ * </ul>
+ * The root belongs to the lowest partition; every partition keeps it whole (root writes go to all).
  */
 public final class PathPartitioner {
     private final int[] partitions;
+    private final Partitioning strategy;
+
+    /** A {@code subtree} partitioner. @param partitions the partition ids (the cluster file's groups) */
+    public PathPartitioner(int[] partitions) {
+        this(partitions, Partitioning.SUBTREE);
+    }
 
     /** @param partitions the partition ids (the cluster file's groups) */
-    public PathPartitioner(int[] partitions) {
+    public PathPartitioner(int[] partitions, Partitioning strategy) {
         if (partitions.length == 0) {
             throw new IllegalArgumentException("no partitions");
         }
         this.partitions = partitions.clone();
         Arrays.sort(this.partitions);
+        this.strategy = java.util.Objects.requireNonNull(strategy, "strategy");
     }
 
     public int[] partitions() {
         return partitions.clone();
     }
 
+    public Partitioning strategy() {
+        return strategy;
+    }
+
+    public boolean isHash() {
+        return strategy == Partitioning.HASH;
+    }
+
     /** The partition owning {@code path}; the lowest partition for "/" and malformed paths. */
     public int ownerOf(String path) {
-        String first = firstComponent(path);
-        if (first == null) {
+        String key = strategy == Partitioning.HASH ? wholePath(path) : firstComponent(path);
+        if (key == null) {
             return partitions[0];
         }
         CRC32 crc = new CRC32();
-        crc.update(first.getBytes(StandardCharsets.UTF_8));
+        crc.update(key.getBytes(StandardCharsets.UTF_8));
         return partitions[(int) (crc.getValue() % partitions.length)];
     }
 
-    /** True for "/x": nodes whose parent is the root, which every partition lists as children. */
+    /**
+     * True when every partition lists {@code path} among its parent's children, so creating or
+     * deleting it is ordered to every partition: top-level nodes under {@code subtree}, every node
+     * but the root under {@code hash}.
+     */
+    public boolean listedEverywhere(String path) {
+        if (strategy == Partitioning.HASH) {
+            return path != null && path.length() > 1 && path.charAt(0) == '/';
+        }
+        return isTopLevel(path);
+    }
+
+    /**
+     * True when a persistent watch of this kind on {@code path} must be kept by every partition,
+     * because the nodes it watches may live in any of them.
+     */
+    public boolean persistentWatchEverywhere(String path, boolean recursive) {
+        return strategy == Partitioning.HASH || (recursive && isRoot(path));
+    }
+
+    /** True for "/x": nodes whose parent is the root. */
     public static boolean isTopLevel(String path) {
         return path != null && path.length() > 1 && path.charAt(0) == '/' && path.indexOf('/', 1) < 0;
     }
@@ -46,8 +91,13 @@ public final class PathPartitioner {
         return "/".equals(path);
     }
 
+    private static String wholePath(String path) {
+        return path == null || path.length() < 2 || path.charAt(0) != '/' ? null : path;
+    }
+
     private static String firstComponent(String path) {
-        if (path == null || path.length() < 2 || path.charAt(0) != '/') {
+        String whole = wholePath(path);
+        if (whole == null) {
             return null;
         }
         int slash = path.indexOf('/', 1);

@@ -47,10 +47,11 @@ public enum Scope {
                 return LOCAL;
             }
             case OpCodes.GET_EPHEMERALS -> {
-                return GATHER;
+                // under hash every partition keeps every ephemeral
+                return p.isHash() ? LOCAL : GATHER;
             }
             case OpCodes.MULTI -> {
-                return partitionsOf(q, p).size() == 1 && !anyRootChildChange(q) ? OWNER : MULTI;
+                return partitionsOf(q, p).size() == 1 && !anyListedEverywhere(q, p) ? OWNER : MULTI;
             }
             case OpCodes.MULTI_READ -> {
                 return partitionsOf(q, p).size() == 1 ? OWNER : GATHER;
@@ -60,23 +61,33 @@ public enum Scope {
         }
         String path = pathOf(q.body());
         boolean root = PathPartitioner.isRoot(path);
-        boolean top = PathPartitioner.isTopLevel(path);
+        boolean everywhere = p.listedEverywhere(path);
+        boolean hash = p.isHash();
         return switch (op) {
-            case OpCodes.CREATE, OpCodes.CREATE2, OpCodes.CREATE_CONTAINER, OpCodes.CREATE_TTL -> top ? EVERY : OWNER;
-            case OpCodes.DELETE, OpCodes.DELETE_CONTAINER -> top ? OWNER_VERDICT : OWNER;
-            case OpCodes.SET_DATA, OpCodes.SET_ACL -> root ? EVERY : OWNER;
-            case OpCodes.ADD_WATCH -> root && ((AddWatchRequest) q.body()).getMode() == 1 ? EVERY : root ? LOCAL : OWNER;
-            case OpCodes.GET_ALL_CHILDREN_NUMBER -> root ? GATHER : OWNER;
+            case OpCodes.CREATE, OpCodes.CREATE2, OpCodes.CREATE_CONTAINER, OpCodes.CREATE_TTL -> everywhere ? EVERY : OWNER;
+            case OpCodes.DELETE, OpCodes.DELETE_CONTAINER -> everywhere ? OWNER_VERDICT : OWNER;
+            case OpCodes.SET_DATA -> root ? EVERY : OWNER;
+            // under hash a node's ACL guards the creation and deletion of its children, which every partition decides
+            case OpCodes.SET_ACL -> root || hash ? EVERY : OWNER;
+            case OpCodes.ADD_WATCH -> {
+                int mode = ((AddWatchRequest) q.body()).getMode();
+                boolean persistent = mode == 0 || mode == 1;
+                yield persistent && p.persistentWatchEverywhere(path, mode == 1) ? EVERY : root ? LOCAL : OWNER;
+            }
+            // under hash every partition holds the whole tree's shape
+            case OpCodes.GET_ALL_CHILDREN_NUMBER -> root ? (hash ? LOCAL : GATHER) : OWNER;
+            // under hash a path's watches may sit in its owner (one-shot) or everywhere (persistent)
+            case OpCodes.REMOVE_WATCHES, OpCodes.CHECK_WATCHES -> hash ? GATHER : root ? LOCAL : OWNER;
             default -> root ? LOCAL : OWNER;
         };
     }
 
-    /** A create of a top-level node: it changes the root's children, which every partition lists. */
-    static boolean changesRootChildren(ZkRequest q) {
+    /** A create of a node every partition lists (a top-level node under subtree, any node under hash). */
+    static boolean createsListedEverywhere(ZkRequest q, PathPartitioner p) {
         int op = q.opCode();
         boolean create = op == OpCodes.CREATE || op == OpCodes.CREATE2 || op == OpCodes.CREATE_CONTAINER
                 || op == OpCodes.CREATE_TTL;
-        return create && PathPartitioner.isTopLevel(pathOf(q.body()));
+        return create && p.listedEverywhere(pathOf(q.body()));
     }
 
     /** The partitions a multi or multiRead's operations belong to (the root's: the lowest). */
@@ -88,12 +99,13 @@ public enum Scope {
         return out;
     }
 
-    static boolean anyRootChildChange(ZkRequest q) {
+    /** A multi that creates or deletes a node every partition lists, so it goes to every partition. */
+    static boolean anyListedEverywhere(ZkRequest q, PathPartitioner p) {
         for (ZkRequest op : q.ops()) {
             int t = op.opCode();
             boolean createOrDelete = t == OpCodes.CREATE || t == OpCodes.CREATE2 || t == OpCodes.CREATE_CONTAINER
                     || t == OpCodes.CREATE_TTL || t == OpCodes.DELETE;
-            if (createOrDelete && PathPartitioner.isTopLevel(pathOf(op.body()))) {
+            if (createOrDelete && p.listedEverywhere(pathOf(op.body()))) {
                 return true;
             }
         }

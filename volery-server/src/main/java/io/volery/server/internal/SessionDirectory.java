@@ -13,6 +13,11 @@ final class SessionDirectory {
     static final class Entry {
         int frontEnd;
         byte[] passwd;
+        /**
+         * The highest request number of the session (from its current front end) this partition
+         * executed: per partition, unlike the rest of the entry.
+         */
+        long lastSeq;
 
         Entry() {
         }
@@ -44,6 +49,7 @@ final class SessionDirectory {
     SessionDirectory copy() {
         SessionDirectory d = new SessionDirectory();
         entries.forEach((id, e) -> d.put(id, e.frontEnd, e.passwd));
+        entries.forEach((id, e) -> d.get(id).lastSeq = e.lastSeq);
         return d;
     }
 

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * setWatches goes to every partition; each re-arms only the watches on paths it answers for, so
- * every watch lives in exactly one partition (the root's in the lowest).
+ * every one-shot watch lives in exactly one partition (the root's in the lowest), and a persistent
+ * watch where {@link PathPartitioner#persistentWatchEverywhere} says.
  */
 final class SetWatchesSplitter {
 
@@ -17,14 +18,15 @@ final class SetWatchesSplitter {
     static Command.SetWatches restrict(Command.SetWatches s, PathPartitioner partitioner, int me) {
         return new Command.SetWatches(s.sessionId(), s.relativeZxid(), mine(s.dataWatches(), partitioner, me),
                 mine(s.existWatches(), partitioner, me), mine(s.childWatches(), partitioner, me),
-                mine(s.persistentWatches(), partitioner, me), recursive(s.persistentRecursiveWatches(), partitioner, me));
+                persistent(s.persistentWatches(), false, partitioner, me),
+                persistent(s.persistentRecursiveWatches(), true, partitioner, me));
     }
 
-    /** A recursive watch on the root sees every partition's nodes, so every partition keeps it. */
-    private static List<String> recursive(List<String> paths, PathPartitioner partitioner, int me) {
+    /** A persistent watch whose nodes may live in any partition (see PathPartitioner) is kept by all. */
+    private static List<String> persistent(List<String> paths, boolean recursive, PathPartitioner partitioner, int me) {
         List<String> out = new ArrayList<>();
         for (String p : paths) {
-            if (PathPartitioner.isRoot(p) || partitioner.ownerOf(p) == me) {
+            if (partitioner.persistentWatchEverywhere(p, recursive) || partitioner.ownerOf(p) == me) {
                 out.add(p);
             }
         }

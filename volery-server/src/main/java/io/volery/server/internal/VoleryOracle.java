@@ -54,7 +54,7 @@ public final class VoleryOracle extends PartitioningOracle {
                     : new int[] {partitioner.ownerOf(Scope.pathOf(q.body()))};
             case LOCAL -> new int[] {localPartition};
             case EVERY, OWNER_VERDICT -> partitioner.partitions();
-            case MULTI -> Scope.anyRootChildChange(q) ? partitioner.partitions()
+            case MULTI -> Scope.anyListedEverywhere(q, partitioner) ? partitioner.partitions()
                     : Scope.partitionsOf(q, partitioner).stream().mapToInt(Integer::intValue).toArray();
             case GATHER -> q.opCode() == OpCodes.MULTI_READ
                     ? Scope.partitionsOf(q, partitioner).stream().mapToInt(Integer::intValue).toArray()

@@ -29,6 +29,13 @@ public final class VoleryRequest {
     public String clientAddress;
     /** TOUCH: the sessions heard from. */
     public long[] sessions;
+    /** ZK: the request's number among its session's requests at its front end, in sending order. */
+    public long seq;
+    /**
+     * ZK: the {@link #seq} of the session's request this one was pipelined behind (same single
+     * partition, not answered yet when this one was sent), which must run first; 0 for none.
+     */
+    public long after;
 
     public VoleryRequest() {
     }

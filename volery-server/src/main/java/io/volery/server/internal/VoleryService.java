@@ -35,8 +35,25 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class VoleryService implements ZkService, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(VoleryService.class);
     private static final int EVENT_KEYS_REMEMBERED = 100_000;
+    /** How long a reply waits for front ends to queue the events its command fired. */
+    public static final long EVENT_ACK_TIMEOUT_MILLIS = 5_000;
 
     private final EyrieClient client;
+    private final MulticastEndpoint endpoint;
+    private final EventAcknowledgements acks;
+    private final SessionMailboxes mailboxes = new SessionMailboxes();
+    /** Sessions that reconnected through another front end, and which (for events still on their way here). */
+    private final Map<Long, Integer> movedTo = java.util.Collections.synchronizedMap(
+            new LinkedHashMap<>(256, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, Integer> eldest) {
+                    return size() > EVENT_KEYS_REMEMBERED;
+                }
+            });
+    /** How long a session that reconnected here waits for the events its old front end kept. */
+    static final long HANDOFF_TIMEOUT_MILLIS = 2_000;
+    /** For tests: while set, incoming event messages wait here instead of reaching the sessions. */
+    private java.util.List<Runnable> heldEvents;
     private final VoleryOracle oracle;
     private final int nodeId;
     private final SecureRandom random = new SecureRandom();
@@ -56,14 +73,16 @@ public final class VoleryService implements ZkService, AutoCloseable {
      */
     public VoleryService(MulticastEndpoint endpoint, EyrieClient client, VoleryOracle oracle, long touchIntervalMillis) {
         this.client = client;
+        this.endpoint = endpoint;
         this.oracle = oracle;
         this.nodeId = endpoint.nodeId();
-        endpoint.onDirect(this::onDirect);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "volery-touch-" + nodeId);
             t.setDaemon(true);
             return t;
         });
+        this.acks = new EventAcknowledgements(nodeId, timer, EVENT_ACK_TIMEOUT_MILLIS);
+        endpoint.onDirect(this::onDirect);
         timer.scheduleWithFixedDelay(this::touch, touchIntervalMillis, touchIntervalMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -92,6 +111,13 @@ public final class VoleryService implements ZkService, AutoCloseable {
             if (!s.accepted) {
                 return ConnectOutcome.rejected();
             }
+            boolean fromElsewhere = s.previousFrontEnd >= 0 && s.previousFrontEnd != nodeId;
+            movedTo.remove(sessionId);
+            mailboxes.connected(sessionId, connection, fromElsewhere);
+            if (fromElsewhere) {
+                // the old front end may be gone: stop waiting for its kept events after a while
+                timer.schedule(() -> mailboxes.handoff(sessionId, List.of()), HANDOFF_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            }
             ClientConnection previous = connections.put(sessionId, connection);
             if (previous != null && previous != connection) {
                 previous.close("session 0x" + Long.toHexString(sessionId) + " reconnected on another connection");
@@ -110,12 +136,17 @@ public final class VoleryService implements ZkService, AutoCloseable {
         long sessionId = connection.sessionId();
         VoleryRequest r = VoleryRequest.zk(sessionId, request.frame(), System.currentTimeMillis(), nodeId);
         int[] destinations = oracle.destinations(r);
+        // events kept for the session go out before this request's answer
+        mailboxes.requestArrived(sessionId, connection);
         SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder());
-        CompletableFuture<ZkReply> reply = o.submit(destinations,
-                () -> client.executeAsync(new Command(r)).thenApply(result -> (byte[]) result))
+        CompletableFuture<ZkReply> reply = o.submit(destinations, r, req -> client.executeAsync(new Command(req)),
+                        this::afterEventsQueued)
                 .thenApply(bytes -> {
                     ZkReply rep = ZkReply.encoded(request.xid(), bytes);
                     lastZxid.accumulateAndGet(rep.zxid(), Math::max);
+                    if (request.opCode() == io.volery.server.frontend.OpCodes.CLOSE_SESSION) {
+                        mailboxes.forget(sessionId);
+                    }
                     if (rep.err() == ErrorCode.SESSIONMOVED.code()) {
                         // ZooKeeper answers nothing and drops the connection of a moved session.
                         connection.close("session moved to another server");
@@ -126,6 +157,18 @@ public final class VoleryService implements ZkService, AutoCloseable {
         return reply;
     }
 
+    /**
+     * A reply whose command fired watch events comes with the front ends it sent them to; it is released
+     * once they have all queued them (see {@link EventAcknowledgements}).
+     */
+    private CompletableFuture<byte[]> afterEventsQueued(Object result) {
+        if (result instanceof Object[] withEvents) {
+            byte[] bytes = (byte[]) withEvents[0];
+            return acks.await((Long) withEvents[2], (int[]) withEvents[1]).thenApply(x -> bytes);
+        }
+        return CompletableFuture.completedFuture((byte[]) result);
+    }
+
     @Override
     public long ping(ClientConnection connection) {
         return lastZxid.get();
@@ -134,6 +177,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
     @Override
     public void disconnected(ClientConnection connection) {
         connections.remove(connection.sessionId(), connection);
+        mailboxes.disconnected(connection.sessionId(), connection);
     }
 
     /** Orders a touch of every session connected here; it also advances session time everywhere. */
@@ -162,29 +206,78 @@ public final class VoleryService implements ZkService, AutoCloseable {
             return;
         }
         if (m instanceof VoleryWire.Events ev) {
-            Map<String, Integer> occurrences = new java.util.HashMap<>();
-            for (WatchEvent e : ev.events()) {
-                // Every replica of the partition (and every partition, for commands they all run) sends
-                // the same list; the first copy of each event wins. One command may fire the same event
-                // twice (a persistent watch and two setData in a multi): its occurrence tells them apart.
-                String event = e.sessionId() + "/" + e.zxid() + "/" + e.type().code() + "/" + e.path();
-                String key = event + "#" + occurrences.merge(event, 1, Integer::sum);
-                synchronized (seenEvents) {
-                    if (seenEvents.putIfAbsent(key, Boolean.TRUE) != null) {
-                        continue;
-                    }
-                }
-                ClientConnection c = connections.get(e.sessionId());
-                if (c != null) {
-                    c.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
+            synchronized (this) {
+                if (heldEvents != null) {
+                    heldEvents.add(() -> deliver(ev));
+                    return;
                 }
             }
+            deliver(ev);
+        } else if (m instanceof VoleryWire.EventsQueued q) {
+            acks.acknowledged(from, q.zxid());
+        } else if (m instanceof VoleryWire.Moved mv) {
+            // every replica of every partition says so; the first copy hands the kept events over
+            List<WatchEvent> kept = mailboxes.movedAway(mv.sessionId());
+            if (kept != null) {
+                movedTo.put(mv.sessionId(), mv.to());
+                endpoint.sendDirect(mv.to(), VoleryWire.handoff(mv.sessionId(), kept));
+            }
+        } else if (m instanceof VoleryWire.Handoff h) {
+            mailboxes.handoff(h.sessionId(), h.events());
         } else if (m instanceof VoleryWire.Expired x) {
             ClientConnection c = connections.remove(x.sessionId());
             order.remove(x.sessionId());
+            mailboxes.forget(x.sessionId());
             if (c != null) {
                 c.close("session expired");
             }
+        }
+    }
+
+    private void deliver(VoleryWire.Events ev) {
+        Map<String, Integer> occurrences = new java.util.HashMap<>();
+        for (WatchEvent e : ev.events()) {
+            // Every replica of the partition (and every partition, for commands they all run) sends
+            // the same list; the first copy of each event wins. One command may fire the same event
+            // twice (a persistent watch and two setData in a multi): its occurrence tells them apart.
+            String event = e.sessionId() + "/" + e.zxid() + "/" + e.type().code() + "/" + e.path();
+            String key = event + "#" + occurrences.merge(event, 1, Integer::sum);
+            synchronized (seenEvents) {
+                if (seenEvents.putIfAbsent(key, Boolean.TRUE) != null) {
+                    continue;
+                }
+            }
+            if (!mailboxes.offer(e)) {
+                Integer to = movedTo.get(e.sessionId());
+                if (to != null) {
+                    // fired before the session moved, but arrived after its kept events left
+                    endpoint.sendDirect(to, VoleryWire.handoff(e.sessionId(), List.of(e)));
+                }
+            }
+        }
+        // every copy is acknowledged: the first may have gone to a reply that is not waiting yet
+        if (ev.ackTo() == nodeId) {
+            acks.acknowledged(nodeId, ev.ackZxid());
+        } else if (ev.ackTo() != VoleryWire.NO_ACK) {
+            endpoint.sendDirect(ev.ackTo(), VoleryWire.eventsQueued(ev.ackZxid()));
+        }
+    }
+
+    /**
+     * For tests: holds incoming watch events (and so their acknowledgements) until {@link #releaseEvents},
+     * as a slow network between a partition and this front end would.
+     */
+    public synchronized void holdEvents() {
+        if (heldEvents == null) {
+            heldEvents = new ArrayList<>();
+        }
+    }
+
+    /** For tests: delivers the held events in arrival order and stops holding. */
+    public synchronized void releaseEvents() {
+        if (heldEvents != null) {
+            heldEvents.forEach(Runnable::run);
+            heldEvents = null;
         }
     }
 
@@ -205,10 +298,22 @@ public final class VoleryService implements ZkService, AutoCloseable {
         private CompletableFuture<?> answered = CompletableFuture.completedFuture(null);
         private CompletableFuture<Void> sent = CompletableFuture.completedFuture(null);
         private int[] lastDestinations = new int[0];
+        private long lastSeq;
 
-        synchronized CompletableFuture<byte[]> submit(int[] destinations,
-                                                      java.util.function.Supplier<CompletableFuture<byte[]>> send) {
+        /**
+         * @param execute orders the request and returns the replicas' answer
+         * @param release turns the answer into the reply bytes, once they may go to the client
+         */
+        synchronized CompletableFuture<byte[]> submit(int[] destinations, VoleryRequest r,
+                                                      java.util.function.Function<VoleryRequest, CompletableFuture<Object>> execute,
+                                                      java.util.function.Function<Object, CompletableFuture<byte[]>> release) {
             boolean pipeline = destinations.length == 1 && Arrays.equals(destinations, lastDestinations);
+            // the replicas check the pipelined order, which a coordinator failover could break
+            r.seq = ++lastSeq;
+            r.after = pipeline ? lastSeq - 1 : 0;
+            CompletableFuture<?> before = answered;
+            java.util.function.Supplier<CompletableFuture<byte[]>> send =
+                    () -> attempt(r, before, execute).thenCompose(release);
             // Not before the previous request went out: it may itself still wait for other partitions,
             // and sending this one first would let the ring order it first.
             CompletableFuture<?> gate = pipeline ? sent : answered;
@@ -233,10 +338,25 @@ public final class VoleryService implements ZkService, AutoCloseable {
                 sent.complete(null);
             }
         }
+
+        /** Sends {@code r}; if it overtook the request it follows, sends it again once that one is answered. */
+        private static CompletableFuture<Object> attempt(VoleryRequest r, CompletableFuture<?> before,
+                                                         java.util.function.Function<VoleryRequest, CompletableFuture<Object>> execute) {
+            return execute.apply(r).thenCompose(result -> {
+                if (!(result instanceof VoleryStateMachine.Reordered)) {
+                    return CompletableFuture.completedFuture(result);
+                }
+                return before.handle((x, e) -> null).thenCompose(x -> {
+                    // every earlier request is answered, so this one can only come after them now
+                    r.after = 0;
+                    return attempt(r, before, execute);
+                });
+            });
+        }
     }
 
-    /** For tests: the sessions connected here. */
-    List<Long> connectedSessions() {
+    /** For tests and tools: the sessions connected here. */
+    public List<Long> connectedSessions() {
         return new ArrayList<>(connections.keySet());
     }
 }

@@ -64,6 +64,10 @@ public final class VoleryStateMachine extends StateMachine {
     private ZnodeTree tree;
     private long sessionClock;
     private final ReplicaProbe probe = new ReplicaProbe();
+    /** The front ends the current command sent events to, and whom they acknowledge them to. */
+    private final TreeSet<Integer> eventTargets = new TreeSet<>();
+    private int commandFrontEnd = VoleryWire.NO_ACK;
+    private long commandZxid;
 
     public VoleryStateMachine(MulticastEndpoint endpoint, VoleryOracle oracle, TreeConfig treeConfig) {
         super(endpoint, oracle);
@@ -77,6 +81,10 @@ public final class VoleryStateMachine extends StateMachine {
     private ZnodeTree newTree() {
         ZnodeTree t = new ZnodeTree(treeConfig);
         t.setTouchOnCommand(false);
+        if (partitioner.isHash()) {
+            // only a node's owner applies its setData, so only the owner knows when its TTL runs out
+            t.setTtlArbiter(this::ttlsTheOwnersExpire);
+        }
         return t;
     }
 
@@ -111,8 +119,16 @@ public final class VoleryStateMachine extends StateMachine {
     private Object execute(Command c) {
         VoleryRequest r = (VoleryRequest) c.getNext();
         long zxid = getCurrentPosition();
+        eventTargets.clear();
+        commandFrontEnd = r.kind == VoleryRequest.ZK ? r.frontEnd : VoleryWire.NO_ACK;
+        commandZxid = zxid;
         try {
-            return execute(r, zxid);
+            Object reply = execute(r, zxid);
+            if (reply instanceof byte[] bytes && !eventTargets.isEmpty()) {
+                // the front end of the request releases the reply once these front ends queued the events
+                return new Object[] {bytes, eventTargets.stream().mapToInt(Integer::intValue).toArray(), zxid};
+            }
+            return reply;
         } catch (RuntimeException e) {
             // Eyrie sends only the message to the client; the stack trace is for the operator.
             log.error("partition={} failed to execute a request of kind {} at zxid={}", me, r.kind, zxid, e);
@@ -156,8 +172,18 @@ public final class VoleryStateMachine extends StateMachine {
         // The session moves to the front end it reconnected through; requests still in flight from
         // the old one get SessionMoved.
         sessionDirectory.put(r.sessionId, r.frontEnd, e.passwd);
+        if (e.frontEnd == r.frontEnd) {
+            // request numbers are the front end's: they go on after a reconnect through the same one
+            sessionDirectory.get(r.sessionId).lastSeq = e.lastSeq;
+        }
         tree.apply(new io.volery.server.tree.Command.TouchSessions(List.of(r.sessionId)), zxid, sessionTime(r.timeMillis));
-        return new SessionReply(true, s.timeoutMs());
+        SessionReply reply = new SessionReply(true, s.timeoutMs());
+        if (e.frontEnd != r.frontEnd) {
+            // the old front end hands the new one the events it kept while the session was away
+            endpoint.sendDirect(e.frontEnd, VoleryWire.moved(r.sessionId, r.frontEnd));
+            reply.previousFrontEnd = e.frontEnd;
+        }
+        return reply;
     }
 
     private Object touch(VoleryRequest r, long zxid) {
@@ -205,6 +231,20 @@ public final class VoleryStateMachine extends StateMachine {
         return Boolean.TRUE;
     }
 
+    private java.util.Collection<String> ttlsTheOwnersExpire(List<String> dueHere) {
+        List<String> mine = new ArrayList<>();
+        for (String path : dueHere) {
+            if (partitioner.ownerOf(path) == me) {
+                mine.add(path);
+            }
+        }
+        TreeSet<String> all = new TreeSet<>(mine);
+        for (Object v : timedExchange(mine.toArray(new String[0])).values()) {
+            all.addAll(Arrays.asList((String[]) v));
+        }
+        return all;
+    }
+
     /** Session time only moves forward, so a lagging front end's clock cannot revive anything. */
     private long sessionTime(long proposed) {
         sessionClock = Math.max(sessionClock, proposed);
@@ -227,6 +267,15 @@ public final class VoleryStateMachine extends StateMachine {
         if (owner.frontEnd != r.frontEnd) {
             return error(zxid, ErrorCode.SESSIONMOVED);
         }
+        if (r.after != 0 && owner.lastSeq < r.after) {
+            // A coordinator failover delivered this request before the one it was pipelined behind
+            // (only single-partition requests are pipelined, so no other partition waits on it): refuse
+            // it untouched; the front end sends it again once the earlier one is answered.
+            log.info("partition={} session=0x{} request {} arrived before request {}; refused for a resend",
+                    me, Long.toHexString(r.sessionId), r.seq, r.after);
+            return REORDERED;
+        }
+        owner.lastSeq = Math.max(owner.lastSeq, r.seq);
         io.volery.server.tree.Command cmd;
         try {
             cmd = JuteTranslator.toCommand(r.sessionId, q);
@@ -244,7 +293,8 @@ public final class VoleryStateMachine extends StateMachine {
         Scope scope = Scope.of(q, partitioner);
         Object reply = switch (scope) {
             case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
-                    : Scope.changesRootChildren(q) ? applyEverywhere(q, cmd, zxid, time)
+                    : Scope.createsListedEverywhere(q, partitioner) ? applyEverywhere(q, cmd, zxid, time)
+                    : q.opCode() == OpCodes.SET_ACL ? answerWithTheOwnersStat(q, cmd, zxid, time)
                     : applyHere(q, cmd, zxid, time);
             case OWNER, LOCAL -> applyHere(q, cmd, zxid, time);
             case OWNER_VERDICT -> ownerVerdict(q, cmd, zxid, time);
@@ -262,6 +312,21 @@ public final class VoleryStateMachine extends StateMachine {
         Result res = tree.apply(cmd, zxid, time);
         dispatchMerged(List.of(cmd), res.events());
         return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /**
+     * A change every partition applies alike but whose reply carries the node's Stat (setACL under
+     * hash): only the owner's copy has the current data version and length, so all answer with its reply.
+     */
+    private byte[] answerWithTheOwnersStat(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        byte[] mine = applyHere(q, cmd, zxid, time);
+        String path = Scope.pathOf(q.body());
+        if (PathPartitioner.isRoot(path)) {
+            return mine;
+        }
+        int owner = partitioner.ownerOf(path);
+        Map<Partition, Object> others = timedExchange(owner == me ? mine : null);
+        return owner == me ? mine : (byte[]) others.get(Partition.get(owner));
     }
 
     private byte[] applyHere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
@@ -313,26 +378,32 @@ public final class VoleryStateMachine extends StateMachine {
                 unattributed.add(e);
             }
         }
-        List<String> owned = new ArrayList<>();
-        for (Object[] sp : sessionParts) {
-            owned.addAll(Arrays.asList((String[]) sp[0]));
+        // Every partition sends the events it fired for each ephemeral: the node's own watches and its
+        // parent's may sit in different partitions (hash), or a copy may hold the root's (subtree).
+        List<String> fired = new ArrayList<>();
+        for (String path : localOrder) {
+            if (byEphemeral.containsKey(path)) {
+                fired.add(path);
+            }
         }
-        byte[][] events = new byte[owned.size()][];
-        for (int i = 0; i < owned.size(); i++) {
-            events[i] = VoleryWire.events(byEphemeral.getOrDefault(owned.get(i), List.of()));
+        byte[][] events = new byte[fired.size()][];
+        for (int i = 0; i < fired.size(); i++) {
+            events[i] = VoleryWire.events(byEphemeral.get(fired.get(i)));
         }
-        Object[] part = {sessionParts, owned.toArray(new String[0]), events};
+        Object[] part = {sessionParts, fired.toArray(new String[0]), events, me};
         List<Object[]> parts = new ArrayList<>();
         parts.add(part);
         for (Object v : timedExchange(part).values()) {
             parts.add((Object[]) v);
         }
-        Map<String, byte[]> eventsByPath = new HashMap<>();
+        parts.sort(java.util.Comparator.comparingInt(p -> (Integer) p[3]));
+        Map<String, List<WatchEvent>> eventsByPath = new HashMap<>();
         for (Object[] p : parts) {
             String[] paths = (String[]) p[1];
             byte[][] encoded = (byte[][]) p[2];
             for (int i = 0; i < paths.length; i++) {
-                eventsByPath.put(paths[i], encoded[i]);
+                eventsByPath.computeIfAbsent(paths[i], k -> new ArrayList<>())
+                        .addAll(((VoleryWire.Events) VoleryWire.decode(encoded[i])).events());
             }
         }
         List<WatchEvent> ordered = new ArrayList<>();
@@ -342,9 +413,9 @@ public final class VoleryStateMachine extends StateMachine {
                 ofSession.add(((Object[][]) p[0])[i]);
             }
             for (String path : mergedEphemeralOrder(ofSession)) {
-                byte[] encoded = eventsByPath.get(path);
-                if (encoded != null) {
-                    ordered.addAll(((VoleryWire.Events) VoleryWire.decode(encoded)).events());
+                List<WatchEvent> of = eventsByPath.get(path);
+                if (of != null) {
+                    ordered.addAll(deletionOrder(path, of));
                 }
             }
         }
@@ -409,6 +480,25 @@ public final class VoleryStateMachine extends StateMachine {
         return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
+    /**
+     * The events of deleting {@code path}, gathered from several partitions, as ZooKeeper fires them:
+     * the node's own watches before its parent's, each event once (persistent watches are kept by
+     * several partitions under hash, and each fires).
+     */
+    private static List<WatchEvent> deletionOrder(String path, List<WatchEvent> gathered) {
+        List<WatchEvent> out = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int pass = 0; pass < 2; pass++) {
+            for (WatchEvent e : gathered) {
+                boolean own = e.path().equals(path);
+                if (own == (pass == 0) && seen.add(e.sessionId() + "/" + e.type() + "/" + e.path())) {
+                    out.add(e);
+                }
+            }
+        }
+        return out;
+    }
+
     private static boolean causedBy(WatchEvent e, String deleted) {
         if (e.path().equals(deleted)) {
             return true;
@@ -454,7 +544,7 @@ public final class VoleryStateMachine extends StateMachine {
         for (int i = 0; i < ops.size(); i++) {
             io.volery.server.tree.Command.MultiOp op = ops.get(i);
             String path = MultiPaths.pathOf(op);
-            boolean every = MultiPaths.changesRootChildren(op);
+            boolean every = MultiPaths.listedEverywhere(op, partitioner);
             if (partitioner.ownerOf(path) == me || every) {
                 mine.add(i);
                 myOps.add(every && partitioner.ownerOf(path) != me ? MultiPaths.followerCopy(op) : op);
@@ -470,14 +560,17 @@ public final class VoleryStateMachine extends StateMachine {
         for (int k = 0; k < myOps.size(); k++) {
             ErrorCode code = dryResults.get(k).code();
             if (code != ErrorCode.OK) {
-                myVerdict = new int[] {mine.get(k), code.code()};
+                myVerdict = new int[] {mine.get(k), code.code(), me};
                 break;
             }
         }
         int[] failure = myVerdict;
         for (Object v : timedExchange(myVerdict).values()) {
             int[] theirs = (int[]) v;
-            if (theirs != null && (failure == null || theirs[0] < failure[0])) {
+            // A copy fails a delete for its structure (no node, children) and so does the owner, which
+            // also checks the version first: at the same operation the owner's code is ZooKeeper's.
+            if (theirs != null && (failure == null || theirs[0] < failure[0] || theirs[0] == failure[0]
+                    && theirs[2] == partitioner.ownerOf(MultiPaths.pathOf(ops.get(theirs[0]))))) {
                 failure = theirs;
             }
         }
@@ -546,6 +639,10 @@ public final class VoleryStateMachine extends StateMachine {
             return assemble(fragments, mr.ops().size(), zxid);
         }
         Result res = tree.apply(cmd, zxid, time);
+        if (cmd instanceof io.volery.server.tree.Command.RemoveWatches
+                || cmd instanceof io.volery.server.tree.Command.CheckWatches) {
+            return encode(JuteTranslator.toReply(q, anyPartitionHadTheWatch(res), zxid));
+        }
         if (cmd instanceof io.volery.server.tree.Command.GetEphemerals g) {
             return encode(JuteTranslator.toReply(q, gatherEphemerals(g, res), zxid));
         }
@@ -559,6 +656,19 @@ public final class VoleryStateMachine extends StateMachine {
             return encode(JuteTranslator.toReply(q, res, zxid));
         }
         return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Count(total), List.of()), zxid));
+    }
+
+    /**
+     * removeWatches and checkWatches under hash: a path's one-shot watches sit in its owner and its
+     * persistent ones in every partition, so the answer is OK when any partition found a watch.
+     */
+    private Result anyPartitionHadTheWatch(Result local) {
+        int code = local.code().code();
+        boolean found = local.isOk();
+        for (Object v : timedExchange(code).values()) {
+            found |= (Integer) v == ErrorCode.OK.code();
+        }
+        return found ? new Result(ErrorCode.OK, local.isOk() ? local.reply() : Reply.Empty.INSTANCE, List.of()) : local;
     }
 
     /**
@@ -596,7 +706,7 @@ public final class VoleryStateMachine extends StateMachine {
         if (session != null) {
             table = session.ephemeralTable();
             for (String p : session.ephemeralsInCreationOrder()) {
-                if (!PathPartitioner.isTopLevel(p) || partitioner.ownerOf(p) == me) {
+                if (!partitioner.listedEverywhere(p) || partitioner.ownerOf(p) == me) {
                     owned.add(p);
                     created.add(tree.stat(p).czxid());
                 }
@@ -732,7 +842,12 @@ public final class VoleryStateMachine extends StateMachine {
                 byFrontEnd.computeIfAbsent(s.frontEnd, k -> new ArrayList<>()).add(e);
             }
         }
-        byFrontEnd.forEach((node, list) -> endpoint.sendDirect(node, VoleryWire.events(list)));
+        byFrontEnd.forEach((node, list) -> {
+            if (commandFrontEnd != VoleryWire.NO_ACK) {
+                eventTargets.add(node);
+            }
+            endpoint.sendDirect(node, VoleryWire.events(list, commandFrontEnd, commandZxid));
+        });
     }
 
     private static byte[] error(long zxid, ErrorCode code) {
@@ -770,10 +885,20 @@ public final class VoleryStateMachine extends StateMachine {
         sessionClock = (Long) s[2];
     }
 
+    /** The answer to a request that arrived before the request of its session it must follow. */
+    public static final class Reordered {
+        public Reordered() {
+        }
+    }
+
+    static final Reordered REORDERED = new Reordered();
+
     /** The answer to a session command. */
     public static final class SessionReply {
         public boolean accepted;
         public int timeoutMillis;
+        /** On a reconnect through another front end: the one the session left, else -1. */
+        public int previousFrontEnd = -1;
 
         public SessionReply() {
         }

@@ -13,22 +13,44 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Volery's own messages on the node's direct channel, from replicas to front ends: watch events and
- * session expiries. The first byte tells them from Eyrie's messages, which share the channel.
+ * Volery's own messages on the node's direct channel: watch events and session expiries from
+ * replicas to front ends, and a front end's word that it queued a command's events to the front end
+ * waiting to release that command's reply. The first byte tells them from Eyrie's messages, which share the channel.
  */
 public final class VoleryWire {
     static final byte MAGIC = 0x56; // 'V': none of Eyrie's message types
     static final byte EVENTS = 1;
     static final byte EXPIRED = 2;
+    static final byte EVENTS_QUEUED = 3;
+    static final byte MOVED = 4;
+    static final byte HANDOFF = 5;
+    /** No front end waits for these events (a tick's, or a list exchanged between partitions). */
+    public static final int NO_ACK = -1;
 
     private VoleryWire() {
     }
 
     /** A decoded message: events for sessions of the receiving front end, or an expiry. */
-    public sealed interface Message permits Events, Expired {
+    public sealed interface Message permits Events, Expired, EventsQueued, Moved, Handoff {
     }
 
-    public record Events(List<WatchEvent> events) implements Message {
+    /** From replicas to a session's old front end: the session reconnected through front end {@code to}. */
+    public record Moved(long sessionId, int to) implements Message {
+    }
+
+    /** From a session's old front end to its new one: the events it kept for the session, oldest first. */
+    public record Handoff(long sessionId, List<WatchEvent> events) implements Message {
+    }
+
+    /**
+     * @param ackTo the front end waiting for the receiver to queue these events before it releases the
+     *              reply of the command at {@code ackZxid} that fired them, or {@link #NO_ACK}
+     */
+    public record Events(List<WatchEvent> events, int ackTo, long ackZxid) implements Message {
+    }
+
+    /** The sender has handed its sessions the events of the command at {@code zxid}. */
+    public record EventsQueued(long zxid) implements Message {
     }
 
     public record Expired(long sessionId) implements Message {
@@ -49,15 +71,63 @@ public final class VoleryWire {
     }
 
     static byte[] events(List<WatchEvent> events) {
+        return events(events, NO_ACK, 0);
+    }
+
+    static byte[] events(List<WatchEvent> events, int ackTo, long ackZxid) {
         return write(out -> {
             out.writeByte(EVENTS);
-            out.writeInt(events.size());
-            for (WatchEvent e : events) {
-                out.writeLong(e.sessionId());
-                out.writeByte(e.type().code());
-                out.writeUTF(e.path());
-                out.writeLong(e.zxid());
-            }
+            out.writeInt(ackTo);
+            out.writeLong(ackZxid);
+            writeEvents(out, events);
+        });
+    }
+
+    private static void writeEvents(DataOutputStream out, List<WatchEvent> events) throws IOException {
+        out.writeInt(events.size());
+        for (WatchEvent e : events) {
+            out.writeLong(e.sessionId());
+            out.writeByte(e.type().code());
+            out.writeUTF(e.path());
+            out.writeLong(e.zxid());
+        }
+    }
+
+    private static List<WatchEvent> readEvents(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > 1_000_000) {
+            throw new IOException("event count " + n);
+        }
+        List<WatchEvent> events = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long session = in.readLong();
+            EventType t = eventType(in.readByte());
+            String path = in.readUTF();
+            events.add(new WatchEvent(session, t, path, in.readLong()));
+        }
+        return events;
+    }
+
+    static byte[] moved(long sessionId, int to) {
+        return write(out -> {
+            out.writeByte(MOVED);
+            out.writeLong(sessionId);
+            out.writeInt(to);
+        });
+    }
+
+    static byte[] handoff(long sessionId, List<WatchEvent> events) {
+        return write(out -> {
+            out.writeByte(HANDOFF);
+            out.writeLong(sessionId);
+            writeEvents(out, events);
+        });
+    }
+
+    public static byte[] eventsQueued(long zxid) {
+        return write(out -> {
+            out.writeByte(EVENTS_QUEUED);
+            out.writeLong(zxid);
         });
     }
 
@@ -76,18 +146,18 @@ public final class VoleryWire {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, 1, bytes.length - 1))) {
             byte type = in.readByte();
             if (type == EVENTS) {
-                int n = in.readInt();
-                if (n < 0 || n > 1_000_000) {
-                    throw new IOException("event count " + n);
-                }
-                List<WatchEvent> events = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    long session = in.readLong();
-                    EventType t = eventType(in.readByte());
-                    String path = in.readUTF();
-                    events.add(new WatchEvent(session, t, path, in.readLong()));
-                }
-                return new Events(events);
+                int ackTo = in.readInt();
+                long ackZxid = in.readLong();
+                return new Events(readEvents(in), ackTo, ackZxid);
+            }
+            if (type == MOVED) {
+                return new Moved(in.readLong(), in.readInt());
+            }
+            if (type == HANDOFF) {
+                return new Handoff(in.readLong(), readEvents(in));
+            }
+            if (type == EVENTS_QUEUED) {
+                return new EventsQueued(in.readLong());
             }
             if (type == EXPIRED) {
                 return new Expired(in.readLong());

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -175,6 +176,26 @@ public final class ZnodeTree {
      */
     public void setTouchOnCommand(boolean touch) {
         this.touchOnCommand = touch;
+    }
+
+    /**
+     * Decides which TTL nodes expire at a tick, given those due by this tree's own mtimes. A tree whose
+     * copies of some nodes have stale mtimes (a partition that does not own them) asks the owners.
+     */
+    @FunctionalInterface
+    public interface TtlArbiter {
+        /** @param dueHere the TTL nodes due by this tree's mtimes, in path order; returns those to expire */
+        Collection<String> expiring(List<String> dueHere);
+    }
+
+    private TtlArbiter ttlArbiter;
+
+    /**
+     * Lets {@code arbiter} decide TTL expiry; it is consulted at every tick while any TTL node exists
+     * (the same ticks in every tree that saw the same commands), and never otherwise.
+     */
+    public void setTtlArbiter(TtlArbiter arbiter) {
+        this.ttlArbiter = arbiter;
     }
 
     /** Applies one ordered command; {@code zxid} and {@code timeMillis} come from its place in the order. */
@@ -791,12 +812,17 @@ public final class ZnodeTree {
                 doomed.add(path);
             }
         }
+        List<String> dueTtls = new ArrayList<>();
         for (String path : ttls) {
             Znode n = nodes.get(path);
             if (n.children.isEmpty() && now - n.mtime > n.owner) {
-                doomed.add(path);
+                dueTtls.add(path);
             }
         }
+        if (ttlArbiter != null && !ttls.isEmpty()) {
+            dueTtls = new ArrayList<>(new TreeSet<>(ttlArbiter.expiring(dueTtls)));
+        }
+        doomed.addAll(dueTtls);
         for (String path : doomed) {
             Znode n = nodes.get(path);
             if (n != null && n.children.isEmpty()) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.volery.server.VoleryCluster;
+import io.volery.server.config.VoleryConfig;
 import io.volery.server.internal.PathPartitioner;
 import io.volery.server.tree.CreateMode;
 import java.nio.file.Path;
@@ -14,12 +15,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The same seeded operations of three sessions, through the same ZooKeeper 3.9.5 Java client, against
- * a real ZooKeeper 3.9.5 and against a Volery cluster of 2 partitions x 3 replicas. The workload spans
+ * a real ZooKeeper 3.9.5 and against a Volery cluster of 2 partitions x 3 replicas, once partitioned by
+ * subtree and once by hash. The workload spans
  * subtrees of both partitions and creates and deletes top-level nodes, so that many operations and
  * multis cross partitions. Result codes, created names, Stats apart from zxids and times, data,
  * children in order, ACLs, counts, per-op multi results and every session's watch events must agree.
@@ -31,19 +34,12 @@ class VoleryBackToBackTest {
 
     @TempDir
     static Path dir;
-    private static EmbeddedZooKeeper zookeeper;
-    private static VoleryCluster volery;
-    private static PathPartitioner partitioner;
     private static ExecutorService oracleThread;
+    private EmbeddedZooKeeper zookeeper;
+    private PathPartitioner partitioner;
 
     @BeforeAll
-    static void start() throws Exception {
-        zookeeper = new EmbeddedZooKeeper(dir);
-        // like the oracle's, Volery's container manager stays off: reaping happens on a timer, not in step
-        volery = new VoleryCluster(2, 3, 0, 2000, o -> o
-                .withSuperDigest(ZnodeTreeDriver.digest(EmbeddedZooKeeper.SUPER_CREDENTIALS))
-                .withContainerReaping(false));
-        partitioner = new PathPartitioner(volery.partitions());
+    static void start() {
         oracleThread = Executors.newSingleThreadExecutor();
     }
 
@@ -52,26 +48,41 @@ class VoleryBackToBackTest {
         if (oracleThread != null) {
             oracleThread.shutdownNow();
         }
-        if (volery != null) {
-            volery.close();
+    }
+
+    /** Seeds of the hash run: {@code -Dvolery.b2b.hashSeeds}, by default as many as the subtree run's. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(VoleryConfig.Partitioning.class)
+    void voleryAnswersLikeZooKeeperAcrossPartitions(VoleryConfig.Partitioning partitioning) throws Exception {
+        int seeds = Integer.getInteger("volery.b2b.seeds", 20);
+        if (partitioning == VoleryConfig.Partitioning.HASH) {
+            seeds = Integer.getInteger("volery.b2b.hashSeeds", seeds);
         }
-        if (zookeeper != null) {
+        int ops = Integer.getInteger("volery.b2b.ops", 500);
+        long first = Long.getLong("volery.b2b.firstSeed", 1);
+        String run = "/" + partitioning.name().toLowerCase(java.util.Locale.ROOT).charAt(0);
+        // a fresh ZooKeeper per run: the root's sequential suffixes count every earlier run's top-level creates
+        zookeeper = new EmbeddedZooKeeper(java.nio.file.Files.createDirectory(dir.resolve(partitioning.name())));
+        // like the oracle's, Volery's container manager stays off: reaping happens on a timer, not in step
+        try (VoleryCluster volery = new VoleryCluster(2, 3, 0, 2000, o -> o
+                .withSuperDigest(ZnodeTreeDriver.digest(EmbeddedZooKeeper.SUPER_CREDENTIALS))
+                .withContainerReaping(false)
+                .withPartitioning(partitioning))) {
+            partitioner = new PathPartitioner(volery.partitions(), partitioning);
+            compare(volery, "Volery 2x3 " + partitioning.name().toLowerCase(java.util.Locale.ROOT), run, seeds, ops, first);
+        } finally {
             zookeeper.stop();
         }
     }
 
-    @Test
-    void voleryAnswersLikeZooKeeperAcrossPartitions() throws Exception {
-        int seeds = Integer.getInteger("volery.b2b.seeds", 20);
-        int ops = Integer.getInteger("volery.b2b.ops", 500);
-        long first = Long.getLong("volery.b2b.firstSeed", 1);
+    private void compare(VoleryCluster volery, String name, String run, int seeds, int ops, long first) throws Exception {
         // Barrier reads of the root node would be ordered in one partition only: Volery promises that a
         // watch event comes before a response that reflects its change, which a read of the root, held by
         // another partition, does not. A node of each partition, created first, serves as barrier.
-        List<String> barrier = List.of(topLevel(0), topLevel(1));
+        List<String> barrier = List.of(topLevel(run, 0), topLevel(run, 1));
         try (ZooKeeperClientDriver real = new ZooKeeperClientDriver("ZooKeeper 3.9.5", zookeeper.connectString(), SESSIONS)
                      .barrierPaths(barrier);
-             ZooKeeperClientDriver tested = new ZooKeeperClientDriver("Volery 2x3", volery.connectString(), SESSIONS)
+             ZooKeeperClientDriver tested = new ZooKeeperClientDriver(name, volery.connectString(), SESSIONS)
                      .barrierPaths(barrier)) {
             for (String b : barrier) {
                 DriverOp create = new DriverOp.Create(b, new byte[0], CreateMode.PERSISTENT, -1, DriverOp.AclChoice.OPEN);
@@ -79,8 +90,8 @@ class VoleryBackToBackTest {
             }
             int[] multis = new int[2];
             for (long seed = first; seed < first + seeds; seed++) {
-                List<String> bases = basesOnEveryPartition("/v" + seed + "-");
-                List<String> topLevel = List.of("/v" + seed + "-t", "/v" + seed + "-u", "/v" + seed + "-w");
+                List<String> bases = basesOnEveryPartition(run + seed + "-");
+                List<String> topLevel = List.of(run + seed + "-t", run + seed + "-u", run + seed + "-w");
                 for (String base : bases) {
                     DriverOp setup = new DriverOp.Create(base, new byte[0], CreateMode.PERSISTENT, -1,
                             DriverOp.AclChoice.OPEN);
@@ -98,9 +109,9 @@ class VoleryBackToBackTest {
     }
 
     /** A top-level name of the {@code index}th partition, for the barrier. */
-    private static String topLevel(int index) {
+    private String topLevel(String run, int index) {
         for (int i = 0; ; i++) {
-            String name = "/barrier-" + i;
+            String name = run + "barrier-" + i;
             if (partitioner.ownerOf(name) == partitioner.partitions()[index]) {
                 return name;
             }
@@ -108,7 +119,7 @@ class VoleryBackToBackTest {
     }
 
     /** Two names per partition under {@code prefix}, so the workload's subtrees cover every partition. */
-    private static List<String> basesOnEveryPartition(String prefix) {
+    private List<String> basesOnEveryPartition(String prefix) {
         List<String> out = new ArrayList<>();
         for (int p : partitioner.partitions()) {
             int found = 0;
@@ -144,7 +155,7 @@ class VoleryBackToBackTest {
                 || op instanceof DriverOp.Multi || op instanceof DriverOp.Reopen;
     }
 
-    private static void runSeed(long seed, int ops, List<String> bases, List<String> topLevel,
+    private void runSeed(long seed, int ops, List<String> bases, List<String> topLevel,
                                 ZooKeeperDriver expected, ZooKeeperDriver actual, int[] multis) throws Exception {
         RandomWorkload workload = new RandomWorkload(seed, bases, topLevel, SESSIONS);
         List<String> history = new ArrayList<>();

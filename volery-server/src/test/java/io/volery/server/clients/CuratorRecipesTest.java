@@ -1,6 +1,7 @@
 package io.volery.server.clients;
 
 import io.volery.server.VoleryCluster;
+import io.volery.server.config.VoleryConfig;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
@@ -52,6 +54,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Apache Curator 5.9.0's recipes, unmodified, against a 2-partition x 3-replica Volery. Each recipe
  * lives under its own top-level path, so the recipes are spread over both partitions.
+ * {@link CuratorRecipesHashTest} runs the same recipes against a hash-partitioned Volery.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class CuratorRecipesTest {
@@ -60,8 +63,10 @@ class CuratorRecipesTest {
     private final ExecutorService pool = Executors.newCachedThreadPool();
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = new VoleryCluster(2, 3, 0, 500);
+    static void startCluster(TestInfo info) throws Exception {
+        VoleryConfig.Partitioning partitioning = CuratorRecipesHashTest.class.equals(info.getTestClass().orElseThrow())
+                ? VoleryConfig.Partitioning.HASH : VoleryConfig.Partitioning.SUBTREE;
+        cluster = new VoleryCluster(2, 3, 0, 500, o -> o.withPartitioning(partitioning));
     }
 
     @AfterAll

@@ -94,9 +94,10 @@ class VoleryConfigTest {
     }
 
     @Test
-    void hashPartitioningIsNotBuiltYetAndSaysSo() {
-        assertError(GOOD.replace("partitioning = subtree", "partitioning = hash"),
-                "volery.cfg:26: partitioning: hash partitioning is not built yet; use subtree");
+    void partitioningIsSubtreeOrHashAndAnythingElseIsNamed() throws Exception {
+        assertEquals(VoleryConfig.Partitioning.HASH,
+                VoleryConfig.parse(GOOD.replace("partitioning = subtree", "partitioning = hash"), "volery.cfg")
+                        .partitioning());
         assertError(GOOD.replace("partitioning = subtree", "partitioning = range"),
                 "volery.cfg:26: partitioning: expected subtree or hash, got 'range'");
     }

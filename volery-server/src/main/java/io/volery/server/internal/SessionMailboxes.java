@@ -1,0 +1,136 @@
+package io.volery.server.internal;
+
+import io.volery.server.frontend.ClientConnection;
+import io.volery.server.tree.WatchEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A front end's watch events per session, kept while the session cannot take them: it is
+ * disconnected (the client may come back within its timeout, here or through another front end), its
+ * new connection has not yet sent a request (so the connect answer goes first), or it has just
+ * reconnected here from another front end whose kept events have not arrived yet. Kept events are
+ * handed over, oldest first, before any event that came later. Bounded per session: beyond
+ * {@link #KEPT_PER_SESSION} the oldest are dropped (and logged).
+ */
+final class SessionMailboxes {
+    private static final Logger log = LoggerFactory.getLogger(SessionMailboxes.class);
+    static final int KEPT_PER_SESSION = 1_000;
+
+    private static final class Box {
+        final ArrayDeque<WatchEvent> kept = new ArrayDeque<>();
+        ClientConnection connection;
+        boolean live;
+        boolean awaitingHandoff;
+        /** The old front end's events came (possibly before the reconnect's answer did). */
+        boolean handedOff;
+        /**
+         * Events handed to this connection so far (bounded): setWatches on reconnect fires again, for
+         * the one-shot watches the client sets again, the events it kept for the session while away.
+         */
+        final java.util.Set<String> delivered = new java.util.HashSet<>();
+    }
+
+    private final Map<Long, Box> boxes = new HashMap<>();
+
+    /** The session connected here; {@code awaitingHandoff}: it came from another front end. */
+    synchronized void connected(long sessionId, ClientConnection c, boolean awaitingHandoff) {
+        Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
+        b.connection = c;
+        b.live = false;
+        b.delivered.clear();
+        b.awaitingHandoff = awaitingHandoff && !b.handedOff;
+        b.handedOff = false;
+    }
+
+    /** A request of the session arrived on {@code c}: from now on its events go out at once. */
+    synchronized void requestArrived(long sessionId, ClientConnection c) {
+        Box b = boxes.get(sessionId);
+        if (b == null || b.connection != c || b.live) {
+            return;
+        }
+        b.live = true;
+        flush(b);
+    }
+
+    synchronized void disconnected(long sessionId, ClientConnection c) {
+        Box b = boxes.get(sessionId);
+        if (b != null && b.connection == c) {
+            b.connection = null;
+            b.live = false;
+        }
+    }
+
+    /** Hands the event to its session now or keeps it; false when this front end holds no such session. */
+    synchronized boolean offer(WatchEvent e) {
+        Box b = boxes.get(e.sessionId());
+        if (b == null) {
+            return false;
+        }
+        keep(b, e);
+        flush(b);
+        return true;
+    }
+
+    /** The events the session's old front end kept for it (older than any received here). */
+    synchronized void handoff(long sessionId, List<WatchEvent> older) {
+        Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
+        if (b.connection == null && !b.awaitingHandoff) {
+            b.handedOff = true;
+        }
+        List<WatchEvent> newer = new ArrayList<>(b.kept);
+        b.kept.clear();
+        for (WatchEvent e : older) {
+            keep(b, e);
+        }
+        for (WatchEvent e : newer) {
+            keep(b, e);
+        }
+        b.awaitingHandoff = false;
+        flush(b);
+    }
+
+    /** The session reconnected through another front end: its kept events, or null if none were kept here. */
+    synchronized List<WatchEvent> movedAway(long sessionId) {
+        Box b = boxes.remove(sessionId);
+        return b == null ? null : new ArrayList<>(b.kept);
+    }
+
+    synchronized void forget(long sessionId) {
+        boxes.remove(sessionId);
+    }
+
+    private static void keep(Box b, WatchEvent e) {
+        if (b.kept.size() == KEPT_PER_SESSION) {
+            WatchEvent dropped = b.kept.removeFirst();
+            log.warn("session=0x{} keeps at most {} events while away; dropped {} {}", Long.toHexString(e.sessionId()),
+                    KEPT_PER_SESSION, dropped.type(), dropped.path());
+        }
+        b.kept.addLast(e);
+    }
+
+    private static void flush(Box b) {
+        if (!b.live || b.awaitingHandoff || b.connection == null) {
+            return;
+        }
+        while (!b.kept.isEmpty()) {
+            WatchEvent e = b.kept.removeFirst();
+            String key = e.type() + " " + e.path();
+            if (e.zxid() < 0) {
+                // setWatches' own event (VoleryWire.setWatchesZxid): the client has it already if kept
+                if (b.delivered.remove(key)) {
+                    continue;
+                }
+            } else if (b.delivered.size() < KEPT_PER_SESSION) {
+                b.delivered.add(key);
+            }
+            b.connection.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
+        }
+    }
+}
