@@ -88,7 +88,7 @@ class CheckpointRecoveryTest {
         cluster.awaitQuiescent();
         for (int node : cluster.sim.replicasOf(1)) {
             SimCluster.awaitTrue("replica " + node + " checkpoints the add", () ->
-                    cluster.sim.checkpointedPosition(node) == cluster.runtime(node).lastPosition());
+                    cluster.runtime(node).durableCheckpointPosition() == cluster.runtime(node).lastPosition());
         }
         for (int node : cluster.sim.replicasOf(1)) {
             cluster.crash(node);
