@@ -212,6 +212,16 @@ public abstract class StateMachine implements AutoCloseable {
         }
     }
 
+    /** The position of the newest checkpoint on disk (restored or written), or {@code Position.NONE}. */
+    public synchronized long durableCheckpointPosition() {
+        return runtime == null ? io.eyrie.multicast.Position.NONE : runtime.durableCheckpointPosition();
+    }
+
+    /** Checkpoint files found damaged (and not used) since this replica started. */
+    public synchronized long corruptCheckpointsFound() {
+        return runtime == null || runtime.snapshots() == null ? 0 : runtime.snapshots().corruptFound();
+    }
+
     /** The running replica (tests and monitoring); null before {@link #runStateMachine}. */
     synchronized ReplicaRuntime runtime() {
         return runtime;

@@ -116,7 +116,18 @@ public final class VoleryNode implements AutoCloseable {
      */
     public static final int COMMAND_OVERHEAD_BYTES = 64 * 1024;
 
+    /** Deliveries between snapshots when the cluster file does not say (ZooKeeper's snapCount default). */
+    public static final int DEFAULT_SNAP_COUNT = 100_000;
+
     public VoleryNode(ClusterConfig config, int nodeId, Options options) {
+        this(config, nodeId, options, DEFAULT_SNAP_COUNT);
+    }
+
+    /**
+     * @param snapCount deliveries between replica snapshots; snapshots are taken only when the
+     *                  cluster file says {@code storage = durable}, under {@code dataDir/node-ID/snapshots}
+     */
+    public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount) {
         Objects.requireNonNull(options, "options");
         int needed = options.juteMaxBuffer() + COMMAND_OVERHEAD_BYTES;
         if (config.parameters().batchMaxBytes() < needed) {
@@ -137,6 +148,11 @@ public final class VoleryNode implements AutoCloseable {
         TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true,
                 options.reapsContainers());
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
+        if (config.parameters().storage() == ClusterConfig.StorageMode.DURABLE) {
+            // the acceptor logs are durable: snapshots make a restart replay only what follows them,
+            // and let the acceptors trim
+            replica.setCheckpointing(snapshotDirectory(config, nodeId), snapCount);
+        }
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);
         this.service = new VoleryService(multicast, client, oracle, options.touchIntervalMillis());
@@ -161,6 +177,22 @@ public final class VoleryNode implements AutoCloseable {
                     "subtree", config.groups().size(), replicas);
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
+            monitor.durability(new NodeMonitor.Durability() {
+                @Override
+                public long checkpointPosition() {
+                    return replica.durableCheckpointPosition();
+                }
+
+                @Override
+                public long corruptCheckpoints() {
+                    return replica.corruptCheckpointsFound();
+                }
+
+                @Override
+                public long tornLogBytes() {
+                    return multicast.tornBytesDiscardedAtOpen();
+                }
+            });
             VoleryMetrics.bind(metrics, monitor, multicast);
             this.metricsEndpoint = options.metricsAddress() == null ? null
                     : new MetricsEndpoint(options.metricsAddress(), metrics, monitor::census);
@@ -168,6 +200,11 @@ public final class VoleryNode implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** Where a node keeps its replica snapshots: {@code dataDir/node-ID/snapshots}, beside its acceptor logs. */
+    public static java.nio.file.Path snapshotDirectory(ClusterConfig config, int nodeId) {
+        return java.nio.file.Path.of(config.parameters().dataDir(), "node-" + nodeId, "snapshots");
     }
 
     /** Monitoring's view of this node (what the four-letter words and the metrics report). */

@@ -59,8 +59,22 @@ public final class FourLetterWords {
             case "conf" -> conf();
             case "envi" -> envi();
             case "isro" -> "rw";
+            case "dgst" -> dgst();
             default -> throw new IllegalArgumentException("not a four-letter word: " + word);
         };
+    }
+
+    /**
+     * Volery's own word: the replica's recent state digests, one {@code position digest} line per
+     * command, oldest first. Replicas of a partition must agree at every position they share.
+     */
+    private String dgst() {
+        monitor.digest();
+        StringBuilder b = new StringBuilder();
+        for (StateDigest d : monitor.probe().digests()) {
+            b.append(Position.toString(d.position())).append(' ').append(d.digest()).append('\n');
+        }
+        return b.toString();
     }
 
     private String srvr() {
@@ -136,6 +150,13 @@ public final class FourLetterWords {
         m.put("volery_position", Position.toString(st.lastDeliveredPosition()));
         m.put("volery_signal_waits", monitor.probe().signalWaits());
         m.put("volery_signal_wait_ms", monitor.probe().signalWaitNanos() / 1_000_000);
+        StateDigest digest = monitor.digest();
+        m.put("volery_digest_position", Position.toString(digest.position()));
+        m.put("volery_digest", digest.digest());
+        NodeMonitor.Durability d = monitor.durability();
+        m.put("volery_checkpoint_position", d.checkpointPosition() < 0 ? "none" : Position.toString(d.checkpointPosition()));
+        m.put("volery_checkpoints_corrupt", d.corruptCheckpoints());
+        m.put("volery_acceptor_torn_bytes", d.tornLogBytes());
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());

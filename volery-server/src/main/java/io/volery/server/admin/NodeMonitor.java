@@ -4,6 +4,7 @@ import io.eyrie.multicast.MulticastNode;
 import io.eyrie.multicast.internal.protocol.NodeStatus;
 import io.volery.server.frontend.FrontEndStats;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +30,54 @@ public final class NodeMonitor {
     private final MulticastNode multicast;
     private final long startMillis = System.currentTimeMillis();
     private volatile TreeCensus lastCensus = TreeCensus.EMPTY;
+    private volatile Durability durability = Durability.NONE;
+
+    /** What the node's disks went through: its checkpoints and what recovery found damaged. */
+    public interface Durability {
+        Durability NONE = new Durability() {
+        };
+
+        /** The position of the newest checkpoint on disk, or -1 for none. */
+        default long checkpointPosition() {
+            return -1;
+        }
+
+        /** Checkpoint files found damaged (by checksum) and not used. */
+        default long corruptCheckpoints() {
+            return 0;
+        }
+
+        /** Torn-tail bytes the acceptor logs cut off at open. */
+        default long tornLogBytes() {
+            return 0;
+        }
+    }
+
+    public void durability(Durability d) {
+        this.durability = d;
+    }
+
+    public Durability durability() {
+        return durability;
+    }
+
+    /**
+     * The digest of the replica's state right after its next command, with that command's position.
+     * Asking also makes the replica keep digests of the commands that follow for a while (see
+     * {@link ReplicaProbe#digests}). The last one taken when the replica does not answer in time.
+     */
+    public StateDigest digest() {
+        probe.wantDigests();
+        try {
+            probe.inspect(t -> null).get(CENSUS_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // the last one taken stands
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<StateDigest> all = probe.digests();
+        return all.isEmpty() ? StateDigest.NONE : all.get(all.size() - 1);
+    }
 
     public NodeMonitor(NodeFacts facts, FrontEndStats frontEnd, MonitoredService service, ReplicaProbe probe,
                        MulticastNode multicast) {

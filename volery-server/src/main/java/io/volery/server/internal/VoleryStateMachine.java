@@ -104,7 +104,7 @@ public final class VoleryStateMachine extends StateMachine {
         try {
             return execute(c);
         } finally {
-            probe.afterCommand(tree);
+            probe.afterCommand(tree, getCurrentPosition());
         }
     }
 
