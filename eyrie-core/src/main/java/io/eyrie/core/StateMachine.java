@@ -31,6 +31,7 @@ public abstract class StateMachine implements AutoCloseable {
     private Path checkpointDirectory;
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
     private ReplicaRuntime runtime;
+    private PeerCheckpoints peerCheckpoints;
 
     /**
      * @param endpoint this node's multicast endpoint (its node must belong to exactly one group)
@@ -74,6 +75,11 @@ public abstract class StateMachine implements AutoCloseable {
             @Override
             public void restoreState(Object state) {
                 StateMachine.this.restoreState(state);
+            }
+
+            @Override
+            public byte[] fetchPeerCheckpoint() {
+                return peerCheckpoints == null ? null : peerCheckpoints.fetchNewest();
             }
         }, options);
         runtime.start();
@@ -202,6 +208,26 @@ public abstract class StateMachine implements AutoCloseable {
         requireNotRunning();
         this.checkpointDirectory = directory;
         this.checkpointInterval = interval;
+    }
+
+    /** Where to get a checkpoint when none on disk is usable (with checkpointing on). Before run. */
+    public void setPeerCheckpoints(PeerCheckpoints source) {
+        requireNotRunning();
+        this.peerCheckpoints = source;
+    }
+
+    /** Checkpoints this replica restored from a peer because none of its own was usable. */
+    public synchronized long checkpointsFetchedFromPeers() {
+        return runtime == null ? 0 : runtime.stats().checkpointsFetched.get();
+    }
+
+    /** Framed bytes of this replica's newest valid checkpoint (what a peer fetches), or null. */
+    public byte[] newestCheckpointFile() {
+        ReplicaRuntime r;
+        synchronized (this) {
+            r = runtime;
+        }
+        return r == null || r.snapshots() == null ? null : r.snapshots().newestValidFramed();
     }
 
     /** Stops executing; the multicast endpoint stays open (its owner closes it). */

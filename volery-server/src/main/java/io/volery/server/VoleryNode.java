@@ -128,6 +128,16 @@ public final class VoleryNode implements AutoCloseable {
      *                  cluster file says {@code storage = durable}, under {@code dataDir/node-ID/snapshots}
      */
     public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount) {
+        this(config, nodeId, options, snapCount, java.util.List.of());
+    }
+
+    /**
+     * @param snapCount     deliveries between replica snapshots (storage = durable only)
+     * @param snapshotPeers client addresses of the other replicas of this node's partition, asked for
+     *                      a snapshot when this node has no usable one of its own
+     */
+    public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
+                      java.util.List<InetSocketAddress> snapshotPeers) {
         Objects.requireNonNull(options, "options");
         int needed = options.juteMaxBuffer() + COMMAND_OVERHEAD_BYTES;
         if (config.parameters().batchMaxBytes() < needed) {
@@ -152,6 +162,9 @@ public final class VoleryNode implements AutoCloseable {
             // the acceptor logs are durable: snapshots make a restart replay only what follows them,
             // and let the acceptors trim
             replica.setCheckpointing(snapshotDirectory(config, nodeId), snapCount);
+            if (!snapshotPeers.isEmpty()) {
+                replica.setPeerCheckpoints(new io.volery.server.admin.PeerSnapshotFetcher(snapshotPeers, 10_000));
+            }
         }
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);
@@ -192,7 +205,18 @@ public final class VoleryNode implements AutoCloseable {
                 public long tornLogBytes() {
                     return multicast.tornBytesDiscardedAtOpen();
                 }
+
+                @Override
+                public long snapshotsFetched() {
+                    return replica.checkpointsFetchedFromPeers();
+                }
+
+                @Override
+                public byte[] newestSnapshot() {
+                    return replica.newestCheckpointFile();
+                }
             });
+            words[0].allowSnapshotsTo(clusterHosts(config));
             VoleryMetrics.bind(metrics, monitor, multicast);
             this.metricsEndpoint = options.metricsAddress() == null ? null
                     : new MetricsEndpoint(options.metricsAddress(), metrics, monitor::census);
@@ -200,6 +224,19 @@ public final class VoleryNode implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** The addresses of the cluster's nodes (those may fetch snapshots); names that do not resolve are left out. */
+    private static Set<java.net.InetAddress> clusterHosts(ClusterConfig config) {
+        Set<java.net.InetAddress> hosts = new java.util.HashSet<>();
+        for (ClusterConfig.Node n : config.nodes().values()) {
+            try {
+                hosts.addAll(java.util.Arrays.asList(java.net.InetAddress.getAllByName(n.host())));
+            } catch (java.net.UnknownHostException e) {
+                // a node whose name does not resolve here cannot connect from it either
+            }
+        }
+        return hosts;
     }
 
     /** Where a node keeps its replica snapshots: {@code dataDir/node-ID/snapshots}, beside its acceptor logs. */

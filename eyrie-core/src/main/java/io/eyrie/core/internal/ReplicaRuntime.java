@@ -145,6 +145,9 @@ public final class ReplicaRuntime implements AutoCloseable {
         byte[] learnerCheckpoint = null;
         if (snapshots != null) {
             SnapshotStore.Verified v = snapshots.readNewestValid();
+            if (v == null) {
+                v = fetchFromPeer();
+            }
             if (v != null) {
                 restore(v);
                 learnerCheckpoint = restoredLearnerCheckpoint;
@@ -157,6 +160,38 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     private byte[] restoredLearnerCheckpoint;
+
+    /**
+     * A replica without a usable checkpoint (a new one, or one whose disk lost them) takes a peer's:
+     * replaying from the start is impossible once the acceptors have trimmed. A peer's file is
+     * checked like a local one and stored before it is used.
+     */
+    private SnapshotStore.Verified fetchFromPeer() {
+        byte[] framed;
+        try {
+            framed = app.fetchPeerCheckpoint();
+        } catch (RuntimeException e) {
+            log.warn("node={} partition={} could not fetch a checkpoint from a peer: {}", nodeId, partition, e.toString());
+            return null;
+        }
+        if (framed == null) {
+            log.info("node={} partition={} has no checkpoint and no peer offered one: starting from the beginning",
+                    nodeId, partition);
+            return null;
+        }
+        SnapshotStore.Verified v;
+        try {
+            v = SnapshotStore.unframe(framed);
+        } catch (IllegalArgumentException e) {
+            log.error("node={} partition={} rejects the checkpoint a peer sent: {}", nodeId, partition, e.getMessage());
+            return null;
+        }
+        snapshots.writeFramed(v.position(), framed);
+        stats.checkpointsFetched.incrementAndGet();
+        log.warn("node={} partition={} had no usable checkpoint; restored one from a peer at position={}", nodeId,
+                partition, Position.toString(v.position()));
+        return v;
+    }
 
     private void restore(SnapshotStore.Verified v) {
         CheckpointImage ci = (CheckpointImage) KryoCodec.decode(v.image());

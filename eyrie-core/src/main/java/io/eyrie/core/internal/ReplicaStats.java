@@ -22,6 +22,8 @@ public final class ReplicaStats {
     /** Captured images replaced by a newer one before the writer got to them. */
     public final AtomicLong checkpointsSuperseded = new AtomicLong();
     public final AtomicLong checkpointsFailed = new AtomicLong();
+    /** Checkpoints restored from a peer replica because none on disk was usable. */
+    public final AtomicLong checkpointsFetched = new AtomicLong();
     /** Exchanges that arrived before their command was delivered here and were used later. */
     public final AtomicLong earlyExchangesUsed = new AtomicLong();
 

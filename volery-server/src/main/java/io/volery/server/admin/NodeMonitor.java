@@ -51,6 +51,16 @@ public final class NodeMonitor {
         default long tornLogBytes() {
             return 0;
         }
+
+        /** Snapshots restored from a peer because none on disk was usable. */
+        default long snapshotsFetched() {
+            return 0;
+        }
+
+        /** The newest valid snapshot file, as a peer fetches it, or null. */
+        default byte[] newestSnapshot() {
+            return null;
+        }
     }
 
     public void durability(Durability d) {
@@ -62,21 +72,27 @@ public final class NodeMonitor {
     }
 
     /**
-     * The digest of the replica's state right after its next command, with that command's position.
-     * Asking also makes the replica keep digests of the commands that follow for a while (see
-     * {@link ReplicaProbe#digests}). The last one taken when the replica does not answer in time.
+     * The latest digest of the replica's state, with the position of the command it follows (none
+     * yet on the first call). Asking makes the replica digest its state after each command for a
+     * while (see {@link ReplicaProbe#wantDigests}); never waits.
      */
     public StateDigest digest() {
+        probe.wantDigests();
+        List<StateDigest> all = probe.digests();
+        return all.isEmpty() ? StateDigest.NONE : all.get(all.size() - 1);
+    }
+
+    /** The replica's recent digests, after waiting (briefly) for at least one command to be digested. */
+    public List<StateDigest> recentDigests() {
         probe.wantDigests();
         try {
             probe.inspect(t -> null).get(CENSUS_WAIT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException | ExecutionException e) {
-            // the last one taken stands
+            // report what there is
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        List<StateDigest> all = probe.digests();
-        return all.isEmpty() ? StateDigest.NONE : all.get(all.size() - 1);
+        return probe.digests();
     }
 
     public NodeMonitor(NodeFacts facts, FrontEndStats frontEnd, MonitoredService service, ReplicaProbe probe,

@@ -163,7 +163,7 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     Map<String, String> mntr(int id) throws IOException {
-        return FourLetterWordClient.parseMntr(FourLetterWordClient.ask(clientAddress(id), "mntr", 5000));
+        return FourLetterWordClient.parseMntr(FourLetterWordClient.ask(clientAddress(id), "mntr", 15_000));
     }
 
     Path nodeData(int id) {
@@ -197,7 +197,7 @@ final class ProcessCluster implements AutoCloseable {
     /** A node's recent state digests by command position ({@code dgst}). */
     Map<String, String> digests(int id) throws IOException {
         Map<String, String> byPosition = new TreeMap<>();
-        for (String line : FourLetterWordClient.ask(clientAddress(id), "dgst", 5000).split("\n")) {
+        for (String line : FourLetterWordClient.ask(clientAddress(id), "dgst", 15_000).split("\n")) {
             String[] f = line.strip().split(" ");
             if (f.length == 2) {
                 byPosition.put(f[0], f[1]);
