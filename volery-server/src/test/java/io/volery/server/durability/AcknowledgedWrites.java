@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -47,11 +48,64 @@ final class AcknowledgedWrites {
         return zk;
     }
 
-    /** Runs {@code ops} writes; a write that fails (connection loss while a node dies) has an unknown outcome. */
+    /**
+     * Runs {@code ops} writes with up to {@value #WINDOW} outstanding (one session keeps them in
+     * order, so each root's counter is still written in increasing order), and waits for every reply.
+     */
     void run(ZooKeeper zk, int ops) throws InterruptedException {
+        Semaphore window = new Semaphore(WINDOW);
+        CountDownLatch replies = new CountDownLatch(ops);
         for (int i = 0; i < ops; i++) {
-            writeOne(zk);
+            window.acquire();
+            issue(zk, () -> {
+                window.release();
+                replies.countDown();
+            });
         }
+        if (!replies.await(120, TimeUnit.SECONDS)) {
+            throw new AssertionError(replies.getCount() + " of " + ops + " writes got no reply within 120 s");
+        }
+    }
+
+    static final int WINDOW = 16;
+
+    private void issue(ZooKeeper zk, Runnable replied) {
+        long s = step++;
+        String root = "/k" + (s % ROOTS);
+        if (!nextValue.containsKey(root)) {
+            nextValue.put(root, 1L);
+            zk.create(root, value(0), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, (rc, path, ctx, name) -> {
+                if (rc == KeeperException.Code.OK.intValue()) {
+                    acknowledgedCreates.add(root);
+                    acknowledgedValue.merge(root, 0L, Math::max);
+                }
+                count(rc);
+                replied.run();
+            }, null);
+        } else if (s % 3 == 0) {
+            String child = root + "/c" + s;
+            zk.create(child, value(s), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, (rc, path, ctx, name) -> {
+                if (rc == KeeperException.Code.OK.intValue()) {
+                    acknowledgedCreates.add(child);
+                }
+                count(rc);
+                replied.run();
+            }, null);
+        } else {
+            long v = nextValue.get(root);
+            nextValue.put(root, v + 1);
+            zk.setData(root, value(v), -1, (rc, path, ctx, stat) -> {
+                if (rc == KeeperException.Code.OK.intValue()) {
+                    acknowledgedValue.merge(root, v, Math::max);
+                }
+                count(rc);
+                replied.run();
+            }, null);
+        }
+    }
+
+    private void count(int rc) {
+        (rc == KeeperException.Code.OK.intValue() ? acknowledged : failed).incrementAndGet();
     }
 
     void writeOne(ZooKeeper zk) throws InterruptedException {
@@ -62,7 +116,7 @@ final class AcknowledgedWrites {
                 try {
                     zk.create(root, value(0), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                     acknowledgedCreates.add(root);
-                    acknowledgedValue.put(root, 0L);
+                    acknowledgedValue.merge(root, 0L, Math::max);
                 } catch (KeeperException.NodeExistsException e) {
                     // an earlier attempt whose reply was lost
                 }
@@ -75,7 +129,7 @@ final class AcknowledgedWrites {
                 long v = nextValue.get(root);
                 nextValue.put(root, v + 1);
                 zk.setData(root, value(v), -1);
-                acknowledgedValue.put(root, v);
+                acknowledgedValue.merge(root, v, Math::max);
             }
             acknowledged.incrementAndGet();
         } catch (KeeperException e) {

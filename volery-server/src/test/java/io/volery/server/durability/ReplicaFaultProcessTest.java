@@ -71,14 +71,20 @@ class ReplicaFaultProcessTest {
     }
 
     @Test
-    void aCorruptSnapshotAndATornAcceptorLogAreDetectedAndRepaired(@TempDir Path dir) throws Exception {
+    void corruptSnapshotsAndATornAcceptorLogAreDetectedAndRepairedFromOlderSnapshotsOrPeers(@TempDir Path dir)
+            throws Exception {
         try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 15)) {
             cluster.startAll();
             AcknowledgedWrites writes = new AcknowledgedWrites();
             try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString())) {
                 writes.run(zk, 60);
-                ProcessCluster.await("node 2 keeps two snapshots", 30_000, () -> snapshotCount(cluster, 2) == 2);
+                ProcessCluster.await("nodes 2 and 5 keep two snapshots", 30_000,
+                        () -> snapshotCount(cluster, 2) == 2 && snapshotCount(cluster, 5) == 2);
                 cluster.kill(2);
+                cluster.kill(5);
+                for (Path p : cluster.snapshots(5)) {
+                    flipBytes(p, Files.size(p) - 10, 1); // every snapshot of node 5: only a peer can help
+                }
                 List<Path> snapshots = cluster.snapshots(2);
                 Path newest = snapshots.get(snapshots.size() - 1);
                 flipBytes(newest, Files.size(newest) / 2, 4);
@@ -90,6 +96,10 @@ class ReplicaFaultProcessTest {
                 writes.run(zk, 30); // the partition goes on with two replicas
 
                 cluster.start(2);
+                cluster.start(5);
+                Map<String, String> m5 = cluster.mntr(5);
+                assertEquals("2", m5.get("volery_checkpoints_corrupt"), "both snapshots of node 5 are damaged; mntr: " + m5);
+                assertEquals("1", m5.get("volery_snapshots_fetched"), "node 5 should restore a peer's snapshot; mntr: " + m5);
                 Map<String, String> m = cluster.mntr(2);
                 assertEquals("1", m.get("volery_checkpoints_corrupt"), "the flipped snapshot should be found damaged; mntr: " + m);
                 assertNotEquals("none", m.get("volery_checkpoint_position"),
@@ -101,13 +111,18 @@ class ReplicaFaultProcessTest {
                 String log = Files.readString(cluster.log(2));
                 assertTrue(log.contains("is damaged and will not be used"), "the damage should be logged:\n" + cluster.tail(2));
                 assertTrue(log.contains("discarding torn tail"), "the torn tail should be logged:\n" + cluster.tail(2));
+                assertEquals("0", m.get("volery_snapshots_fetched"), "node 2 had an intact older snapshot; mntr: " + m);
 
                 writes.run(zk, 20);
             }
-            try (ZooKeeper reader = cluster.session(2)) {
-                assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, read through repaired node 2");
+            for (int repaired : new int[] {2, 5}) {
+                try (ZooKeeper reader = cluster.session(repaired)) {
+                    assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, read through repaired node "
+                            + repaired);
+                }
             }
             cluster.assertReplicasAgree(1);
+            cluster.assertReplicasAgree(2);
         }
     }
 
