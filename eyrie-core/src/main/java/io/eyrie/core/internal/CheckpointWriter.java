@@ -30,6 +30,7 @@ final class CheckpointWriter implements AutoCloseable {
     /** The learner checkpoint of the newest durable image; reported once a newer one is durable. */
     private byte[] newestDurable;
     private volatile long durablePosition = Position.NONE;
+    private volatile long submittedPosition = Position.NONE;
 
     CheckpointWriter(SnapshotStore store, MulticastEndpoint endpoint, ReplicaStats stats, int nodeId) {
         this.store = store;
@@ -52,7 +53,13 @@ final class CheckpointWriter implements AutoCloseable {
             stats.checkpointsSuperseded.incrementAndGet();
         }
         pending = new Pending(position, image, learnerCheckpoint);
+        submittedPosition = position;
         notifyAll();
+    }
+
+    /** Whether a captured image is still waiting for, or being written to, the disk. */
+    boolean writing() {
+        return submittedPosition != durablePosition;
     }
 
     /** The position of the newest checkpoint known to be on disk. */

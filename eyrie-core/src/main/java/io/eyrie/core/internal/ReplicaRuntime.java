@@ -209,6 +209,11 @@ public final class ReplicaRuntime implements AutoCloseable {
                 Position.toString(ci.position));
     }
 
+    /** Whether a captured checkpoint is still being written (tests wait for the disk with it). */
+    public boolean checkpointWritePending() {
+        return writer != null && writer.writing();
+    }
+
     /** The store of this replica's checkpoints, or null when checkpoints are off. */
     public SnapshotStore snapshots() {
         return snapshots;
