@@ -171,11 +171,9 @@ public final class FourLetterWords {
         m.put("volery_position", Position.toString(st.lastDeliveredPosition()));
         m.put("volery_signal_waits", monitor.probe().signalWaits());
         m.put("volery_signal_wait_ms", monitor.probe().signalWaitNanos() / 1_000_000);
-        StateDigest digest = monitor.digest();
-        m.put("volery_digest_position", Position.toString(digest.position()));
-        m.put("volery_digest", digest.digest());
         NodeMonitor.Durability d = monitor.durability();
-        m.put("volery_checkpoint_position", d.checkpointPosition() < 0 ? "none" : Position.toString(d.checkpointPosition()));
+        // numeric like every mntr value (tools parse them): the raw global position, -1 for none
+        m.put("volery_checkpoint_position", d.checkpointPosition());
         m.put("volery_checkpoints_corrupt", d.corruptCheckpoints());
         m.put("volery_acceptor_torn_bytes", d.tornLogBytes());
         m.put("volery_snapshots_fetched", d.snapshotsFetched());

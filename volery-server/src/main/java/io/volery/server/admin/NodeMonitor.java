@@ -71,17 +71,6 @@ public final class NodeMonitor {
         return durability;
     }
 
-    /**
-     * The latest digest of the replica's state, with the position of the command it follows (none
-     * yet on the first call). Asking makes the replica digest its state after each command for a
-     * while (see {@link ReplicaProbe#wantDigests}); never waits.
-     */
-    public StateDigest digest() {
-        probe.wantDigests();
-        List<StateDigest> all = probe.digests();
-        return all.isEmpty() ? StateDigest.NONE : all.get(all.size() - 1);
-    }
-
     /** The replica's recent digests, after waiting (briefly) for at least one command to be digested. */
     public List<StateDigest> recentDigests() {
         probe.wantDigests();
