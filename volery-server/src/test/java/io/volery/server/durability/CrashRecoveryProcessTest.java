@@ -36,7 +36,8 @@ class CrashRecoveryProcessTest {
                 writes.run(zk, 120);
             }
             System.out.printf("wrote at %d ms%n", (System.nanoTime() - t0) / 1_000_000);
-            assertEquals(120, writes.acknowledged(), "with every node up, every write should be acknowledged");
+            assertEquals(120, writes.acknowledged(), "with every node up, every write should be acknowledged; failures: "
+                    + writes.failures());
             assertTrue(cluster.snapshots(1).size() > 0, "node 1 should have taken a snapshot with snapCount=20");
 
             cluster.killAll();
@@ -78,7 +79,8 @@ class CrashRecoveryProcessTest {
             try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString())) {
                 writes.run(zk, 60);
             }
-            assertEquals(60, writes.acknowledged());
+            assertEquals(60, writes.acknowledged(), "with every node up, every write should be acknowledged; failures: "
+                    + writes.failures());
             assertTrue(cluster.snapshots(1).isEmpty(), "memory storage takes no snapshots");
             cluster.killAll();
             cluster.startAll();
