@@ -27,22 +27,17 @@ class CrashRecoveryProcessTest {
     @Test
     void everyAcknowledgedWriteSurvivesKillingEveryProcessWithDurableStorage(@TempDir Path dir) throws Exception {
         try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 20)) {
-            long t0 = System.nanoTime();
             cluster.startAll();
-            System.out.printf("started in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
             AcknowledgedWrites writes = new AcknowledgedWrites();
             try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString())) {
-                System.out.printf("connected at %d ms%n", (System.nanoTime() - t0) / 1_000_000);
                 writes.run(zk, 120);
             }
-            System.out.printf("wrote at %d ms%n", (System.nanoTime() - t0) / 1_000_000);
             assertEquals(120, writes.acknowledged(), "with every node up, every write should be acknowledged; failures: "
                     + writes.failures());
             assertTrue(cluster.snapshots(1).size() > 0, "node 1 should have taken a snapshot with snapCount=20");
 
             cluster.killAll();
             cluster.startAll();
-            System.out.printf("restarted at %d ms%n", (System.nanoTime() - t0) / 1_000_000);
 
             for (int id : ProcessCluster.NODES) {
                 Map<String, String> m = cluster.mntr(id);
@@ -55,11 +50,9 @@ class CrashRecoveryProcessTest {
                     assertEquals(List.of(), writes.lostWrites(reader),
                             "acknowledged writes lost, as read through node " + id);
                 }
-                System.out.printf("read through %d at %d ms%n", id, (System.nanoTime() - t0) / 1_000_000);
             }
             cluster.assertReplicasAgree(1);
             cluster.assertReplicasAgree(2);
-            System.out.printf("digests at %d ms%n", (System.nanoTime() - t0) / 1_000_000);
 
             String status = status(cluster);
             for (int id : ProcessCluster.NODES) {
