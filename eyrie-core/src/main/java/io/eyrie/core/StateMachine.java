@@ -31,6 +31,7 @@ public abstract class StateMachine implements AutoCloseable {
     private Path checkpointDirectory;
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
     private ReplicaRuntime runtime;
+    private PeerCheckpoints peerCheckpoints;
 
     /**
      * @param endpoint this node's multicast endpoint (its node must belong to exactly one group)
@@ -74,6 +75,11 @@ public abstract class StateMachine implements AutoCloseable {
             @Override
             public void restoreState(Object state) {
                 StateMachine.this.restoreState(state);
+            }
+
+            @Override
+            public byte[] fetchPeerCheckpoint() {
+                return peerCheckpoints == null ? null : peerCheckpoints.fetchNewest();
             }
         }, options);
         runtime.start();
@@ -204,12 +210,42 @@ public abstract class StateMachine implements AutoCloseable {
         this.checkpointInterval = interval;
     }
 
+    /** Where to get a checkpoint when none on disk is usable (with checkpointing on). Before run. */
+    public void setPeerCheckpoints(PeerCheckpoints source) {
+        requireNotRunning();
+        this.peerCheckpoints = source;
+    }
+
+    /** Checkpoints this replica restored from a peer because none of its own was usable. */
+    public synchronized long checkpointsFetchedFromPeers() {
+        return runtime == null ? 0 : runtime.stats().checkpointsFetched.get();
+    }
+
+    /** Framed bytes of this replica's newest valid checkpoint (what a peer fetches), or null. */
+    public byte[] newestCheckpointFile() {
+        ReplicaRuntime r;
+        synchronized (this) {
+            r = runtime;
+        }
+        return r == null || r.snapshots() == null ? null : r.snapshots().newestValidFramed();
+    }
+
     /** Stops executing; the multicast endpoint stays open (its owner closes it). */
     @Override
     public synchronized void close() {
         if (runtime != null) {
             runtime.close();
         }
+    }
+
+    /** The position of the newest checkpoint on disk (restored or written), or {@code Position.NONE}. */
+    public synchronized long durableCheckpointPosition() {
+        return runtime == null ? io.eyrie.multicast.Position.NONE : runtime.durableCheckpointPosition();
+    }
+
+    /** Checkpoint files found damaged (and not used) since this replica started. */
+    public synchronized long corruptCheckpointsFound() {
+        return runtime == null || runtime.snapshots() == null ? 0 : runtime.snapshots().corruptFound();
     }
 
     /** The running replica (tests and monitoring); null before {@link #runStateMachine}. */

@@ -158,6 +158,9 @@ class PartitionedBankTest {
         Random random = new Random(seed);
         for (int i = 0; i < 40; i++) {
             if (i == 15) {
+                // checkpoints are written in the background: let the newest reach the disk first
+                SimCluster.awaitTrue("the designated sender's checkpoint is on disk",
+                        () -> !cluster.runtime(designated).checkpointWritePending());
                 cluster.crash(designated);
             }
             int client = i % 2;

@@ -77,6 +77,21 @@ public final class MulticastNode implements MulticastEndpoint {
             m.put(ring, b.logFactory != null ? b.logFactory.apply(ring) : defaultLog(ring));
         }
         this.logs = m;
+        long torn = 0;
+        for (AcceptorLog l : m.values()) {
+            torn += l.recovered().tornBytesDiscarded();
+        }
+        this.tornBytesAtOpen = torn;
+    }
+
+    private final long tornBytesAtOpen;
+
+    /**
+     * Bytes of torn tail the acceptor logs cut off when this node opened them: writes that never
+     * became durable, so never voted on; the instances they held are learned again from peers.
+     */
+    public long tornBytesDiscardedAtOpen() {
+        return tornBytesAtOpen;
     }
 
     private AcceptorLog defaultLog(int ring) {

@@ -53,6 +53,18 @@ public final class VoleryMain implements Runnable {
         return cl;
     }
 
+    /** The client addresses of the other replicas of {@code node}'s partition. */
+    static List<InetSocketAddress> peersOf(VoleryConfig c, int node) {
+        List<InetSocketAddress> peers = new ArrayList<>();
+        for (VoleryConfig.NodeSettings n : c.nodes().values()) {
+            if (n.id() != node && c.partitionOf(n.id()) == c.partitionOf(node)) {
+                String host = n.clientHost().equals("0.0.0.0") ? c.cluster().node(n.id()).host() : n.clientHost();
+                peers.add(new InetSocketAddress(host, n.clientPort()));
+            }
+        }
+        return peers;
+    }
+
     /** Keeps the process alive until it is told to stop, then closes {@code resource}. */
     private static int serveUntilStopped(AutoCloseable resource) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
@@ -127,7 +139,8 @@ public final class VoleryMain implements Runnable {
                 Files.createDirectories(c.logDir());
                 System.setProperty("org.slf4j.simpleLogger.logFile", c.logDir().resolve("volery-" + node + ".log").toString());
             }
-            VoleryNode n = new VoleryNode(c.cluster(), node, VoleryNode.Options.of(c, node));
+            VoleryNode n = new VoleryNode(c.cluster(), node, VoleryNode.Options.of(c, node), c.snapCount(),
+                    peersOf(c, node));
             PrintWriter out = spec.commandLine().getOut();
             out.println("Volery node " + node + " (partition " + c.partitionOf(node) + ") serving ZooKeeper clients on "
                     + n.clientAddress().getHostString() + ":" + n.clientAddress().getPort()

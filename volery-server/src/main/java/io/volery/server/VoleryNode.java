@@ -127,7 +127,28 @@ public final class VoleryNode implements AutoCloseable {
      */
     public static final int COMMAND_OVERHEAD_BYTES = 64 * 1024;
 
+    /** Deliveries between snapshots when the cluster file does not say (ZooKeeper's snapCount default). */
+    public static final int DEFAULT_SNAP_COUNT = 100_000;
+
     public VoleryNode(ClusterConfig config, int nodeId, Options options) {
+        this(config, nodeId, options, DEFAULT_SNAP_COUNT);
+    }
+
+    /**
+     * @param snapCount deliveries between replica snapshots; snapshots are taken only when the
+     *                  cluster file says {@code storage = durable}, under {@code dataDir/node-ID/snapshots}
+     */
+    public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount) {
+        this(config, nodeId, options, snapCount, java.util.List.of());
+    }
+
+    /**
+     * @param snapCount     deliveries between replica snapshots (storage = durable only)
+     * @param snapshotPeers client addresses of the other replicas of this node's partition, asked for
+     *                      a snapshot when this node has no usable one of its own
+     */
+    public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
+                      java.util.List<InetSocketAddress> snapshotPeers) {
         Objects.requireNonNull(options, "options");
         int needed = options.juteMaxBuffer() + COMMAND_OVERHEAD_BYTES;
         if (config.parameters().batchMaxBytes() < needed) {
@@ -148,6 +169,14 @@ public final class VoleryNode implements AutoCloseable {
         TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true,
                 options.reapsContainers());
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
+        if (config.parameters().storage() == ClusterConfig.StorageMode.DURABLE) {
+            // the acceptor logs are durable: snapshots make a restart replay only what follows them,
+            // and let the acceptors trim
+            replica.setCheckpointing(snapshotDirectory(config, nodeId), snapCount);
+            if (!snapshotPeers.isEmpty()) {
+                replica.setPeerCheckpoints(new io.volery.server.admin.PeerSnapshotFetcher(snapshotPeers, 10_000));
+            }
+        }
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);
         this.service = new VoleryService(multicast, client, oracle, options.touchIntervalMillis());
@@ -172,6 +201,33 @@ public final class VoleryNode implements AutoCloseable {
                     options.partitioning().name().toLowerCase(java.util.Locale.ROOT), config.groups().size(), replicas);
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
+            monitor.durability(new NodeMonitor.Durability() {
+                @Override
+                public long checkpointPosition() {
+                    return replica.durableCheckpointPosition();
+                }
+
+                @Override
+                public long corruptCheckpoints() {
+                    return replica.corruptCheckpointsFound();
+                }
+
+                @Override
+                public long tornLogBytes() {
+                    return multicast.tornBytesDiscardedAtOpen();
+                }
+
+                @Override
+                public long snapshotsFetched() {
+                    return replica.checkpointsFetchedFromPeers();
+                }
+
+                @Override
+                public byte[] newestSnapshot() {
+                    return replica.newestCheckpointFile();
+                }
+            });
+            words[0].allowSnapshotsTo(clusterHosts(config));
             VoleryMetrics.bind(metrics, monitor, multicast);
             this.metricsEndpoint = options.metricsAddress() == null ? null
                     : new MetricsEndpoint(options.metricsAddress(), metrics, monitor::census);
@@ -179,6 +235,24 @@ public final class VoleryNode implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** The addresses of the cluster's nodes (those may fetch snapshots); names that do not resolve are left out. */
+    private static Set<java.net.InetAddress> clusterHosts(ClusterConfig config) {
+        Set<java.net.InetAddress> hosts = new java.util.HashSet<>();
+        for (ClusterConfig.Node n : config.nodes().values()) {
+            try {
+                hosts.addAll(java.util.Arrays.asList(java.net.InetAddress.getAllByName(n.host())));
+            } catch (java.net.UnknownHostException e) {
+                // a node whose name does not resolve here cannot connect from it either
+            }
+        }
+        return hosts;
+    }
+
+    /** Where a node keeps its replica snapshots: {@code dataDir/node-ID/snapshots}, beside its acceptor logs. */
+    public static java.nio.file.Path snapshotDirectory(ClusterConfig config, int nodeId) {
+        return java.nio.file.Path.of(config.parameters().dataDir(), "node-" + nodeId, "snapshots");
     }
 
     /** Monitoring's view of this node (what the four-letter words and the metrics report). */

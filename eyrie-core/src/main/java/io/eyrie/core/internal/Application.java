@@ -14,4 +14,12 @@ public interface Application {
     Object snapshotState();
 
     void restoreState(Object state);
+
+    /**
+     * A checkpoint of this replica's partition fetched from a peer replica, framed as
+     * {@link SnapshotStore#frame} does, or null; asked only when no local checkpoint is usable.
+     */
+    default byte[] fetchPeerCheckpoint() {
+        return null;
+    }
 }

@@ -86,6 +86,7 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final ExchangeInbox inbox;
     private final SentExchanges sent;
     private final SnapshotStore snapshots;
+    private final CheckpointWriter writer;
     private final ReplicaStats stats = new ReplicaStats();
     private final Thread executor;
 
@@ -131,30 +132,96 @@ public final class ReplicaRuntime implements AutoCloseable {
         this.inbox = new ExchangeInbox(options.inboxPositionsMax());
         this.sent = new SentExchanges(options.sentPositionsMax());
         this.snapshots = options.checkpointDir() == null ? null : new SnapshotStore(options.checkpointDir());
+        this.writer = snapshots == null ? null : new CheckpointWriter(snapshots, endpoint, stats, nodeId);
         this.executor = new Thread(this::runExecutor, "eyrie-replica-" + nodeId);
         this.executor.setDaemon(true);
     }
 
-    /** Restores the newest checkpoint (if any) and starts delivering after it. */
+    /**
+     * Restores the newest checkpoint that passes its checks (if any) and starts delivering after it.
+     * A damaged newest file is set aside and the one before used; see {@link SnapshotStore}.
+     */
     public void start() {
         byte[] learnerCheckpoint = null;
         if (snapshots != null) {
-            byte[] image = snapshots.readNewest();
-            if (image != null) {
-                CheckpointImage ci = (CheckpointImage) KryoCodec.decode(image);
-                app.restoreState(ci.applicationState);
-                replies = ci.replies;
-                readerCaches = ci.readerCaches;
-                shipMirrors = ci.shipMirrors;
-                lastPosition = ci.position;
-                learnerCheckpoint = ci.learnerCheckpoint;
-                log.info("node={} partition={} restored checkpoint position={}", nodeId, partition,
-                        Position.toString(ci.position));
+            SnapshotStore.Verified v = snapshots.readNewestValid();
+            if (v == null) {
+                v = fetchFromPeer();
             }
+            if (v != null) {
+                restore(v);
+                learnerCheckpoint = restoredLearnerCheckpoint;
+            }
+            writer.start(lastPosition, learnerCheckpoint);
         }
         endpoint.onDirect(this::onDirect);
         executor.start();
         endpoint.start(this::onDelivery, learnerCheckpoint);
+    }
+
+    private byte[] restoredLearnerCheckpoint;
+
+    /**
+     * A replica without a usable checkpoint (a new one, or one whose disk lost them) takes a peer's:
+     * replaying from the start is impossible once the acceptors have trimmed. A peer's file is
+     * checked like a local one and stored before it is used.
+     */
+    private SnapshotStore.Verified fetchFromPeer() {
+        byte[] framed;
+        try {
+            framed = app.fetchPeerCheckpoint();
+        } catch (RuntimeException e) {
+            log.warn("node={} partition={} could not fetch a checkpoint from a peer: {}", nodeId, partition, e.toString());
+            return null;
+        }
+        if (framed == null) {
+            log.info("node={} partition={} has no checkpoint and no peer offered one: starting from the beginning",
+                    nodeId, partition);
+            return null;
+        }
+        SnapshotStore.Verified v;
+        try {
+            v = SnapshotStore.unframe(framed);
+        } catch (IllegalArgumentException e) {
+            log.error("node={} partition={} rejects the checkpoint a peer sent: {}", nodeId, partition, e.getMessage());
+            return null;
+        }
+        snapshots.writeFramed(v.position(), framed);
+        stats.checkpointsFetched.incrementAndGet();
+        log.warn("node={} partition={} had no usable checkpoint; restored one from a peer at position={}", nodeId,
+                partition, Position.toString(v.position()));
+        return v;
+    }
+
+    private void restore(SnapshotStore.Verified v) {
+        CheckpointImage ci = (CheckpointImage) KryoCodec.decode(v.image());
+        if (ci.position != v.position()) {
+            throw new IllegalStateException("checkpoint file says position " + Position.toString(v.position())
+                    + " but its image says " + Position.toString(ci.position));
+        }
+        app.restoreState(ci.applicationState);
+        replies = ci.replies;
+        readerCaches = ci.readerCaches;
+        shipMirrors = ci.shipMirrors;
+        lastPosition = ci.position;
+        restoredLearnerCheckpoint = ci.learnerCheckpoint;
+        log.info("node={} partition={} restored checkpoint position={}", nodeId, partition,
+                Position.toString(ci.position));
+    }
+
+    /** Whether a captured checkpoint is still being written (tests wait for the disk with it). */
+    public boolean checkpointWritePending() {
+        return writer != null && writer.writing();
+    }
+
+    /** The store of this replica's checkpoints, or null when checkpoints are off. */
+    public SnapshotStore snapshots() {
+        return snapshots;
+    }
+
+    /** The position of the newest checkpoint on disk (restored or written), or {@link Position#NONE}. */
+    public long durableCheckpointPosition() {
+        return writer == null ? Position.NONE : writer.durablePosition();
     }
 
     public ReplicaStats stats() {
@@ -440,6 +507,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * Captures the state exactly as of the last executed command and hands it to the writer. The
+     * image must not share mutable structure with the live state, since execution goes on while it
+     * is written: it is encoded here, on the executor, into memory.
+     */
     private void checkpoint(byte[] learnerCheckpoint) {
         CheckpointImage ci = new CheckpointImage();
         ci.position = lastPosition;
@@ -448,10 +520,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         ci.replies = replies;
         ci.readerCaches = readerCaches;
         ci.shipMirrors = shipMirrors;
-        snapshots.write(lastPosition, KryoCodec.encode(ci));
-        stats.checkpointsTaken.incrementAndGet();
-        endpoint.checkpointed(learnerCheckpoint);
-        log.debug("node={} checkpoint position={}", nodeId, Position.toString(lastPosition));
+        writer.submit(lastPosition, KryoCodec.encode(ci), learnerCheckpoint);
     }
 
     private static long hash(byte[] bytes) {
@@ -470,6 +539,9 @@ public final class ReplicaRuntime implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        if (writer != null) {
+            writer.close();
+        }
         inbox.close();
         executor.interrupt();
         queue.offer(new Stop());

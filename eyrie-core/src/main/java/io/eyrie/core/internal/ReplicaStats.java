@@ -17,7 +17,13 @@ public final class ReplicaStats {
     public final AtomicLong repliesSent = new AtomicLong();
     public final AtomicLong commandsExecuted = new AtomicLong();
     public final AtomicLong duplicatesAnswered = new AtomicLong();
+    /** Checkpoints written to disk (in the background). */
     public final AtomicLong checkpointsTaken = new AtomicLong();
+    /** Captured images replaced by a newer one before the writer got to them. */
+    public final AtomicLong checkpointsSuperseded = new AtomicLong();
+    public final AtomicLong checkpointsFailed = new AtomicLong();
+    /** Checkpoints restored from a peer replica because none on disk was usable. */
+    public final AtomicLong checkpointsFetched = new AtomicLong();
     /** Exchanges that arrived before their command was delivered here and were used later. */
     public final AtomicLong earlyExchangesUsed = new AtomicLong();
 

@@ -28,8 +28,30 @@ public final class FourLetterWords {
     /** ZooKeeper's version (the protocol Volery speaks), then Volery's. */
     public static final String VERSION = "3.9.5-volery-" + voleryVersion() + ", built on " + buildTime();
 
+    /**
+     * The word a replica without a usable snapshot sends its peers' client ports: the answer is
+     * binary, a length (0: none) and the snapshot file. Answered only to the cluster's own hosts,
+     * since a snapshot holds every znode whatever its ACL.
+     */
+    public static final String SNAPSHOT_WORD = "snap";
+
     private final NodeMonitor monitor;
     private final Set<String> enabled;
+    private volatile Set<java.net.InetAddress> snapshotReaders = Set.of();
+
+    /** The hosts allowed to fetch this replica's snapshot (the cluster's nodes). */
+    public void allowSnapshotsTo(Set<java.net.InetAddress> hosts) {
+        this.snapshotReaders = Set.copyOf(hosts);
+    }
+
+    /** The answer to {@link #SNAPSHOT_WORD} from {@code from}: length-prefixed snapshot file, length 0 for none. */
+    public byte[] snapshotFor(java.net.InetAddress from) {
+        byte[] file = snapshotReaders.contains(from) ? monitor.durability().newestSnapshot() : null;
+        if (file == null) {
+            return new byte[4];
+        }
+        return java.nio.ByteBuffer.allocate(4 + file.length).putInt(file.length).put(file).array();
+    }
 
     public FourLetterWords(NodeMonitor monitor, Set<String> enabled) {
         this.monitor = monitor;
@@ -59,8 +81,21 @@ public final class FourLetterWords {
             case "conf" -> conf();
             case "envi" -> envi();
             case "isro" -> "rw";
+            case "dgst" -> dgst();
             default -> throw new IllegalArgumentException("not a four-letter word: " + word);
         };
+    }
+
+    /**
+     * Volery's own word: the replica's recent state digests, one {@code position digest} line per
+     * command, oldest first. Replicas of a partition must agree at every position they share.
+     */
+    private String dgst() {
+        StringBuilder b = new StringBuilder();
+        for (StateDigest d : monitor.recentDigests()) {
+            b.append(Position.toString(d.position())).append(' ').append(d.digest()).append('\n');
+        }
+        return b.toString();
     }
 
     private String srvr() {
@@ -136,6 +171,12 @@ public final class FourLetterWords {
         m.put("volery_position", Position.toString(st.lastDeliveredPosition()));
         m.put("volery_signal_waits", monitor.probe().signalWaits());
         m.put("volery_signal_wait_ms", monitor.probe().signalWaitNanos() / 1_000_000);
+        NodeMonitor.Durability d = monitor.durability();
+        // numeric like every mntr value (tools parse them): the raw global position, -1 for none
+        m.put("volery_checkpoint_position", d.checkpointPosition());
+        m.put("volery_checkpoints_corrupt", d.corruptCheckpoints());
+        m.put("volery_acceptor_torn_bytes", d.tornLogBytes());
+        m.put("volery_snapshots_fetched", d.snapshotsFetched());
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());

@@ -4,6 +4,7 @@ import io.eyrie.multicast.MulticastNode;
 import io.eyrie.multicast.internal.protocol.NodeStatus;
 import io.volery.server.frontend.FrontEndStats;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +30,59 @@ public final class NodeMonitor {
     private final MulticastNode multicast;
     private final long startMillis = System.currentTimeMillis();
     private volatile TreeCensus lastCensus = TreeCensus.EMPTY;
+    private volatile Durability durability = Durability.NONE;
+
+    /** What the node's disks went through: its checkpoints and what recovery found damaged. */
+    public interface Durability {
+        Durability NONE = new Durability() {
+        };
+
+        /** The position of the newest checkpoint on disk, or -1 for none. */
+        default long checkpointPosition() {
+            return -1;
+        }
+
+        /** Checkpoint files found damaged (by checksum) and not used. */
+        default long corruptCheckpoints() {
+            return 0;
+        }
+
+        /** Torn-tail bytes the acceptor logs cut off at open. */
+        default long tornLogBytes() {
+            return 0;
+        }
+
+        /** Snapshots restored from a peer because none on disk was usable. */
+        default long snapshotsFetched() {
+            return 0;
+        }
+
+        /** The newest valid snapshot file, as a peer fetches it, or null. */
+        default byte[] newestSnapshot() {
+            return null;
+        }
+    }
+
+    public void durability(Durability d) {
+        this.durability = d;
+    }
+
+    public Durability durability() {
+        return durability;
+    }
+
+    /** The replica's recent digests, after waiting (briefly) for at least one command to be digested. */
+    public List<StateDigest> recentDigests() {
+        probe.wantDigests();
+        try {
+            probe.inspect(t -> null).get(CENSUS_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // report what there is
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return probe.digests();
+    }
 
     public NodeMonitor(NodeFacts facts, FrontEndStats frontEnd, MonitoredService service, ReplicaProbe probe,
                        MulticastNode multicast) {

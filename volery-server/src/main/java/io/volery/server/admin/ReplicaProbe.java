@@ -2,6 +2,8 @@ package io.volery.server.admin;
 
 import io.volery.server.tree.ZnodeTree;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,6 +23,41 @@ public final class ReplicaProbe {
     private final AtomicLong signalWaits = new AtomicLong();
     private final AtomicLong signalWaitNanos = new AtomicLong();
     private volatile ZnodeTree tree;
+    /** Digests are taken after every command until then (System.nanoTime), as long as someone asks. */
+    private volatile long digestsWantedUntil = System.nanoTime();
+    private final java.util.ArrayDeque<StateDigest> digests = new java.util.ArrayDeque<>();
+    private static final int DIGESTS_KEPT = 256;
+    private static final long DIGESTS_WINDOW_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
+    /**
+     * Makes the replica digest its state after each command for the next few seconds. Digesting
+     * costs a pass over the whole tree, so it runs only while someone (an operator, a test) compares
+     * replicas.
+     */
+    public void wantDigests() {
+        digestsWantedUntil = System.nanoTime() + DIGESTS_WINDOW_NANOS;
+    }
+
+    /** The latest digests taken, oldest first, one per command position (at most {@value #DIGESTS_KEPT}). */
+    public List<StateDigest> digests() {
+        synchronized (digests) {
+            return new ArrayList<>(digests);
+        }
+    }
+
+    /** Called by the replica's thread after each command, with that command's position. */
+    public void afterCommand(ZnodeTree current, long position) {
+        if (current != null && System.nanoTime() - digestsWantedUntil < 0) {
+            StateDigest d = new StateDigest(position, current.digest());
+            synchronized (digests) {
+                if (digests.size() == DIGESTS_KEPT) {
+                    digests.removeFirst();
+                }
+                digests.addLast(d);
+            }
+        }
+        afterCommand(current);
+    }
 
     /** Runs {@code look} on the replica's thread; fails at once when too many looks are queued. */
     public <T> CompletableFuture<T> inspect(Function<ZnodeTree, T> look) {

@@ -46,6 +46,10 @@ public final class VoleryMetrics {
                 .tags(tags).register(registry);
         FunctionCounter.builder("volery.client.bytes.sent", monitor, m -> m.frontEnd().bytesSent())
                 .tags(tags).register(registry);
+        FunctionCounter.builder("volery.checkpoints.corrupt", monitor, m -> m.durability().corruptCheckpoints())
+                .description("checkpoint files found damaged by checksum and not used").tags(tags).register(registry);
+        FunctionCounter.builder("volery.acceptor.torn.bytes", monitor, m -> m.durability().tornLogBytes())
+                .description("torn-tail bytes the acceptor logs cut off at open").tags(tags).register(registry);
         for (int ring : multicast.config().rings().keySet()) {
             Tags r = tags.and("ring", String.valueOf(ring));
             FunctionCounter.builder("volery.ring.decided", multicast, n -> ringValue(n, ring, RingField.DECIDED))

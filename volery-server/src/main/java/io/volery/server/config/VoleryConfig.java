@@ -33,6 +33,7 @@ import java.util.TreeMap;
  * 4lw.commands.whitelist = *      # four-letter words answered (comma list or *)
  * logDir = /var/log/volery        # optional: a log file per node (default: standard error)
  * session.touchMillis = 500
+ * snapCount = 100000              # deliveries between replica snapshots (storage = durable only)
  * </pre>
  *
  * Errors name the file, the line and the key.
@@ -46,11 +47,11 @@ public final class VoleryConfig {
     private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort");
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
-            "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis");
+            "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
-            java.util.List.of("ruok", "srvr", "stat", "mntr", "cons", "wchs", "wchc", "wchp", "dump", "conf", "envi", "isro")));
+            java.util.List.of("ruok", "srvr", "stat", "mntr", "cons", "wchs", "wchc", "wchp", "dump", "conf", "envi", "isro", "dgst")));
 
     /** A node's Volery settings. */
     public record NodeSettings(int id, String clientHost, int clientPort, int metricsPort) {
@@ -237,7 +238,10 @@ public final class VoleryConfig {
             }
             nodes.put(n.id(), new NodeSettings(n.id(), host, clientPort, metricsPort));
         }
-        return new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words, logDir, touch);
+        VoleryConfig config = new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words,
+                logDir, touch);
+        config.snapCount = r.intValue("snapCount", 100_000, 1, Integer.MAX_VALUE);
+        return config;
     }
 
     public String source() {
@@ -301,6 +305,13 @@ public final class VoleryConfig {
 
     public long touchMillis() {
         return touchMillis;
+    }
+
+    private int snapCount;
+
+    /** Deliveries between replica snapshots (taken only with {@code storage = durable}). */
+    public int snapCount() {
+        return snapCount;
     }
 
     /** Typed access to Volery's values with errors naming line and key. */

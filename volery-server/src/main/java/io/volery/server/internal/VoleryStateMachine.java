@@ -112,7 +112,7 @@ public final class VoleryStateMachine extends StateMachine {
         try {
             return execute(c);
         } finally {
-            probe.afterCommand(tree);
+            probe.afterCommand(tree, getCurrentPosition());
         }
     }
 

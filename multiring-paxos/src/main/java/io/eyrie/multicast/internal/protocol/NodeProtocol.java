@@ -56,6 +56,9 @@ public final class NodeProtocol {
     /** Rotates learner fetches over acceptors that may hold a decision nobody holds a prefix to. */
     private int fetchRotation;
     private final Map<Integer, long[]> lastSkipRequest = new HashMap<>();
+    private static final org.slf4j.Logger TRIM_LOG = org.slf4j.LoggerFactory.getLogger(NodeProtocol.class);
+    /** Rings on which this learner was told it needs trimmed instances (reported once each). */
+    private final java.util.Set<Integer> trimmedGapsReported = new java.util.HashSet<>();
     private Map<Integer, Long> checkpointedInstances = Map.of();
     private long lastHeartbeatMillis = Long.MIN_VALUE / 2;
     private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
@@ -253,6 +256,13 @@ public final class NodeProtocol {
             }
         } else if (m instanceof Learned l) {
             RingAcceptor a = acceptors.get(l.ring());
+            Merger.RingStream needs = merger.stream(l.ring());
+            if (needs != null && l.lowestInstance() > needs.nextInstance && trimmedGapsReported.add(l.ring())) {
+                // this learner can never deliver again from here: say so rather than stall in silence
+                TRIM_LOG.error("node={} ring={} needs instance {} but node {} trimmed its log below {}: this replica's "
+                                + "state is older than every acceptor keeps; restore it from a peer's snapshot",
+                        nodeId, l.ring(), needs.nextInstance, from, l.lowestInstance());
+            }
             for (Vote v : l.decided()) {
                 if (a != null) {
                     a.storeDecided(v.instance(), v.ballot(), v.value());

@@ -1,0 +1,99 @@
+package io.volery.server.durability;
+
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Durability end to end: a 2 x 3 Volery cluster as six processes, every one of them killed with
+ * kill -9 and restarted; every write the service acknowledged must be there afterwards, and the
+ * replicas of each partition must hold the same state (equal digests at the same zxid).
+ */
+class CrashRecoveryProcessTest {
+    private static final String CLASSPATH = System.getProperty("java.class.path");
+    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
+    @Test
+    void everyAcknowledgedWriteSurvivesKillingEveryProcessWithDurableStorage(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 20)) {
+            cluster.startAll();
+            AcknowledgedWrites writes = new AcknowledgedWrites();
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString())) {
+                writes.run(zk, 120);
+            }
+            assertEquals(120, writes.acknowledged(), "with every node up, every write should be acknowledged; failures: "
+                    + writes.failures());
+            assertTrue(cluster.snapshots(1).size() > 0, "node 1 should have taken a snapshot with snapCount=20");
+
+            cluster.killAll();
+            cluster.startAll();
+
+            for (int id : ProcessCluster.NODES) {
+                Map<String, String> m = cluster.mntr(id);
+                assertNotEquals("-1", m.get("volery_checkpoint_position"),
+                        "node " + id + " should have recovered from a snapshot; mntr: " + m);
+                assertEquals("0", m.get("volery_checkpoints_corrupt"), "node " + id + ": no damaged snapshot expected");
+            }
+            for (int id : ProcessCluster.NODES) {
+                try (ZooKeeper reader = cluster.session(id)) {
+                    assertEquals(List.of(), writes.lostWrites(reader),
+                            "acknowledged writes lost, as read through node " + id);
+                }
+            }
+            cluster.assertReplicasAgree(1);
+            cluster.assertReplicasAgree(2);
+
+            String status = status(cluster);
+            for (int id : ProcessCluster.NODES) {
+                assertTrue(status.lines().anyMatch(l -> l.matches(id + "\\s+" + ProcessCluster.partitionOf(id) + "\\s+.*")),
+                        "volery status should list node " + id + " in partition " + ProcessCluster.partitionOf(id)
+                                + ":\n" + status);
+            }
+        }
+    }
+
+    /** The same crash with in-memory acceptors: the check above must see the loss, or it proves nothing. */
+    @Test
+    void withInMemoryStorageTheSameCrashLosesAcknowledgedWrites(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "memory", 40)) {
+            cluster.startAll();
+            AcknowledgedWrites writes = new AcknowledgedWrites();
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString())) {
+                writes.run(zk, 60);
+            }
+            assertEquals(60, writes.acknowledged(), "with every node up, every write should be acknowledged; failures: "
+                    + writes.failures());
+            assertTrue(cluster.snapshots(1).isEmpty(), "memory storage takes no snapshots");
+            cluster.killAll();
+            cluster.startAll();
+            try (ZooKeeper reader = AcknowledgedWrites.connect(cluster.connectString())) {
+                List<String> lost = writes.lostWrites(reader);
+                assertFalse(lost.isEmpty(), "in-memory acceptors cannot keep writes across kill -9 of every process, "
+                        + "yet the check found all " + writes.acknowledged() + " acknowledged writes");
+                assertTrue(lost.size() >= writes.acknowledgedCreates(), "expected every create lost, got " + lost);
+            }
+        }
+    }
+
+    /** {@code volery status --config F} in its own process; its exit status must say every node answered. */
+    private static String status(ProcessCluster cluster) throws Exception {
+        Process p = new ProcessBuilder(JAVA, "-Xmx96m", "-XX:TieredStopAtLevel=1", "-cp", CLASSPATH,
+                "io.volery.server.VoleryMain", "status", "--config", cluster.config().toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "volery status did not finish");
+        assertEquals(0, p.exitValue(), "volery status should find every node up:\n" + out);
+        return out;
+    }
+}

@@ -1,0 +1,281 @@
+package io.volery.server.durability;
+
+import io.volery.server.admin.FourLetterWordClient;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A 2 partitions x 3 replicas Volery cluster as six child JVMs, each {@code volery start --config F
+ * --node ID} (VoleryMain) on the build's classpath, with its data directory under a temp dir. Nodes
+ * 1-3 are partition 1, nodes 4-6 partition 2. Stopping a node is {@code kill -9}
+ * ({@link Process#destroyForcibly}); each incarnation's output is appended to {@code node-ID.log}.
+ */
+final class ProcessCluster implements AutoCloseable {
+    static final int[] NODES = {1, 2, 3, 4, 5, 6};
+    private static final String CLASSPATH = System.getProperty("java.class.path");
+    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
+    private final Path dir;
+    private final Path config;
+    private final Map<Integer, Integer> clientPorts = new TreeMap<>();
+    private final Map<Integer, Process> processes = new TreeMap<>();
+
+    /**
+     * @param storage   {@code durable} or {@code memory}
+     * @param snapCount deliveries between replica snapshots
+     */
+    ProcessCluster(Path dir, String storage, int snapCount) throws IOException {
+        this.dir = dir;
+        List<Integer> ports = freePorts(2 * NODES.length);
+        StringBuilder cfg = new StringBuilder();
+        for (int id : NODES) {
+            clientPorts.put(id, ports.get(NODES.length + id - 1));
+            cfg.append("node.").append(id).append(" = 127.0.0.1:").append(ports.get(id - 1)).append('\n');
+            cfg.append("node.").append(id).append(".groups = ").append(partitionOf(id)).append('\n');
+            cfg.append("node.").append(id).append(".clientPort = ").append(clientPorts.get(id)).append('\n');
+        }
+        cfg.append("""
+                ring.1.acceptors = 1,2,3
+                ring.2.acceptors = 4,5,6
+                ring.0.acceptors = 1,4,2
+                group.1.ring = 1
+                group.2.ring = 2
+                ring.all = 0
+                tickTime = 2000
+                minSessionTimeout = 4000
+                maxSessionTimeout = 40000
+                jute.maxbuffer = 131072
+                batch.maxBytes = 262144
+                """);
+        cfg.append("storage = ").append(storage).append('\n');
+        cfg.append("dataDir = ").append(dir.resolve("data")).append('\n');
+        cfg.append("snapCount = ").append(snapCount).append('\n');
+        this.config = dir.resolve("volery.cfg");
+        Files.writeString(config, cfg);
+    }
+
+    static int partitionOf(int node) {
+        return node <= 3 ? 1 : 2;
+    }
+
+    static int[] replicasOf(int partition) {
+        return partition == 1 ? new int[] {1, 2, 3} : new int[] {4, 5, 6};
+    }
+
+    Path config() {
+        return config;
+    }
+
+    /** Starts every node and waits until each answers {@code ruok}. */
+    void startAll() throws Exception {
+        for (int id : NODES) {
+            spawn(id);
+        }
+        for (int id : NODES) {
+            awaitServing(id);
+        }
+    }
+
+    void start(int id) throws Exception {
+        spawn(id);
+        awaitServing(id);
+    }
+
+    private void spawn(int id) throws IOException {
+        if (processes.containsKey(id) && processes.get(id).isAlive()) {
+            throw new IllegalStateException("node " + id + " is running");
+        }
+        List<String> cmd = List.of(JAVA, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-cp", CLASSPATH, "io.volery.server.VoleryMain",
+                "start", "--config", config.toString(), "--node", String.valueOf(id));
+        Path log = log(id);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        processes.put(id, p);
+    }
+
+    private void awaitServing(int id) throws Exception {
+        await("node " + id + " answers ruok (log: " + log(id) + ")", 60_000, () -> {
+            if (!processes.get(id).isAlive()) {
+                fail("node " + id + " exited with status " + processes.get(id).exitValue() + "; its log:\n" + tail(id));
+            }
+            try {
+                return FourLetterWordClient.ask(clientAddress(id), "ruok", 1000).startsWith("imok");
+            } catch (IOException e) {
+                return false;
+            }
+        });
+    }
+
+    /** kill -9. */
+    void kill(int id) throws InterruptedException {
+        Process p = processes.get(id);
+        p.destroyForcibly();
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("node " + id + " did not die on kill -9");
+        }
+    }
+
+    void killAll() throws InterruptedException {
+        for (Process p : processes.values()) {
+            p.destroyForcibly();
+        }
+        for (int id : processes.keySet()) {
+            kill(id);
+        }
+    }
+
+    InetSocketAddress clientAddress(int id) {
+        return new InetSocketAddress("127.0.0.1", clientPorts.get(id));
+    }
+
+    String connectString() {
+        return clientPorts.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+    }
+
+    String connectString(int id) {
+        return "127.0.0.1:" + clientPorts.get(id);
+    }
+
+    /** A ZooKeeper session with node {@code id} alone; on failure the node's log tail is in the error. */
+    org.apache.zookeeper.ZooKeeper session(int id) throws Exception {
+        try {
+            return AcknowledgedWrites.connect(connectString(id));
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; node " + id + " log:\n" + tail(id), e);
+        }
+    }
+
+    Map<String, String> mntr(int id) throws IOException {
+        return FourLetterWordClient.parseMntr(FourLetterWordClient.ask(clientAddress(id), "mntr", 15_000));
+    }
+
+    Path nodeData(int id) {
+        return dir.resolve("data").resolve("node-" + id);
+    }
+
+    Path log(int id) {
+        return dir.resolve("node-" + id + ".log");
+    }
+
+    String tail(int id) {
+        try {
+            List<String> lines = Files.readAllLines(log(id));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    /** The newest snapshot files of a node, oldest first. */
+    List<Path> snapshots(int id) throws IOException {
+        Path d = nodeData(id).resolve("snapshots");
+        if (!Files.isDirectory(d)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(d)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".kryo")).sorted().toList();
+        }
+    }
+
+    /** A node's recent state digests by command position ({@code dgst}). */
+    Map<String, String> digests(int id) throws IOException {
+        Map<String, String> byPosition = new TreeMap<>();
+        for (String line : FourLetterWordClient.ask(clientAddress(id), "dgst", 15_000).split("\n")) {
+            String[] f = line.strip().split(" ");
+            if (f.length == 2) {
+                byPosition.put(f[0], f[1]);
+            }
+        }
+        return byPosition;
+    }
+
+    /**
+     * Waits until the replicas of {@code partition} have digested their state at a common command
+     * position, and checks that they agree at every position they share. Returns the number of
+     * shared positions compared.
+     */
+    int assertReplicasAgree(int partition) throws Exception {
+        int[] replicas = replicasOf(partition);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        Map<Integer, Map<String, String>> all = new TreeMap<>();
+        while (System.nanoTime() < deadline) {
+            for (int id : replicas) {
+                all.put(id, digests(id));
+            }
+            java.util.Set<String> common = new java.util.TreeSet<>(all.get(replicas[0]).keySet());
+            for (int id : replicas) {
+                common.retainAll(all.get(id).keySet());
+            }
+            if (!common.isEmpty()) {
+                for (String position : common) {
+                    String reference = all.get(replicas[0]).get(position);
+                    for (int id : replicas) {
+                        assertEquals(reference, all.get(id).get(position), "partition " + partition + ": replica " + id
+                                + " holds another state than replica " + replicas[0] + " after the command at position "
+                                + position);
+                    }
+                }
+                return common.size();
+            }
+        }
+        throw new AssertionError("partition " + partition + ": replicas never digested a common position; last: " + all);
+    }
+
+    static void await(String what, long millis, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + millis + " ms waiting until " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Process p : processes.values()) {
+            p.destroyForcibly();
+        }
+        for (Process p : processes.values()) {
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static List<Integer> freePorts(int n) throws IOException {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            List<Integer> ports = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                held.add(s);
+                ports.add(s.getLocalPort());
+            }
+            return ports;
+        } finally {
+            for (ServerSocket s : held) {
+                s.close();
+            }
+        }
+    }
+}
