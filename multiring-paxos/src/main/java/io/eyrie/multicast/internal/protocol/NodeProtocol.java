@@ -58,6 +58,10 @@ public final class NodeProtocol {
     private final Map<Integer, long[]> lastSkipRequest = new HashMap<>();
     private Map<Integer, Long> checkpointedInstances = Map.of();
     private long lastHeartbeatMillis = Long.MIN_VALUE / 2;
+    /** The nodes that use this node's heartbeats (see {@link #heartbeatPeers}). */
+    private final int[] heartbeatPeers;
+    /** Spreads proposals over a ring's acceptors while this node trusts none of them. */
+    private int proposalRotation;
     private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
     private Output out;
     private long now;
@@ -89,7 +93,49 @@ public final class NodeProtocol {
             acceptors.put(r, a);
             coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send, nowMillis));
         }
+        this.heartbeatPeers = heartbeatPeers(config, nodeId);
         this.now = nowMillis;
+    }
+
+    /**
+     * Who needs to hear from {@code self} regularly: for each ring it accepts, the ring's other
+     * acceptors (coordinator election, decided prefixes) and learners (catch-up targets); for each
+     * ring it learns, the ring's acceptors (a coordinator routes Phase 2 past suspected learners).
+     * Nobody else looks at this node's liveness, so all-to-all heartbeats would only cost CPU: a
+     * node that only proposes to a ring learns its coordinator from replies (see {@link #proposalTarget}).
+     */
+    static int[] heartbeatPeers(ClusterConfig config, int self) {
+        java.util.TreeSet<Integer> peers = new java.util.TreeSet<>();
+        for (ClusterConfig.Ring r : config.rings().values()) {
+            if (r.isAcceptor(self)) {
+                for (int a : r.acceptors()) {
+                    peers.add(a);
+                }
+                for (int l : r.learners()) {
+                    peers.add(l);
+                }
+            } else if (r.isLearner(self)) {
+                for (int a : r.acceptors()) {
+                    peers.add(a);
+                }
+            }
+        }
+        peers.remove(self);
+        return peers.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * Where to send a proposal for {@code ring}: the coordinator as this node sees it. A node that
+     * trusts none of the ring's acceptors (it hears no heartbeats from a ring it neither accepts
+     * nor learns) tries them in turn; any live one forwards the proposal to its coordinator.
+     */
+    private int proposalTarget(ClusterConfig.Ring ring) {
+        for (int a : ring.acceptors()) {
+            if (!fd.suspected(a, now)) {
+                return a;
+            }
+        }
+        return ring.acceptors()[Math.floorMod(proposalRotation++, ring.acceptors().length)];
     }
 
     void observeDecisions(DecisionObserver observer) {
@@ -102,11 +148,32 @@ public final class NodeProtocol {
 
     // ---- entry points -------------------------------------------------------------------------
 
+    /**
+     * A message decoded and validated, opaque outside this package: a runtime decodes on the thread
+     * that received the bytes (no copy of them, and off the event loop) and hands this over.
+     */
+    public static final class Inbound {
+        private final Message message;
+
+        private Inbound(Message message) {
+            this.message = message;
+        }
+    }
+
+    /** Decodes {@code message} (read only during the call); throws MalformedMessageException on bad bytes. */
+    public static Inbound decode(ByteBuffer message) {
+        return new Inbound(MessageCodec.decode(message));
+    }
+
     public void onMessage(int fromNodeId, ByteBuffer message, long nowMillis, Output out) {
+        onMessage(fromNodeId, decode(message), nowMillis, out);
+    }
+
+    public void onMessage(int fromNodeId, Inbound inbound, long nowMillis, Output out) {
         if (!config.nodes().containsKey(fromNodeId)) {
             throw new MalformedMessageException("message from node " + fromNodeId + ", which is not in the cluster file");
         }
-        Message m = MessageCodec.decode(message);
+        Message m = inbound.message;
         Output outer = begin(nowMillis, out);
         fd.heard(fromNodeId, nowMillis);
         dispatch(fromNodeId, m);
@@ -123,10 +190,66 @@ public final class NodeProtocol {
             c.tick(now);
         }
         for (Propose p : proposer.due(now)) {
-            send(fd.coordinatorOf(config.ring(p.ring()), now), p);
+            send(proposalTarget(config.ring(p.ring())), p);
         }
         catchUp();
         finish(outer);
+    }
+
+    /**
+     * The earliest time {@link #onTick} may have work (a heartbeat, a retransmission, a Phase 1
+     * retry, a coordinator takeover, a catch-up fetch). A runtime may sleep until then unless a
+     * message or proposal arrives first; it never needs to tick sooner. A lower bound, never later
+     * than the heartbeat that is due next.
+     */
+    public long nextTickMillis() {
+        long next = lastHeartbeatMillis + params.heartbeatIntervalMillis();
+        next = Math.min(next, proposer.nextDueMillis());
+        for (RingCoordinator c : coordinators.values()) {
+            next = Math.min(next, c.nextTickMillis(now));
+        }
+        for (int ringId : merger.ringIds()) {
+            Merger.RingStream s = merger.stream(ringId);
+            if (s.buffered.containsKey(s.nextInstance) || !mayFetch(ringId, s)) {
+                continue;
+            }
+            Long last = lastFetchMillis.get(ringId);
+            next = Math.min(next, last == null ? now : last + params.retransmitTimeoutMillis());
+        }
+        Merger.RingStream blocked = merger.blockedOn();
+        if (blocked != null && merger.slotsNeededFrom(blocked) >= 0) {
+            // A lost skip request is asked again after a timeout (see requestSkip).
+            long[] last = lastSkipRequest.get(blocked.ringId);
+            next = Math.min(next, last == null ? now : last[1] + params.retransmitTimeoutMillis());
+        }
+        for (RingAcceptor a : acceptors.values()) {
+            boolean behind = false;
+            for (RingSummary r : reported.getOrDefault(a.ringId(), Map.of()).values()) {
+                behind |= r.firstUndecided() > a.firstUndecided();
+            }
+            if (behind) {
+                Long last = lastAcceptorFetchMillis.get(a.ringId());
+                next = Math.min(next, last == null ? now : last + params.retransmitTimeoutMillis());
+            }
+        }
+        return next;
+    }
+
+    /** Whether a learner waiting at {@code s.nextInstance} may find it somewhere (see {@link #fetchTarget}). */
+    private boolean mayFetch(int ringId, Merger.RingStream s) {
+        if (!s.buffered.isEmpty()) {
+            return true;
+        }
+        RingAcceptor own = acceptors.get(ringId);
+        if (own != null && own.highestDecided() >= s.nextInstance) {
+            return true;
+        }
+        for (RingSummary r : reported.getOrDefault(ringId, Map.of()).values()) {
+            if (r.highestDecided() >= s.nextInstance) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public long propose(int[] groups, byte[] payload, long nowMillis, Output out) {
@@ -145,7 +268,7 @@ public final class NodeProtocol {
         }
         Propose p = proposer.propose(ring, g, payload, nowMillis);
         Output outer = begin(nowMillis, out);
-        send(fd.coordinatorOf(config.ring(ring), now), p);
+        send(proposalTarget(config.ring(ring)), p);
         finish(outer);
         return p.proposal().seq();
     }
@@ -300,10 +423,8 @@ public final class NodeProtocol {
             rings.add(new RingSummary(a.ringId(), a.promisedBallot(), a.firstUndecided(), a.highestDecided()));
         }
         Heartbeat h = new Heartbeat(rings);
-        for (int n : config.nodes().keySet()) {
-            if (n != nodeId) {
-                send(n, h);
-            }
+        for (int n : heartbeatPeers) {
+            send(n, h);
         }
         announceCheckpoint();
     }
