@@ -114,6 +114,7 @@ public final class MulticastNode implements MulticastEndpoint {
         // for a proposer's latest incarnations only); wall-clock milliseconds do.
         long incarnation = System.currentTimeMillis();
         this.protocol = new NodeProtocol(config, nodeId, incarnation, logs, learnerCheckpoint, nowMillis());
+        protocol.coalesceOrderedPerTurn();
         this.lastStatus = protocol.status();
         this.loop = new Thread(this::runLoop, "mrp-node-" + nodeId);
         loop.setDaemon(true);
@@ -290,6 +291,7 @@ public final class MulticastNode implements MulticastEndpoint {
                     lastTick = now;
                     lastStatus = protocol.status();
                 }
+                protocol.endTurn(out);
                 out.endTurn();
                 // Sleep until the protocol has timed work (or an event comes): an idle node wakes
                 // once per heartbeat instead of every tick, and a busy one no more than every tick.

@@ -63,6 +63,10 @@ public final class NodeProtocol {
     /** Spreads proposals over a ring's acceptors while this node trusts none of them. */
     private int proposalRotation;
     private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
+    /** Set by a runtime that calls {@link #endTurn}: Ordered notices wait for it and go out merged. */
+    private boolean coalesceOrdered;
+    /** Ordered notices of this turn: proposer node -> (ring, incarnation) -> seqs. */
+    private final Map<Integer, Map<List<Long>, List<Long>>> orderedThisTurn = new TreeMap<>();
     private Output out;
     private long now;
     private DecisionObserver decisionObserver;
@@ -273,6 +277,31 @@ public final class NodeProtocol {
         return p.proposal().seq();
     }
 
+    /**
+     * From now on, the runtime calls {@link #endTurn} after every batch of steps (before it sends
+     * what they produced): the Ordered notices of a turn then leave as one message per proposer and
+     * ring instead of one per decided instance (a coordinator under load decides many per turn).
+     */
+    public void coalesceOrderedPerTurn() {
+        this.coalesceOrdered = true;
+    }
+
+    /** Sends what this turn held back (see {@link #coalesceOrderedPerTurn}). */
+    public void endTurn(Output out) {
+        if (orderedThisTurn.isEmpty()) {
+            return;
+        }
+        Output outer = begin(now, out);
+        for (Map.Entry<Integer, Map<List<Long>, List<Long>>> p : orderedThisTurn.entrySet()) {
+            for (Map.Entry<List<Long>, List<Long>> e : p.getValue().entrySet()) {
+                long[] seqs = e.getValue().stream().mapToLong(Long::longValue).toArray();
+                dispatchOrSend(p.getKey(), new Ordered(e.getKey().get(0).intValue(), e.getKey().get(1), seqs));
+            }
+        }
+        orderedThisTurn.clear();
+        finish(outer);
+    }
+
     public byte[] learnerCheckpoint() {
         return merger.checkpoint();
     }
@@ -335,6 +364,18 @@ public final class NodeProtocol {
     }
 
     private void send(int to, Message m) {
+        if (coalesceOrdered && m instanceof Ordered o) {
+            List<Long> seqs = orderedThisTurn.computeIfAbsent(to, k -> new java.util.HashMap<>())
+                    .computeIfAbsent(List.of((long) o.ring(), o.incarnation()), k -> new ArrayList<>());
+            for (long q : o.seqs()) {
+                seqs.add(q);
+            }
+            return;
+        }
+        dispatchOrSend(to, m);
+    }
+
+    private void dispatchOrSend(int to, Message m) {
         if (to == nodeId) {
             toSelf.add(m);
         } else {
