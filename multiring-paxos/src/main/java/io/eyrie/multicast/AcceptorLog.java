@@ -20,7 +20,10 @@ public interface AcceptorLog extends AutoCloseable {
     /** Records a promise not to accept ballots below {@code ballot} (a {@link Ballot} as long). */
     void appendPromise(long ballot);
 
-    /** Records the acceptance of {@code value} for {@code instance} at {@code ballot}. */
+    /**
+     * Records the acceptance of {@code value} for {@code instance} at {@code ballot}. Nobody
+     * modifies {@code value} afterwards, so a log may keep the array itself rather than a copy.
+     */
     void appendAccept(long instance, long ballot, byte[] value);
 
     /** Records that {@code instance} is decided with the value accepted at {@code ballot}. */

@@ -129,6 +129,7 @@ public final class MulticastNode implements MulticastEndpoint {
         // for a proposer's latest incarnations only); wall-clock milliseconds do.
         long incarnation = System.currentTimeMillis();
         this.protocol = new NodeProtocol(config, nodeId, incarnation, logs, learnerCheckpoint, nowMillis());
+        protocol.coalesceOrderedPerTurn();
         this.lastStatus = protocol.status();
         this.loop = new Thread(this::runLoop, "mrp-node-" + nodeId);
         loop.setDaemon(true);
@@ -136,9 +137,10 @@ public final class MulticastNode implements MulticastEndpoint {
         transport.start(new Transport.InboundHandler() {
             @Override
             public void onMessage(int fromNodeId, ByteBuffer message) {
-                byte[] copy = new byte[message.remaining()];
-                message.get(copy);
-                if (!events.offer(() -> inbound(fromNodeId, copy))) {
+                // Decoded here, on the transport thread: straight from the transport's buffer, and
+                // in parallel with the event loop.
+                NodeProtocol.Inbound decoded = decode(fromNodeId, message);
+                if (decoded != null && !events.offer(() -> inbound(fromNodeId, decoded))) {
                     // Dropping is safe: the protocol retransmits; overload shows in the log.
                     log.warn("node={} event queue full, dropped a message from node={}", nodeId, fromNodeId);
                 }
@@ -185,9 +187,10 @@ public final class MulticastNode implements MulticastEndpoint {
     public boolean sendDirect(int toNodeId, byte[] message) {
         byte[] framed = NodeProtocol.encodeDirect(message);
         if (toNodeId == nodeId) {
-            return events.offer(() -> inbound(nodeId, framed));
+            NodeProtocol.Inbound decoded = decode(nodeId, ByteBuffer.wrap(framed));
+            return decoded != null && events.offer(() -> inbound(nodeId, decoded));
         }
-        return transport.send(toNodeId, ByteBuffer.wrap(framed));
+        return transport.sendOwned(toNodeId, framed);
     }
 
     /** Adds a handler; every handler sees every direct message (each protocol ignores the others' types). */
@@ -263,17 +266,28 @@ public final class MulticastNode implements MulticastEndpoint {
         }
     }
 
-    private void inbound(int from, byte[] message) {
+    /** The decoded message, or null (logged) if it is malformed. */
+    private NodeProtocol.Inbound decode(int from, ByteBuffer message) {
         try {
-            protocol.onMessage(from, ByteBuffer.wrap(message), nowMillis(), out);
+            return NodeProtocol.decode(message);
         } catch (MalformedMessageException e) {
             log.warn("node={} dropped a malformed message from node={}: {}", nodeId, from, e.getMessage());
+            return null;
+        }
+    }
+
+    private void inbound(int from, NodeProtocol.Inbound message) {
+        try {
+            protocol.onMessage(from, message, nowMillis(), out);
+        } catch (MalformedMessageException e) {
+            log.warn("node={} dropped a message from node={}: {}", nodeId, from, e.getMessage());
         }
     }
 
     private void runLoop() {
         List<Runnable> batch = new ArrayList<>(EVENTS_PER_TURN);
-        long nextTick = nowMillis() + tickMillis;
+        long lastTick = nowMillis();
+        long nextTick = lastTick + tickMillis;
         try {
             while (!closed.get()) {
                 long wait = nextTick - nowMillis();
@@ -289,10 +303,14 @@ public final class MulticastNode implements MulticastEndpoint {
                 long now = nowMillis();
                 if (now >= nextTick) {
                     protocol.onTick(now, out);
-                    nextTick = now + tickMillis;
+                    lastTick = now;
                     lastStatus = protocol.status();
                 }
+                protocol.endTurn(out);
                 out.endTurn();
+                // Sleep until the protocol has timed work (or an event comes): an idle node wakes
+                // once per heartbeat instead of every tick, and a busy one no more than every tick.
+                nextTick = Math.max(lastTick + tickMillis, protocol.nextTickMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -345,11 +363,13 @@ public final class MulticastNode implements MulticastEndpoint {
                 byte[] msg = (byte[]) s[1];
                 if (to == nodeId) {
                     // Loopback without the transport; handled in a later turn like any message.
-                    if (!events.offer(() -> inbound(nodeId, msg))) {
+                    NodeProtocol.Inbound decoded = decode(nodeId, ByteBuffer.wrap(msg));
+                    if (decoded != null && !events.offer(() -> inbound(nodeId, decoded))) {
                         log.warn("node={} event queue full, dropped a message to itself", nodeId);
                     }
                 } else {
-                    transport.send(to, ByteBuffer.wrap(msg));
+                    // The array was encoded for this send alone: the transport may keep it.
+                    transport.sendOwned(to, msg);
                 }
             }
             if (!ordered.isEmpty()) {
@@ -379,7 +399,10 @@ public final class MulticastNode implements MulticastEndpoint {
             this.nodeId = nodeId;
         }
 
-        /** How often timers run (heartbeats, retransmissions, skips); default 2 ms. */
+        /**
+         * The shortest spacing of timer runs (heartbeats, retransmissions, catch-up); default 2 ms.
+         * Timers run only when one is due, so an idle node wakes about once per heartbeat.
+         */
         public Builder tickMillis(long millis) {
             if (millis < 1) {
                 throw new IllegalArgumentException("tickMillis must be at least 1, got " + millis);

@@ -23,6 +23,14 @@ public interface Transport extends AutoCloseable {
      */
     boolean send(int nodeId, ByteBuffer message);
 
+    /**
+     * Like {@link #send}, for an array the caller hands over and never touches again: an
+     * implementation may queue it as it is rather than copy it (every protocol message is sent so).
+     */
+    default boolean sendOwned(int nodeId, byte[] message) {
+        return send(nodeId, ByteBuffer.wrap(message));
+    }
+
     /** Counters for monitoring: frames sent, received, dropped, rejected. */
     TransportStats stats();
 

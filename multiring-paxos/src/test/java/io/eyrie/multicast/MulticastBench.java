@@ -52,8 +52,8 @@ public final class MulticastBench {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        System.out.println("| layout | storage | bytes | window | msgs/s | MB/s | p50 ms | p99 ms |");
-        System.out.println("|---|---|---|---|---|---|---|---|");
+        System.out.println("| layout | storage | bytes | window | msgs/s | MB/s | p50 ms | p99 ms | CPU us/msg | alloc KB/msg |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|");
         for (String storage : storages) {
             for (String layout : layouts) {
                 for (int size : sizes) {
@@ -169,6 +169,9 @@ public final class MulticastBench {
         Thread.sleep(warmupS * 1000L);
         measuring.set(true);
         long t0 = System.nanoTime();
+        // Robust under load, unlike msgs/s: the whole JVM's CPU time and allocation per delivery.
+        long cpu0 = processCpuNanos();
+        long alloc0 = allocatedBytes();
         for (int s = 0; s < seconds; s++) {
             Thread.sleep(1000L);
             if (Boolean.getBoolean("bench.trace")) {
@@ -177,6 +180,8 @@ public final class MulticastBench {
         }
         measuring.set(false);
         double elapsed = (System.nanoTime() - t0) / 1e9;
+        long cpu = processCpuNanos() - cpu0;
+        long alloc = allocatedBytes() - alloc0;
         running.set(false);
         for (Thread t : loaders) {
             t.join(2000);
@@ -190,8 +195,26 @@ public final class MulticastBench {
         Arrays.sort(lat);
         double p50 = n == 0 ? Double.NaN : lat[n / 2] / 1e6;
         double p99 = n == 0 ? Double.NaN : lat[Math.min(n - 1, (int) (n * 0.99))] / 1e6;
-        System.out.println(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.0f | %.1f | %.2f | %.2f |", layout, storage,
-                size, window, delivered.get() / elapsed, deliveredBytes.get() / elapsed / 1e6, p50, p99));
+        long count = Math.max(1, delivered.get());
+        System.out.println(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.0f | %.1f | %.2f | %.2f | %.1f | %.1f |",
+                layout, storage, size, window, delivered.get() / elapsed, deliveredBytes.get() / elapsed / 1e6, p50, p99,
+                cpu / 1e3 / count, alloc / 1024.0 / count));
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** Bytes allocated so far by the live threads (the benchmark's threads live through a run). */
+    private static long allocatedBytes() {
+        com.sun.management.ThreadMXBean t = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+                .getThreadMXBean();
+        long sum = 0;
+        for (long b : t.getThreadAllocatedBytes(t.getAllThreadIds())) {
+            sum += Math.max(0, b);
+        }
+        return sum;
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

@@ -32,6 +32,23 @@ final class FailureDetector {
         return t == null || nowMillis - t > suspectMillis;
     }
 
+    /**
+     * When the first of the acceptors ahead of {@code self} in the ring's order that is trusted now
+     * becomes suspected, which may make {@code self} the coordinator; Long.MAX_VALUE if none is.
+     */
+    long nextSuspicionMillis(ClusterConfig.Ring ring, int self, long nowMillis) {
+        long next = Long.MAX_VALUE;
+        for (int a : ring.acceptors()) {
+            if (a == self) {
+                break;
+            }
+            if (!suspected(a, nowMillis)) {
+                next = Math.min(next, lastHeard.get(a) + suspectMillis + 1);
+            }
+        }
+        return next;
+    }
+
     /** The first acceptor of the ring in config order that is not suspected (the coordinator). */
     int coordinatorOf(ClusterConfig.Ring ring, long nowMillis) {
         for (int a : ring.acceptors()) {

@@ -28,61 +28,109 @@ final class MessageCodec {
     private MessageCodec() {
     }
 
+    /**
+     * The wire form of {@code m} in an array of exactly its size: sized first, then written once,
+     * so that a message (an Accept carries a whole batch) is copied once, not grown and trimmed.
+     */
     static byte[] encode(Message m) {
-        Sink s = new Sink(64);
+        byte[] out = new byte[encodedSize(m)];
+        ByteBuffer s = ByteBuffer.wrap(out);
         if (m instanceof Heartbeat h) {
-            s.u8(HEARTBEAT).i32(h.rings().size());
+            s.put(HEARTBEAT).putInt(h.rings().size());
             for (RingSummary r : h.rings()) {
-                s.i32(r.ring()).i64(r.promisedBallot()).i64(r.firstUndecided()).i64(r.highestDecided());
+                s.putInt(r.ring()).putLong(r.promisedBallot()).putLong(r.firstUndecided()).putLong(r.highestDecided());
             }
         } else if (m instanceof Propose p) {
-            s.u8(PROPOSE).i32(p.ring()).u8(p.forwarded() ? 1 : 0);
-            Proposal q = p.proposal();
-            ByteBuffer b = ByteBuffer.allocate(q.encodedSize());
-            RingValue.writeProposal(b, q);
-            s.raw(b.array());
+            s.put(PROPOSE).putInt(p.ring()).put((byte) (p.forwarded() ? 1 : 0));
+            RingValue.writeProposal(s, p.proposal());
         } else if (m instanceof Ordered o) {
-            s.u8(ORDERED).i32(o.ring()).i64(o.incarnation()).i32(o.seqs().length);
+            s.put(ORDERED).putInt(o.ring()).putLong(o.incarnation()).putInt(o.seqs().length);
             for (long q : o.seqs()) {
-                s.i64(q);
+                s.putLong(q);
             }
         } else if (m instanceof Phase1a p) {
-            s.u8(PHASE1A).i32(p.ring()).i64(p.ballot()).i64(p.fromInstance());
+            s.put(PHASE1A).putInt(p.ring()).putLong(p.ballot()).putLong(p.fromInstance());
         } else if (m instanceof Phase1b p) {
-            s.u8(PHASE1B).i32(p.ring()).i64(p.ballot()).i64(p.fromInstance()).i64(p.lowestInstance())
-                    .i64(p.highestInstance()).i64(p.nextFrom());
+            s.put(PHASE1B).putInt(p.ring()).putLong(p.ballot()).putLong(p.fromInstance()).putLong(p.lowestInstance())
+                    .putLong(p.highestInstance()).putLong(p.nextFrom());
             votes(s, p.accepted());
         } else if (m instanceof Accept a) {
-            s.u8(ACCEPT).i32(a.ring()).i64(a.ballot()).i64(a.instance()).i32(a.route().length);
+            s.put(ACCEPT).putInt(a.ring()).putLong(a.ballot()).putLong(a.instance()).putInt(a.route().length);
             for (int n : a.route()) {
-                s.i32(n);
+                s.putInt(n);
             }
-            s.i32(a.acceptorHops()).i32(a.hop()).i32(a.votes()).u8(a.decided() ? 1 : 0).bytes(a.value());
+            s.putInt(a.acceptorHops()).putInt(a.hop()).putInt(a.votes()).put((byte) (a.decided() ? 1 : 0))
+                    .putInt(a.value().length).put(a.value());
         } else if (m instanceof Decision d) {
-            s.u8(DECISION).i32(d.ring()).i64(d.ballot()).i64(d.instance());
+            s.put(DECISION).putInt(d.ring()).putLong(d.ballot()).putLong(d.instance());
         } else if (m instanceof Nack n) {
-            s.u8(NACK).i32(n.ring()).i64(n.promisedBallot());
+            s.put(NACK).putInt(n.ring()).putLong(n.promisedBallot());
         } else if (m instanceof Fetch f) {
-            s.u8(FETCH).i32(f.ring()).i64(f.fromInstance()).i32(f.maxCount());
+            s.put(FETCH).putInt(f.ring()).putLong(f.fromInstance()).putInt(f.maxCount());
         } else if (m instanceof Learned l) {
-            s.u8(LEARNED).i32(l.ring()).i64(l.lowestInstance());
+            s.put(LEARNED).putInt(l.ring()).putLong(l.lowestInstance());
             votes(s, l.decided());
         } else if (m instanceof SkipRequest r) {
-            s.u8(SKIP_REQUEST).i32(r.ring()).i64(r.instance()).i64(r.slot()).i64(r.targetSlot());
+            s.put(SKIP_REQUEST).putInt(r.ring()).putLong(r.instance()).putLong(r.slot()).putLong(r.targetSlot());
         } else if (m instanceof Checkpointed c) {
-            s.u8(CHECKPOINTED).i32(c.ring()).i64(c.instance());
+            s.put(CHECKPOINTED).putInt(c.ring()).putLong(c.instance());
         } else if (m instanceof Direct d) {
-            s.u8(DIRECT).raw(d.payload());
+            s.put(DIRECT).put(d.payload());
         } else {
             throw new AssertionError("no wire form for " + m);
         }
-        return s.toArray();
+        if (s.hasRemaining()) {
+            throw new AssertionError("encodedSize of " + m.getClass().getSimpleName() + " is " + out.length
+                    + " but only " + s.position() + " bytes were written");
+        }
+        return out;
     }
 
-    private static void votes(Sink s, List<Vote> votes) {
-        s.i32(votes.size());
+    /** The exact length of {@link #encode}'s result. */
+    static int encodedSize(Message m) {
+        if (m instanceof Heartbeat h) {
+            return 1 + 4 + h.rings().size() * (4 + 8 + 8 + 8);
+        } else if (m instanceof Propose p) {
+            return 1 + 4 + 1 + p.proposal().encodedSize();
+        } else if (m instanceof Ordered o) {
+            return 1 + 4 + 8 + 4 + 8 * o.seqs().length;
+        } else if (m instanceof Phase1a) {
+            return 1 + 4 + 8 + 8;
+        } else if (m instanceof Phase1b p) {
+            return 1 + 4 + 8 * 5 + votesSize(p.accepted());
+        } else if (m instanceof Accept a) {
+            return 1 + 4 + 8 + 8 + 4 + 4 * a.route().length + 4 + 4 + 4 + 1 + 4 + a.value().length;
+        } else if (m instanceof Decision) {
+            return 1 + 4 + 8 + 8;
+        } else if (m instanceof Nack) {
+            return 1 + 4 + 8;
+        } else if (m instanceof Fetch) {
+            return 1 + 4 + 8 + 4;
+        } else if (m instanceof Learned l) {
+            return 1 + 4 + 8 + votesSize(l.decided());
+        } else if (m instanceof SkipRequest) {
+            return 1 + 4 + 8 + 8 + 8;
+        } else if (m instanceof Checkpointed) {
+            return 1 + 4 + 8;
+        } else if (m instanceof Direct d) {
+            return 1 + d.payload().length;
+        }
+        throw new AssertionError("no wire form for " + m);
+    }
+
+    private static int votesSize(List<Vote> votes) {
+        int size = 4;
         for (Vote v : votes) {
-            s.i64(v.instance()).i64(v.ballot()).u8(v.decided() ? 1 : 0).bytes(v.value());
+            size += 8 + 8 + 1 + 4 + v.value().length;
+        }
+        return size;
+    }
+
+    private static void votes(ByteBuffer s, List<Vote> votes) {
+        s.putInt(votes.size());
+        for (Vote v : votes) {
+            s.putLong(v.instance()).putLong(v.ballot()).put((byte) (v.decided() ? 1 : 0)).putInt(v.value().length)
+                    .put(v.value());
         }
     }
 
@@ -122,7 +170,7 @@ final class MessageCodec {
                     throw new MalformedMessageException("accept with inconsistent route: " + route.length
                             + " nodes, " + acceptorHops + " acceptors, hop " + hop + ", votes " + votes);
                 }
-                RingValue.decode(value);
+                RingValue.validate(value);
                 yield new Accept(ring, ballot, instance, route, acceptorHops, hop, votes, decided, value);
             }
             case DECISION -> new Decision(ring(r), r.i64("ballot"), instance(r));
@@ -175,63 +223,9 @@ final class MessageCodec {
             long ballot = r.i64("vote ballot");
             boolean decided = r.bool("vote decided");
             byte[] value = r.bytes("vote value");
-            RingValue.decode(value);
+            RingValue.validate(value);
             votes.add(new Vote(instance, ballot, decided, value));
         }
         return votes;
-    }
-
-    /** A growable big-endian byte sink. */
-    private static final class Sink {
-        private ByteBuffer b;
-
-        Sink(int initial) {
-            b = ByteBuffer.allocate(initial);
-        }
-
-        private void room(int n) {
-            if (b.remaining() < n) {
-                ByteBuffer bigger = ByteBuffer.allocate(Math.max(b.capacity() * 2, b.position() + n));
-                b.flip();
-                bigger.put(b);
-                b = bigger;
-            }
-        }
-
-        Sink u8(int v) {
-            room(1);
-            b.put((byte) v);
-            return this;
-        }
-
-        Sink i32(int v) {
-            room(4);
-            b.putInt(v);
-            return this;
-        }
-
-        Sink i64(long v) {
-            room(8);
-            b.putLong(v);
-            return this;
-        }
-
-        Sink bytes(byte[] v) {
-            i32(v.length);
-            return raw(v);
-        }
-
-        Sink raw(byte[] v) {
-            room(v.length);
-            b.put(v);
-            return this;
-        }
-
-        byte[] toArray() {
-            byte[] out = new byte[b.position()];
-            b.flip();
-            b.get(out);
-            return out;
-        }
     }
 }

@@ -61,7 +61,15 @@ public final class NodeProtocol {
     private final java.util.Set<Integer> trimmedGapsReported = new java.util.HashSet<>();
     private Map<Integer, Long> checkpointedInstances = Map.of();
     private long lastHeartbeatMillis = Long.MIN_VALUE / 2;
+    /** The nodes that use this node's heartbeats (see {@link #heartbeatPeers}). */
+    private final int[] heartbeatPeers;
+    /** Spreads proposals over a ring's acceptors while this node trusts none of them. */
+    private int proposalRotation;
     private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
+    /** Set by a runtime that calls {@link #endTurn}: Ordered notices wait for it and go out merged. */
+    private boolean coalesceOrdered;
+    /** Ordered notices of this turn: proposer node -> (ring, incarnation) -> seqs. */
+    private final Map<Integer, Map<List<Long>, List<Long>>> orderedThisTurn = new TreeMap<>();
     private Output out;
     private long now;
     private DecisionObserver decisionObserver;
@@ -92,7 +100,49 @@ public final class NodeProtocol {
             acceptors.put(r, a);
             coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send, nowMillis));
         }
+        this.heartbeatPeers = heartbeatPeers(config, nodeId);
         this.now = nowMillis;
+    }
+
+    /**
+     * Who needs to hear from {@code self} regularly: for each ring it accepts, the ring's other
+     * acceptors (coordinator election, decided prefixes) and learners (catch-up targets); for each
+     * ring it learns, the ring's acceptors (a coordinator routes Phase 2 past suspected learners).
+     * Nobody else looks at this node's liveness, so all-to-all heartbeats would only cost CPU: a
+     * node that only proposes to a ring learns its coordinator from replies (see {@link #proposalTarget}).
+     */
+    static int[] heartbeatPeers(ClusterConfig config, int self) {
+        java.util.TreeSet<Integer> peers = new java.util.TreeSet<>();
+        for (ClusterConfig.Ring r : config.rings().values()) {
+            if (r.isAcceptor(self)) {
+                for (int a : r.acceptors()) {
+                    peers.add(a);
+                }
+                for (int l : r.learners()) {
+                    peers.add(l);
+                }
+            } else if (r.isLearner(self)) {
+                for (int a : r.acceptors()) {
+                    peers.add(a);
+                }
+            }
+        }
+        peers.remove(self);
+        return peers.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * Where to send a proposal for {@code ring}: the coordinator as this node sees it. A node that
+     * trusts none of the ring's acceptors (it hears no heartbeats from a ring it neither accepts
+     * nor learns) tries them in turn; any live one forwards the proposal to its coordinator.
+     */
+    private int proposalTarget(ClusterConfig.Ring ring) {
+        for (int a : ring.acceptors()) {
+            if (!fd.suspected(a, now)) {
+                return a;
+            }
+        }
+        return ring.acceptors()[Math.floorMod(proposalRotation++, ring.acceptors().length)];
     }
 
     void observeDecisions(DecisionObserver observer) {
@@ -105,11 +155,32 @@ public final class NodeProtocol {
 
     // ---- entry points -------------------------------------------------------------------------
 
+    /**
+     * A message decoded and validated, opaque outside this package: a runtime decodes on the thread
+     * that received the bytes (no copy of them, and off the event loop) and hands this over.
+     */
+    public static final class Inbound {
+        private final Message message;
+
+        private Inbound(Message message) {
+            this.message = message;
+        }
+    }
+
+    /** Decodes {@code message} (read only during the call); throws MalformedMessageException on bad bytes. */
+    public static Inbound decode(ByteBuffer message) {
+        return new Inbound(MessageCodec.decode(message));
+    }
+
     public void onMessage(int fromNodeId, ByteBuffer message, long nowMillis, Output out) {
+        onMessage(fromNodeId, decode(message), nowMillis, out);
+    }
+
+    public void onMessage(int fromNodeId, Inbound inbound, long nowMillis, Output out) {
         if (!config.nodes().containsKey(fromNodeId)) {
             throw new MalformedMessageException("message from node " + fromNodeId + ", which is not in the cluster file");
         }
-        Message m = MessageCodec.decode(message);
+        Message m = inbound.message;
         Output outer = begin(nowMillis, out);
         fd.heard(fromNodeId, nowMillis);
         dispatch(fromNodeId, m);
@@ -126,10 +197,66 @@ public final class NodeProtocol {
             c.tick(now);
         }
         for (Propose p : proposer.due(now)) {
-            send(fd.coordinatorOf(config.ring(p.ring()), now), p);
+            send(proposalTarget(config.ring(p.ring())), p);
         }
         catchUp();
         finish(outer);
+    }
+
+    /**
+     * The earliest time {@link #onTick} may have work (a heartbeat, a retransmission, a Phase 1
+     * retry, a coordinator takeover, a catch-up fetch). A runtime may sleep until then unless a
+     * message or proposal arrives first; it never needs to tick sooner. A lower bound, never later
+     * than the heartbeat that is due next.
+     */
+    public long nextTickMillis() {
+        long next = lastHeartbeatMillis + params.heartbeatIntervalMillis();
+        next = Math.min(next, proposer.nextDueMillis());
+        for (RingCoordinator c : coordinators.values()) {
+            next = Math.min(next, c.nextTickMillis(now));
+        }
+        for (int ringId : merger.ringIds()) {
+            Merger.RingStream s = merger.stream(ringId);
+            if (s.buffered.containsKey(s.nextInstance) || !mayFetch(ringId, s)) {
+                continue;
+            }
+            Long last = lastFetchMillis.get(ringId);
+            next = Math.min(next, last == null ? now : last + params.retransmitTimeoutMillis());
+        }
+        Merger.RingStream blocked = merger.blockedOn();
+        if (blocked != null && merger.slotsNeededFrom(blocked) >= 0) {
+            // A lost skip request is asked again after a timeout (see requestSkip).
+            long[] last = lastSkipRequest.get(blocked.ringId);
+            next = Math.min(next, last == null ? now : last[1] + params.retransmitTimeoutMillis());
+        }
+        for (RingAcceptor a : acceptors.values()) {
+            boolean behind = false;
+            for (RingSummary r : reported.getOrDefault(a.ringId(), Map.of()).values()) {
+                behind |= r.firstUndecided() > a.firstUndecided();
+            }
+            if (behind) {
+                Long last = lastAcceptorFetchMillis.get(a.ringId());
+                next = Math.min(next, last == null ? now : last + params.retransmitTimeoutMillis());
+            }
+        }
+        return next;
+    }
+
+    /** Whether a learner waiting at {@code s.nextInstance} may find it somewhere (see {@link #fetchTarget}). */
+    private boolean mayFetch(int ringId, Merger.RingStream s) {
+        if (!s.buffered.isEmpty()) {
+            return true;
+        }
+        RingAcceptor own = acceptors.get(ringId);
+        if (own != null && own.highestDecided() >= s.nextInstance) {
+            return true;
+        }
+        for (RingSummary r : reported.getOrDefault(ringId, Map.of()).values()) {
+            if (r.highestDecided() >= s.nextInstance) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public long propose(int[] groups, byte[] payload, long nowMillis, Output out) {
@@ -148,9 +275,34 @@ public final class NodeProtocol {
         }
         Propose p = proposer.propose(ring, g, payload, nowMillis);
         Output outer = begin(nowMillis, out);
-        send(fd.coordinatorOf(config.ring(ring), now), p);
+        send(proposalTarget(config.ring(ring)), p);
         finish(outer);
         return p.proposal().seq();
+    }
+
+    /**
+     * From now on, the runtime calls {@link #endTurn} after every batch of steps (before it sends
+     * what they produced): the Ordered notices of a turn then leave as one message per proposer and
+     * ring instead of one per decided instance (a coordinator under load decides many per turn).
+     */
+    public void coalesceOrderedPerTurn() {
+        this.coalesceOrdered = true;
+    }
+
+    /** Sends what this turn held back (see {@link #coalesceOrderedPerTurn}). */
+    public void endTurn(Output out) {
+        if (orderedThisTurn.isEmpty()) {
+            return;
+        }
+        Output outer = begin(now, out);
+        for (Map.Entry<Integer, Map<List<Long>, List<Long>>> p : orderedThisTurn.entrySet()) {
+            for (Map.Entry<List<Long>, List<Long>> e : p.getValue().entrySet()) {
+                long[] seqs = e.getValue().stream().mapToLong(Long::longValue).toArray();
+                dispatchOrSend(p.getKey(), new Ordered(e.getKey().get(0).intValue(), e.getKey().get(1), seqs));
+            }
+        }
+        orderedThisTurn.clear();
+        finish(outer);
     }
 
     public byte[] learnerCheckpoint() {
@@ -215,6 +367,18 @@ public final class NodeProtocol {
     }
 
     private void send(int to, Message m) {
+        if (coalesceOrdered && m instanceof Ordered o) {
+            List<Long> seqs = orderedThisTurn.computeIfAbsent(to, k -> new java.util.HashMap<>())
+                    .computeIfAbsent(List.of((long) o.ring(), o.incarnation()), k -> new ArrayList<>());
+            for (long q : o.seqs()) {
+                seqs.add(q);
+            }
+            return;
+        }
+        dispatchOrSend(to, m);
+    }
+
+    private void dispatchOrSend(int to, Message m) {
         if (to == nodeId) {
             toSelf.add(m);
         } else {
@@ -310,10 +474,8 @@ public final class NodeProtocol {
             rings.add(new RingSummary(a.ringId(), a.promisedBallot(), a.firstUndecided(), a.highestDecided()));
         }
         Heartbeat h = new Heartbeat(rings);
-        for (int n : config.nodes().keySet()) {
-            if (n != nodeId) {
-                send(n, h);
-            }
+        for (int n : heartbeatPeers) {
+            send(n, h);
         }
         announceCheckpoint();
     }

@@ -24,6 +24,8 @@ final class Proposer {
     private final long retransmitMillis;
     private long nextSeq;
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    /** No pending proposal is due before this (a lower bound): ticks before it need not look. */
+    private long earliestDueMillis = Long.MAX_VALUE;
 
     private static final class Pending {
         final int ring;
@@ -67,6 +69,7 @@ final class Proposer {
         }
         long seq = nextSeq++;
         pending.put(seq, new Pending(ring, groups.clone(), payload.clone(), now));
+        earliestDueMillis = Math.min(earliestDueMillis, now + retransmitMillis);
         return message(seq, pending.get(seq));
     }
 
@@ -85,6 +88,10 @@ final class Proposer {
         return nextSeq;
     }
 
+    private long wait(Pending p) {
+        return retransmitMillis << Math.min(p.retransmissions, MAX_BACKOFF_DOUBLINGS);
+    }
+
     /** Marks seqs decided; returns those that were pending (each reported once). */
     List<Long> ordered(long inc, long[] seqs) {
         List<Long> done = new ArrayList<>();
@@ -99,20 +106,31 @@ final class Proposer {
         return done;
     }
 
+    /** When {@link #due} may next return something; Long.MAX_VALUE when nothing is pending. */
+    long nextDueMillis() {
+        return pending.isEmpty() ? Long.MAX_VALUE : earliestDueMillis;
+    }
+
     /** Proposals due for retransmission (their timers restart). */
     List<Message.Propose> due(long now) {
+        if (now < earliestDueMillis || pending.isEmpty()) {
+            return List.of();
+        }
         List<Message.Propose> out = new ArrayList<>();
+        long earliest = Long.MAX_VALUE;
         for (Iterator<Map.Entry<Long, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Long, Pending> e = it.next();
             Pending p = e.getValue();
             // Back off: under load a ring can take longer than one timeout to order what it holds,
             // and resending everything pending every timeout would bury it under duplicates.
-            if (now - p.lastSentMillis >= retransmitMillis << Math.min(p.retransmissions, MAX_BACKOFF_DOUBLINGS)) {
+            if (now - p.lastSentMillis >= wait(p)) {
                 p.lastSentMillis = now;
                 p.retransmissions++;
                 out.add(message(e.getKey(), e.getValue()));
             }
+            earliest = Math.min(earliest, p.lastSentMillis + wait(p));
         }
+        earliestDueMillis = earliest;
         return out;
     }
 }

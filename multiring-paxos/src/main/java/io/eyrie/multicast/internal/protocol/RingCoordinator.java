@@ -74,6 +74,8 @@ final class RingCoordinator {
     private final Set<ProposalId> queuedIds = new HashSet<>();
     private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
     private final Set<ProposalId> inFlightIds = new HashSet<>();
+    /** No in-flight instance is due for retransmission before this (a lower bound). */
+    private long inFlightDueMillis = Long.MAX_VALUE;
     private final LinkedHashMap<ProposalId, Boolean> recentlyDecided = new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<ProposalId, Boolean> eldest) {
@@ -142,19 +144,41 @@ final class RingCoordinator {
                 }
             }
             case ACTIVE -> {
-                for (Map.Entry<Long, InFlight> e : inFlight.entrySet()) {
-                    InFlight f = e.getValue();
-                    // Back off like the proposers: a loaded ring is slow, not lossy, and resending
-                    // whole batches every timeout would multiply its load.
-                    if (now - f.lastSentMillis >= params.retransmitTimeoutMillis() << Math.min(f.retransmissions, 4)) {
-                        f.lastSentMillis = now;
-                        f.retransmissions++;
-                        sendAccept(e.getKey(), f.value, now);
+                if (now >= inFlightDueMillis) {
+                    long earliest = Long.MAX_VALUE;
+                    for (Map.Entry<Long, InFlight> e : inFlight.entrySet()) {
+                        InFlight f = e.getValue();
+                        // Back off like the proposers: a loaded ring is slow, not lossy, and resending
+                        // whole batches every timeout would multiply its load.
+                        if (now - f.lastSentMillis >= retransmitWait(f)) {
+                            f.lastSentMillis = now;
+                            f.retransmissions++;
+                            sendAccept(e.getKey(), f.value, now);
+                        }
+                        earliest = Math.min(earliest, f.lastSentMillis + retransmitWait(f));
                     }
+                    inFlightDueMillis = earliest;
                 }
                 pump(now);
             }
         }
+    }
+
+    private long retransmitWait(InFlight f) {
+        return params.retransmitTimeoutMillis() << Math.min(f.retransmissions, 4);
+    }
+
+    /**
+     * When {@link #tick} may next have something to do (Long.MAX_VALUE: only after a message or a
+     * change of suspicion); the runtime sleeps until then. Never later than the truth.
+     */
+    long nextTickMillis(long now) {
+        return switch (phase) {
+            case IDLE -> fd.coordinatorOf(ring, now) == self ? retryAtMillis : fd.nextSuspicionMillis(ring, self, now);
+            case PHASE1 -> phase1SentMillis + params.retransmitTimeoutMillis();
+            case ACTIVE -> Math.min(inFlight.isEmpty() ? Long.MAX_VALUE : inFlightDueMillis,
+                    fd.coordinatorOf(ring, now) == self ? Long.MAX_VALUE : now);
+        };
     }
 
     private void startPhase1(long now) {
@@ -258,7 +282,7 @@ final class RingCoordinator {
         while (phase == Phase.ACTIVE && inFlight.size() < params.maxInFlightInstances()) {
             if (!reproposals.isEmpty()) {
                 Map.Entry<Long, byte[]> e = reproposals.pollFirstEntry();
-                launch(e.getKey(), e.getValue(), now);
+                relaunch(e.getKey(), e.getValue(), now);
                 continue;
             }
             if (queue.isEmpty()) {
@@ -273,11 +297,16 @@ final class RingCoordinator {
                 batch.add(p);
                 bytes += p.encodedSize();
             }
-            launch(nextInstance++, RingValue.encodeBatch(batch), now);
+            List<ProposalId> ids = new ArrayList<>(batch.size());
+            for (Proposal p : batch) {
+                ids.add(p.id());
+            }
+            launch(nextInstance++, RingValue.encodeBatch(batch), ids, 1, now);
         }
     }
 
-    private void launch(long instance, byte[] value, long now) {
+    /** Launches a value found by Phase 1, whose proposals this coordinator must learn from its bytes. */
+    private void relaunch(long instance, byte[] value, long now) {
         List<ProposalId> ids = new ArrayList<>();
         RingValue decoded = RingValue.decode(value);
         if (decoded instanceof RingValue.Batch b) {
@@ -285,7 +314,12 @@ final class RingCoordinator {
                 ids.add(p.id());
             }
         }
-        inFlight.put(instance, new InFlight(value, ids, decoded.slots(), now));
+        launch(instance, value, ids, decoded.slots(), now);
+    }
+
+    private void launch(long instance, byte[] value, List<ProposalId> ids, long slots, long now) {
+        inFlight.put(instance, new InFlight(value, ids, slots, now));
+        inFlightDueMillis = Math.min(inFlightDueMillis, now + params.retransmitTimeoutMillis());
         inFlightIds.addAll(ids);
         sendAccept(instance, value, now);
     }
@@ -381,7 +415,7 @@ final class RingCoordinator {
         // doubling the gap halved the throughput of two merged busy rings).
         long gap = r.targetSlot() - frontier + 1;
         long slots = gap + 16L * params.slotsPerRound();
-        launch(nextInstance++, RingValue.encodeSkip(slots), now);
+        launch(nextInstance++, RingValue.encodeSkip(slots), List.of(), slots, now);
     }
 
     private void stepDown() {

@@ -68,6 +68,47 @@ sealed interface RingValue {
         return new Proposal(node, inc, seq, wm, groups, payload);
     }
 
+    /**
+     * Checks a value as {@link #decode} would, without building it: acceptors only store and
+     * forward values, so they need them well-formed but never look inside.
+     */
+    static void validate(byte[] value) {
+        WireReader r = new WireReader(ByteBuffer.wrap(value));
+        byte kind = r.u8("value kind");
+        if (kind == SKIP) {
+            r.nonNegative(r.i64("skip slots"), "skip slots");
+            r.end("skip");
+            return;
+        }
+        if (kind != BATCH) {
+            throw new MalformedMessageException("unknown value kind " + kind);
+        }
+        int n = r.count("batch size", 36);
+        if (n == 0 || n > io.eyrie.multicast.Position.MAX_BATCH_MESSAGES) {
+            throw new MalformedMessageException("batch of " + n + " proposals");
+        }
+        for (int i = 0; i < n; i++) {
+            r.i32("proposal node");
+            r.i64("proposal incarnation");
+            r.nonNegative(r.i64("proposal seq"), "proposal seq");
+            r.nonNegative(r.i64("proposal watermark"), "proposal watermark");
+            int groups = r.count("proposal groups", 4);
+            if (groups == 0) {
+                throw new MalformedMessageException("proposal without groups");
+            }
+            int previous = r.i32("proposal group");
+            for (int g = 1; g < groups; g++) {
+                int group = r.i32("proposal group");
+                if (group <= previous) {
+                    throw new MalformedMessageException("proposal groups not strictly ascending");
+                }
+                previous = group;
+            }
+            r.skip(r.count("proposal payload", 1), "proposal payload");
+        }
+        r.end("batch");
+    }
+
     /** Decodes and validates a value; throws MalformedMessageException on bad bytes. */
     static RingValue decode(byte[] value) {
         WireReader r = new WireReader(ByteBuffer.wrap(value));

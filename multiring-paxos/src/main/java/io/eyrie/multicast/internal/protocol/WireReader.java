@@ -59,6 +59,12 @@ final class WireReader {
         return b;
     }
 
+    /** Moves past {@code n} bytes, checked like any read. */
+    void skip(int n, String what) {
+        need(n, what);
+        buf.position(buf.position() + n);
+    }
+
     int[] ints(String what) {
         int n = count(what, 4);
         int[] a = new int[n];

@@ -68,7 +68,7 @@ public final class MemoryAcceptorLog implements AcceptorLog {
         if (instance < lowestInstance) {
             return;
         }
-        AcceptedValue previous = accepted.put(instance, new AcceptedValue(instance, ballot, value.clone(), false));
+        AcceptedValue previous = accepted.put(instance, new AcceptedValue(instance, ballot, value, false));
         bytes += value.length - (previous == null ? 0 : previous.value().length);
         while (accepted.size() > maxInstances || (bytes > maxBytes && accepted.size() > minKeptInstances)) {
             Map.Entry<Long, AcceptedValue> first = accepted.pollFirstEntry();

@@ -166,6 +166,17 @@ public final class NettyTransport implements Transport {
     }
 
     @Override
+    public boolean sendOwned(int toNodeId, byte[] message) {
+        Link[] byId = links;
+        if (closed || byId == null || toNodeId < 0 || toNodeId >= byId.length || byId[toNodeId] == null
+                || message.length > maxFrameBytes || !byId[toNodeId].send(message)) {
+            counters.frameDropped();
+            return false;
+        }
+        return true;
+    }
+
+    @Override
     public TransportStats stats() {
         return counters.snapshot();
     }

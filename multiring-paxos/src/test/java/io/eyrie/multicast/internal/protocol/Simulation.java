@@ -269,6 +269,11 @@ final class Simulation {
         checker.restarted(n.id, n.incarnation, cp != null);
         n.proto = new NodeProtocol(config, n.id, n.incarnation, logs, cp, now, faults);
         n.proto.observeDecisions(checker::decided);
+        if (seed % 2 == 0) {
+            // Half the seeds run like MulticastNode: Ordered notices held until the end of a turn
+            // (here: the node's next tick), without drawing from the schedule's random stream.
+            n.proto.coalesceOrderedPerTurn();
+        }
         schedule(now + rnd.nextInt((int) TICK_MILLIS) + 1, TICK, 0, n.id, n.incarnation, null);
     }
 
@@ -426,6 +431,7 @@ final class Simulation {
                 SimNode n = nodes.get(e.to);
                 if (n.up() && n.incarnation == e.incarnation) {
                     StepOutput out = new StepOutput(n);
+                    n.proto.endTurn(out);
                     n.proto.onTick(now, out);
                     if (useCheckpoints && n.checkpoint != null && now - n.lastCheckpointedMillis >= 100) {
                         n.lastCheckpointedMillis = now;
