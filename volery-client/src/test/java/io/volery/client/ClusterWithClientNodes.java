@@ -1,5 +1,7 @@
 package io.volery.client;
 
+import io.volery.server.config.VoleryConfig;
+
 import io.eyrie.multicast.ClusterConfig;
 import io.volery.server.VoleryNode;
 import io.volery.server.tree.TreeConfig;
@@ -22,12 +24,17 @@ public final class ClusterWithClientNodes implements AutoCloseable {
     private final List<VoleryNode> servers = new ArrayList<>();
 
     public ClusterWithClientNodes(int partitions, int replicas, int clientNodes, int tickTimeMillis) throws IOException {
+        this(partitions, replicas, clientNodes, tickTimeMillis, VoleryConfig.Partitioning.SUBTREE);
+    }
+
+    public ClusterWithClientNodes(int partitions, int replicas, int clientNodes, int tickTimeMillis,
+                                  VoleryConfig.Partitioning partitioning) throws IOException {
         this.text = clusterFile(partitions, replicas, clientNodes);
         this.config = ClusterConfig.parse(text, "test-cluster");
         try {
             for (int n = 1; n <= partitions * replicas; n++) {
                 servers.add(new VoleryNode(config, n, VoleryNode.Options.at(new InetSocketAddress("127.0.0.1", 0))
-                        .withTickTime(tickTimeMillis)));
+                        .withTickTime(tickTimeMillis).withPartitioning(partitioning)));
             }
         } catch (RuntimeException e) {
             close();
