@@ -35,3 +35,20 @@ fi
 cmd=(java -cp "$cp" org.openjdk.jmh.Main -prof gc -rf json -rff "$results/results.json" "${args[@]}" "$@")
 echo "# $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg): ${cmd[*]}" | sed "s#$cp#<classpath>#" >> "$results/jmh.log"
 "${cmd[@]}" | tee "$results/results.txt"
+
+# A Markdown table of the run (time and allocation per operation) for docs/benchmarks/jmh.md.
+python3 - "$results/results.json" > "$results/results.md" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+print("| benchmark | params | time per op | ± (99.9%) | allocated per op |")
+print("|---|---|---:|---:|---:|")
+for b in rows:
+    name = ".".join(b["benchmark"].split(".")[-2:])
+    params = ", ".join(f"{k}={v}" for k, v in sorted(b.get("params", {}).items()))
+    m = b["primaryMetric"]
+    err = m["scoreError"]
+    alloc = b["secondaryMetrics"].get("gc.alloc.rate.norm", {}).get("score")
+    print(f"| {name} | {params} | {m['score']:,.0f} {m['scoreUnit']} | "
+          f"{'–' if err != err else f'{err:,.0f}'} | {'–' if alloc is None else f'{alloc:,.0f} B'} |")
+PY
+echo "bench/jmh.sh: $results/results.json, results.txt, results.md" >&2

@@ -5,7 +5,7 @@
 # workloads through the same load generator, then a replica kill under load; plots and tables at the end.
 #
 #   bench/volery-vs-zk.sh --full  [RESULTS_DIR]   the comparison for a quiet machine: 3 runs per point, ~30 min
-#   bench/volery-vs-zk.sh --quick [RESULTS_DIR]   every point once, short runs, ~15 min
+#   bench/volery-vs-zk.sh --quick [RESULTS_DIR]   every point once, short runs, 250 znodes, ~15-30 min
 #   bench/volery-vs-zk.sh --smoke [RESULTS_DIR]   proves the kit works (~2-4 min, mostly JVM starts): ZooKeeper
 #                                                 and Volery with 2 partitions at 50% of a core each,
 #                                                 50 znodes, 2 s runs, a leader kill, the plots
@@ -24,7 +24,7 @@ case "$mode" in
   --full)  runs="${RUNS:-3}" warmup="${WARMUP:-3}" duration="${DURATION:-6}"
            sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=30 ;;
   --quick) runs="${RUNS:-1}" warmup="${WARMUP:-2}" duration="${DURATION:-4}"
-           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=20 ;;
+           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=20 znodes=250 ;;
   --smoke) runs="${RUNS:-1}" warmup="${WARMUP:-1}" duration="${DURATION:-2}"
            sweep_clients="${SWEEP_CLIENTS:-2}" point="${POINT_CLIENTS:-2}" kill_run=6 znodes=50
            CPU_PERCENT="${CPU_PERCENT:-50}" ;;
@@ -62,9 +62,9 @@ start_system() {
 
 stop_system() { cleanup; current_stop=""; }
 
-# Common volery-bench options: 1000 znodes over 8 subtrees, which the subtree hash spreads evenly
+# Common volery-bench options: 1000 znodes (ZNODES; --quick 250, --smoke 50) over 8 subtrees, which the subtree hash spreads evenly
 # over 2 and over 4 partitions.
-layout=(--znodes "${znodes:-1000}" --subtrees 8)
+layout=(--znodes "${ZNODES:-${znodes:-1000}}" --subtrees 8)
 
 sweep() { # STORAGE SYSTEM CONNECT DIR LABEL CLIENTS WORKLOAD [volery-bench options]
   local storage="$1" system="$2" connect="$3" dir="$4" label="$5" clients="$6" workload="$7"; shift 7
@@ -154,4 +154,35 @@ fi
 
 say "plots and tables"
 "$BENCH_DIR/compare.py" "$results" --out "${OUT:-$results/plots}" --cpu-percent "${cpu:-0}" --mode "${mode#--}" 2>&1 | tee -a "$log"
+if [ "$mode" = --smoke ]; then
+  # The proof that the kit works: every run completed requests and drained, the kill happened, the
+  # figures exist. Nothing about speed.
+  python3 - "$results" "${OUT:-$results/plots}" <<'PY'
+import json, sys
+from pathlib import Path
+root, out = Path(sys.argv[1]), Path(sys.argv[2])
+problems = []
+expected = ["durable/zk/setdata-100B-c2-r1.json", "durable/v2/setdata-100B-c2-r1.json",
+            "durable/v2/createdelete-10pct-c2-r1.json", "kill/zk.json", "kill/v2.json"]
+for name in expected:
+    f = root / name
+    if not f.exists():
+        problems.append(f"{name}: no report")
+        continue
+    r = json.loads(f.read_text())
+    if r["operations"] <= 0:
+        problems.append(f"{name}: expected completed requests, got {r['operations']}")
+    if not name.startswith("kill/") and (r["errorCount"] != 0 or not r["drained"]):
+        problems.append(f"{name}: expected no errors and a drained window, got errors {r['errors']}, drained {r['drained']}")
+for system in ("zk", "v2"):
+    if not (root / "kill" / f"{system}.fault").exists():
+        problems.append(f"kill/{system}.fault: the leader was not killed")
+for png in ("throughput-by-partitions.png", "latency-cdf.png", "global-commands.png", "kill-timeline.png", "tables.md"):
+    if not (out / png).exists() or (out / png).stat().st_size == 0:
+        problems.append(f"{out / png}: not written")
+if problems:
+    sys.exit("volery-vs-zk smoke FAILED:\n  " + "\n  ".join(problems))
+print("volery-vs-zk smoke: every run completed requests, both leaders were killed, figures and tables written")
+PY
+fi
 say "done"
