@@ -37,7 +37,8 @@ SHORT = {"zk": "ZooKeeper", "v1": "Volery 1p", "v2": "Volery 2p", "v4": "Volery 
 COLORS = {"zk": "tab:gray", "v1": "tab:blue", "v2": "tab:orange", "v4": "tab:green"}
 
 
-def ensure_matplotlib():
+def ensure_matplotlib(script=None):
+    """Re-runs `script` (default: this file) under bench/.venv with matplotlib when it is missing."""
     try:
         import matplotlib  # noqa: F401
         return
@@ -49,7 +50,7 @@ def ensure_matplotlib():
     if not python.exists():
         subprocess.check_call([sys.executable, "-m", "venv", str(VENV)])
     subprocess.check_call([str(python), "-m", "pip", "install", "-q", "-r", str(HERE / "requirements.txt")])
-    os.execv(str(python), [str(python), str(Path(__file__).resolve())] + sys.argv[1:])
+    os.execv(str(python), [str(python), str(Path(script or __file__).resolve())] + sys.argv[1:])
 
 
 def load_all(root):
@@ -233,13 +234,14 @@ def fig_kill(root, png):
     fig, ax = plt.subplots(figsize=(9, 4.2))
     for system, report, at, node in runs:
         tl = report["timeline"]
-        ax.plot([p["second"] for p in tl], [p["ops"] for p in tl], marker=".", color=COLORS[system],
+        # point "second" n covers (n-1, n]: drawn at its middle
+        ax.plot([p["second"] - 0.5 for p in tl], [p["ops"] for p in tl], marker=".", color=COLORS[system],
                 label=f"{NAMES[system]}" + (f", {node} (leader) killed at {at:.1f} s" if at is not None else ""))
         if at is not None:
             ax.axvline(at, color=COLORS[system], linestyle="--", linewidth=1)
         warm = [p["second"] for p in tl if not p["measured"]]
         if warm:
-            ax.axvspan(0, max(warm) + 1, color="black", alpha=0.04)
+            ax.axvspan(0, max(warm), color="black", alpha=0.04)
     ax.set_xlabel("seconds since the clients started (shaded: warm-up)")
     ax.set_ylabel("completed requests per second")
     ax.set_title("durable, setData 100 B: throughput across a leader kill (SIGKILL)", fontsize=9)
@@ -344,8 +346,9 @@ def tables(data, root, note):
                 "|---|---|---:|---:|---:|---:|---:|"]
         for system, report, at, node in kills:
             tl = [p for p in report["timeline"] if p["measured"]]
-            before = [p["ops"] for p in tl if at is not None and p["second"] + 1 <= at]
-            after = [p["ops"] for p in tl if at is not None and p["second"] >= at]
+            # point "second" n covers (n-1, n]
+            before = [p["ops"] for p in tl if at is not None and p["second"] <= at]
+            after = [p["ops"] for p in tl if at is not None and p["second"] > at]
             med = statistics.median(before) if before else None
             low = min(after) if after else None
             gap = sum(1 for x in after if med and x < med / 2)

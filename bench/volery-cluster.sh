@@ -11,7 +11,8 @@
 # Environment: STORAGE=durable|memory (default durable: acceptors fsync every batch before they vote),
 #              REPLICAS (default 3), VOLERY_HEAP (default 512m, as ZooKeeper's), START_TIMEOUT seconds
 #              (default 120), CPU_PERIOD_US (default 20000, see zk-ensemble.sh), SLOTS (merge
-#              slots per round, default: Eyrie's).
+#              slots per round, default: Eyrie's), JFR=1 (each node records a JFR profile,
+#              DIR/node-N/node.jfr, written when it stops; bench/flame.py turns it into a flame graph).
 # Layout (as VoleryCluster's): partition p = nodes (p-1)*3+1 .. p*3 with ring p; the ALL ring 0 takes
 # three acceptors from different partitions. Node N keeps its files in DIR/node-N.
 set -euo pipefail
@@ -98,6 +99,9 @@ start() {
     local -a java_cmd=(java -Xms128m "-Xmx${VOLERY_HEAP:-512m}" -XX:+UseG1GC
       -Dorg.slf4j.simpleLogger.defaultLogLevel=info -Dorg.slf4j.simpleLogger.showDateTime=true
       -cp "$cp" io.volery.server.VoleryMain start --config "$cfg" --node "$i")
+    if [ "${JFR:-0}" = 1 ]; then
+      java_cmd=("${java_cmd[0]}" "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$home/node.jfr" "${java_cmd[@]:1}")
+    fi
     if [ -n "$cpu" ]; then
       local group="$CGROUP_CPU_ROOT/$(cgroup_name "$dir" "$i")"
       mkdir -p "$group"
