@@ -9,8 +9,8 @@
 #   --warmup 5 --duration 15 seconds per run (defaults 5 and 15)
 #   --results DIR            where the JSON goes (default bench/results)
 #   --label NAME             file prefix (default: the workload)
-#   --server-dir DIR         a zk-ensemble.sh directory: each run also records the servers' CPU
-#                            seconds and cgroup throttling in <run>.servers.json
+#   --server-dir DIR         a zk-ensemble.sh or volery-cluster.sh directory: each run also records
+#                            the servers' CPU seconds and cgroup throttling in <run>.servers.json
 #   --no-stop                run every client count even after throughput stopped growing
 #
 # Saturation: after each point, if its median throughput is below 1.05 x the best median so far
@@ -43,9 +43,13 @@ label="${label:-$workload}"
 mkdir -p "$results"
 cp="$(bench_classpath)"
 
-server_pids=()
+# Each server has a home directory with its pid (and its cgroup, if capped): zk-N/ or node-N/.
+server_pids=() server_homes=()
 if [ -n "$server_dir" ]; then
-  mapfile -t server_pids < <("$BENCH_DIR/zk-ensemble.sh" pids "$server_dir")
+  for pidfile in "$server_dir"/*/pid; do
+    [ -e "$pidfile" ] || continue
+    server_homes+=("$(dirname "$pidfile")"); server_pids+=("$(cat "$pidfile")")
+  done
   [ ${#server_pids[@]} -gt 0 ] || die "no running servers under --server-dir $server_dir"
 fi
 
@@ -54,7 +58,7 @@ server_snapshot() {
   local first=1 i pid home
   printf '['
   for i in "${!server_pids[@]}"; do
-    pid="${server_pids[$i]}"; home="$server_dir/zk-$((i + 1))"
+    pid="${server_pids[$i]}"; home="${server_homes[$i]}"
     local throttled=0 throttled_ns=0
     if [ -f "$home/cgroup" ]; then
       throttled="$(awk '$1=="nr_throttled"{print $2}' "$(cat "$home/cgroup")/cpu.stat")"

@@ -39,9 +39,13 @@ final class ZnodeLayout {
 
     /**
      * A path no pre-created znode uses, for a create/delete pair: unique per run, client and counter,
-     * so leftovers of an interrupted run cannot make a later run's creates fail.
+     * so leftovers of an interrupted run cannot make a later run's creates fail. It sits directly
+     * under the root, because that is what makes the pair a global command in Volery: the root's
+     * children are kept by every partition, so such a create or delete goes to all of them (the
+     * paper's create/delete), while one inside a subtree would stay in its partition. The subtree
+     * index only spreads the names.
      */
     String pairPath(int subtreeIndex, String runTag, int clientIndex, long counter) {
-        return subtreePaths[subtreeIndex] + "/pair-" + runTag + "-" + clientIndex + "-" + counter;
+        return "/pair-" + subtreeIndex + "-" + runTag + "-" + clientIndex + "-" + counter;
     }
 }

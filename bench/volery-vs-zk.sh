@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Volery vs ZooKeeper side by side (issue 6, docs/benchmarks/volery-vs-zookeeper.md): ZooKeeper 3.9.5
+# with 3 servers and Volery with 1, 2 and 4 partitions of 3 replicas, every server process in its own
+# cgroup capped at the same CPU_PERCENT of one core, durable (fsync) and in-memory, the paper's
+# workloads through the same load generator, then a replica kill under load; plots and tables at the end.
+#
+#   bench/volery-vs-zk.sh --full  [RESULTS_DIR]   the comparison for a quiet machine: 3 runs per point, ~30 min
+#   bench/volery-vs-zk.sh --quick [RESULTS_DIR]   every point once, short runs, 250 znodes, ~15-30 min
+#   bench/volery-vs-zk.sh --smoke [RESULTS_DIR]   proves the kit works (~2-4 min, mostly JVM starts): ZooKeeper
+#                                                 and Volery with 2 partitions at 50% of a core each,
+#                                                 50 znodes, 2 s runs, a leader kill, the plots
+#
+# RESULTS_DIR (default bench/results/volery-vs-zk) gets STORAGE/SYSTEM/<label>-c<clients>-r<run>.json
+# (SYSTEM = zk, v1, v2, v4), kill/<system>.json with kill/<system>.fault, and the figures and tables
+# (compare.py). Environment: CPU_PERCENT (default 15: 12 Volery nodes x 15% fit in 2 cores with room
+# for the load generator), RUNS, WARMUP, DURATION, SWEEP_CLIENTS, POINT_CLIENTS, OUT (where
+# compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
+# Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+mode="${1:-}"
+case "$mode" in
+  --full)  runs="${RUNS:-3}" warmup="${WARMUP:-3}" duration="${DURATION:-6}"
+           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=30 ;;
+  --quick) runs="${RUNS:-1}" warmup="${WARMUP:-2}" duration="${DURATION:-4}"
+           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=20 znodes=250 ;;
+  --smoke) runs="${RUNS:-1}" warmup="${WARMUP:-1}" duration="${DURATION:-2}"
+           sweep_clients="${SWEEP_CLIENTS:-2}" point="${POINT_CLIENTS:-2}" kill_run=6 znodes=50
+           CPU_PERCENT="${CPU_PERCENT:-50}" ;;
+  *) die "usage: $0 --full|--quick|--smoke [RESULTS_DIR]" ;;
+esac
+results="${2:-$BENCH_DIR/results/volery-vs-zk}"
+cpu="${CPU_PERCENT:-15}"
+if [ ! -w "$CGROUP_CPU_ROOT" ]; then
+  [ "$mode" = --smoke ] || die "cannot write $CGROUP_CPU_ROOT: the comparison needs the cgroup v1 cpu controller and root"
+  echo "volery-vs-zk: $CGROUP_CPU_ROOT not writable, the smoke run goes uncapped" >&2
+  cpu=""
+fi
+rm -rf "$results"; mkdir -p "$results/kill"
+results="$(cd "$results" && pwd)"
+log="$results/volery-vs-zk.log"
+say() { echo "volery-vs-zk: $(date -u +%T) $*" | tee -a "$log" >&2; }
+say "mode $mode, runs $runs, warm-up $warmup s, measured $duration s, cap ${cpu:-none}% of a core per server, load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+
+# The cluster running now, so that an interrupted run stops it.
+current_stop=""
+cleanup() { [ -z "$current_stop" ] || eval "$current_stop" || true; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start SYSTEM STORAGE DIR: prints the connect string (run in a subshell: run_system sets current_stop).
+start_system() {
+  local system="$1" storage="$2" dir="$3"
+  if [ "$system" = zk ]; then
+    local sync=yes; [ "$storage" = memory ] && sync=no
+    FORCE_SYNC="$sync" "$BENCH_DIR/zk-ensemble.sh" start 3 "$dir" $cpu
+  else
+    STORAGE="$storage" "$BENCH_DIR/volery-cluster.sh" start "${system#v}" "$dir" $cpu
+  fi
+}
+
+stop_system() { cleanup; current_stop=""; }
+
+# Common volery-bench options: 1000 znodes (ZNODES; --quick 250, --smoke 50) over 8 subtrees, which the subtree hash spreads evenly
+# over 2 and over 4 partitions.
+layout=(--znodes "${ZNODES:-${znodes:-1000}}" --subtrees 8)
+
+sweep() { # STORAGE SYSTEM CONNECT DIR LABEL CLIENTS WORKLOAD [volery-bench options]
+  local storage="$1" system="$2" connect="$3" dir="$4" label="$5" clients="$6" workload="$7"; shift 7
+  say "$storage $system $label: clients $clients"
+  "$BENCH_DIR/run-sweep.sh" --connect "$connect" --workload "$workload" --label "$label" --clients "$clients" \
+    --runs "$runs" --warmup "$warmup" --duration "$duration" --results "$results/$storage/$system" \
+    --server-dir "$dir" --no-stop -- --quiet "${layout[@]}" "$@" 2>>"$log"
+}
+
+# The node that leads (ZooKeeper's leader; Volery: partition 1's ring coordinator), by asking each.
+leader_home() {
+  local dir="$1" home port
+  for home in "$dir"/zk-* "$dir"/node-*; do
+    [ -d "$home" ] || continue
+    if [ -f "$home/client-port" ]; then port="$(cat "$home/client-port")"
+    else port="$(sed -n 's/^clientPort=//p' "$home/zoo.cfg")"; fi
+    if timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port && printf srvr >&3 && cat <&3" 2>/dev/null | grep -q '^Mode: leader'; then
+      echo "$home"; return 0
+    fi
+  done
+  return 1
+}
+
+# A run of kill_run measured seconds in which the leader is killed (SIGKILL) 40% into the measured part.
+kill_run() { # SYSTEM CONNECT DIR
+  local system="$1" connect="$2" dir="$3" out="$results/kill/$1.json"
+  local clients=$((point / 2 > 0 ? point / 2 : 1)) progress="$results/kill/$1.progress"
+  local at=$((warmup + kill_run * 2 / 5))
+  say "kill: $system, $clients clients, $kill_run s, leader killed at second $at"
+  "$BENCH_DIR/volery-bench" --connect "$connect" --workload setdata --bytes 100 --clients "$clients" \
+    --warmup "$warmup" --duration "$kill_run" "${layout[@]}" --out "$out" 2>"$progress" &
+  local bench=$!
+  # The clients start after the JVM and the znode set-up, whose length depends on the system: wait
+  # for the progress line of second $at, then kill. The fault's wall-clock time goes into the .fault
+  # file and compare.py places it on the report's timeline.
+  until grep -qE "^volery-bench +$at/" "$progress" 2>/dev/null; do
+    kill -0 "$bench" 2>/dev/null || { say "kill: volery-bench ended before second $at (see $progress)"; return 0; }
+    sleep 0.2
+  done
+  local home; home="$(leader_home "$dir")" || { say "kill: no leader found under $dir"; home=""; }
+  if [ -n "$home" ]; then
+    kill -9 "$(cat "$home/pid")"
+    printf '{"killedAtEpochMillis": %s, "node": "%s"}\n' "$(date +%s%3N)" "$(basename "$home")" > "$results/kill/$system.fault"
+    say "kill: killed $(basename "$home") of $system"
+  fi
+  wait "$bench" || say "kill: volery-bench exited with an error for $system"
+  grep -v '^volery-bench .*[0-9]/[0-9]*s ' "$progress" >> "$log" || true
+}
+
+run_system() { # STORAGE SYSTEM
+  local storage="$1" system="$2" dir="$results/$1/$2/servers" connect
+  if [ "$system" = zk ]; then current_stop="'$BENCH_DIR/zk-ensemble.sh' stop 3 '$dir'"
+  else current_stop="'$BENCH_DIR/volery-cluster.sh' stop '$dir'"; fi
+  connect="$(start_system "$system" "$storage" "$dir")"
+  say "$storage $system up at $connect"
+  if [ "$mode" = --smoke ]; then
+    sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$point" setdata --bytes 100
+    [ "$system" = zk ] || sweep "$storage" "$system" "$connect" "$dir" createdelete-10pct "$point" createdelete --bytes 100 --global-percent 10
+    kill_run "$system" "$connect" "$dir"
+  elif [ "$storage" = durable ]; then
+    sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$sweep_clients" setdata --bytes 100
+    sweep "$storage" "$system" "$connect" "$dir" setdata-1000B "$point" setdata --bytes 1000
+    sweep "$storage" "$system" "$connect" "$dir" setdata-10000B "$point" setdata --bytes 10000
+    # global commands: the paper's Figure 6 for the partitioned systems, one point for the others
+    local pcts="1 5 10"; case "$system" in zk|v1) pcts="10" ;; esac
+    for pct in $pcts; do
+      sweep "$storage" "$system" "$connect" "$dir" "createdelete-${pct}pct" "$point" createdelete --bytes 100 --global-percent "$pct"
+    done
+    if [ "$system" != v2 ]; then
+      sweep "$storage" "$system" "$connect" "$dir" getdata-100B "$point" getdata --bytes 100
+      sweep "$storage" "$system" "$connect" "$dir" read90-100B "$point" mixed-read90 --bytes 100
+    fi
+    case "$system" in zk|v1) kill_run "$system" "$connect" "$dir" ;; esac
+  else
+    sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$point" setdata --bytes 100
+  fi
+  stop_system
+}
+
+if [ "$mode" = --smoke ]; then
+  run_system durable zk
+  run_system durable v2
+else
+  for system in zk v1 v2 v4; do run_system durable "$system"; done
+  for system in zk v1 v2 v4; do run_system memory "$system"; done
+fi
+
+say "plots and tables"
+"$BENCH_DIR/compare.py" "$results" --out "${OUT:-$results/plots}" --cpu-percent "${cpu:-0}" --mode "${mode#--}" 2>&1 | tee -a "$log"
+if [ "$mode" = --smoke ]; then
+  # The proof that the kit works: every run completed requests and drained, the kill happened, the
+  # figures exist. Nothing about speed.
+  python3 - "$results" "${OUT:-$results/plots}" <<'PY'
+import json, sys
+from pathlib import Path
+root, out = Path(sys.argv[1]), Path(sys.argv[2])
+problems = []
+expected = ["durable/zk/setdata-100B-c2-r1.json", "durable/v2/setdata-100B-c2-r1.json",
+            "durable/v2/createdelete-10pct-c2-r1.json", "kill/zk.json", "kill/v2.json"]
+for name in expected:
+    f = root / name
+    if not f.exists():
+        problems.append(f"{name}: no report")
+        continue
+    r = json.loads(f.read_text())
+    if r["operations"] <= 0:
+        problems.append(f"{name}: expected completed requests, got {r['operations']}")
+    if not name.startswith("kill/") and (r["errorCount"] != 0 or not r["drained"]):
+        problems.append(f"{name}: expected no errors and a drained window, got errors {r['errors']}, drained {r['drained']}")
+for system in ("zk", "v2"):
+    if not (root / "kill" / f"{system}.fault").exists():
+        problems.append(f"kill/{system}.fault: the leader was not killed")
+for png in ("throughput-by-partitions.png", "latency-cdf.png", "global-commands.png", "kill-timeline.png", "tables.md"):
+    if not (out / png).exists() or (out / png).stat().st_size == 0:
+        problems.append(f"{out / png}: not written")
+if problems:
+    sys.exit("volery-vs-zk smoke FAILED:\n  " + "\n  ".join(problems))
+print("volery-vs-zk smoke: every run completed requests, both leaders were killed, figures and tables written")
+PY
+fi
+say "done"

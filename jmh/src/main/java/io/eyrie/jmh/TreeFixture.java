@@ -1,0 +1,62 @@
+package io.eyrie.jmh;
+
+import io.volery.server.tree.Acl;
+import io.volery.server.tree.Command;
+import io.volery.server.tree.CreateMode;
+import io.volery.server.tree.Result;
+import io.volery.server.tree.TreeConfig;
+import io.volery.server.tree.ZnodeTree;
+
+import java.util.List;
+
+/**
+ * A znode tree laid out like volery-bench's: {@code znodes} leaves under {@code /bench-0}, each
+ * holding {@code bytes} of data, and one open session. It hands out increasing zxids, as the
+ * delivery order would.
+ */
+public final class TreeFixture {
+    /** The one session every benchmark command comes from. */
+    public static final long SESSION = 0x1_0000_0001L;
+    public static final String SUBTREE = "/bench-0";
+    /** Constant ordered time: sessions never expire because no time passes. */
+    private static final long NOW = 1_000_000L;
+
+    private final ZnodeTree tree = new ZnodeTree(TreeConfig.defaults());
+    private final String[] paths;
+    private long zxid;
+
+    public TreeFixture(int znodes, int bytes) {
+        requireOk(apply(new Command.CreateSession(SESSION, 30_000, List.of())), "createSession");
+        requireOk(apply(new Command.Create(SESSION, SUBTREE, new byte[0], Acl.OPEN, CreateMode.PERSISTENT)), "create " + SUBTREE);
+        byte[] data = JuteFrames.payload(bytes);
+        paths = new String[znodes];
+        for (int i = 0; i < znodes; i++) {
+            paths[i] = SUBTREE + "/n-" + i;
+            requireOk(apply(new Command.Create(SESSION, paths[i], data, Acl.OPEN, CreateMode.PERSISTENT)), "create " + paths[i]);
+        }
+    }
+
+    public Result apply(Command c) {
+        return tree.apply(c, ++zxid, NOW);
+    }
+
+    public String path(int i) {
+        return paths[i % paths.length];
+    }
+
+    public int znodes() {
+        return paths.length;
+    }
+
+    public long lastZxid() {
+        return zxid;
+    }
+
+    /** Set-up and benchmark commands must succeed, or the benchmark would time an error path. */
+    public static Result requireOk(Result r, String what) {
+        if (!r.isOk()) {
+            throw new IllegalStateException(what + " answered " + r.code() + ", expected OK");
+        }
+        return r;
+    }
+}
