@@ -136,7 +136,11 @@
   (let [opts (merge defaults opts)
         netns (if (:no-netns? opts) "disabled by --no-netns" (net/netns-available?))
         faults (if (true? netns) (:nemesis opts)
-                   (let [kept (vec (remove nemesis/partition-fault? (:nemesis opts)))]
+                   ;; without namespaces: the partition between partitions becomes a pause of one
+                   (let [kept (vec (distinct (keep #(cond (= % :partition-partitions) :pause-partition
+                                                          (nemesis/partition-fault? %) nil
+                                                          :else %)
+                                                   (:nemesis opts))))]
                      (when (not= kept (:nemesis opts))
                        (log "network partitions are not available (" netns "): running" (pr-str kept)
                             "instead of" (pr-str (:nemesis opts))))
@@ -206,6 +210,7 @@
         "--checker" (recur more (assoc opts :checker-bin b))
         "--root-share" (recur more (assoc opts :root-share (parse-double b)))
         "--seed" (recur more (assoc opts :seed (parse-long b)))
+        "--op-timeout" (recur more (assoc opts :op-timeout-ms (parse-long b)))
         "--fault-duration" (recur more (assoc opts :fault-duration-s (parse-long b)))
         "--nemesis-interval" (recur more (assoc opts :nemesis-interval-s (parse-long b)))
         "--signals-off" (recur (if (some? b) (cons b more) more) (assoc opts :signals-off? true))

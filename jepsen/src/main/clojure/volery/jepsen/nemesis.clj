@@ -7,12 +7,14 @@
     :partition-halves   the nodes cut into two random halves
     :partition-bridge   two halves that only one node hears both of (Jepsen's bridge)
     :partition-coordinator  a ring coordinator (ZooKeeper: the leader) cut from every other node
+    :partition-partitions   Volery's partition 1 nodes cut from partition 2's (the mutation check's fault)
     :restart            every node killed (kill -9) and started again"
   (:require [clojure.string :as str]
             [volery.jepsen.cluster :as cluster]
             [volery.jepsen.net :as net]))
 
-(def all-faults [:kill :pause :pause-partition :partition-halves :partition-bridge :partition-coordinator :restart])
+(def all-faults [:kill :pause :pause-partition :partition-halves :partition-bridge :partition-coordinator
+                 :partition-partitions :restart])
 
 (defn partition-fault? [f] (str/starts-with? (name f) "partition-"))
 
@@ -51,6 +53,9 @@
     :partition-coordinator (let [l (or (leader c) (rand-nth (:nodes c)))
                                  g (complete-grudge [[l] (remove #{l} (:nodes c))])]
                              (net/cut! g) {:isolated l :grudge g})
+    :partition-partitions (let [g (complete-grudge (vals (:partitions c)))]
+                            (when (< 1 (count (:partitions c))) (net/cut! g))
+                            g)
     :restart (do (cluster/kill-all! c) (cluster/start-all! c) :all)))
 
 (defn stop!
@@ -59,7 +64,7 @@
   (case f
     :kill (doseq [n v] (cluster/start-node! c n))
     (:pause :pause-partition) (doseq [n v] (cluster/resume-node! c n))
-    (:partition-halves :partition-bridge :partition-coordinator) (net/heal! (:nodes c))
+    (:partition-halves :partition-bridge :partition-coordinator :partition-partitions) (net/heal! (:nodes c))
     :restart nil)
   :healed)
 
