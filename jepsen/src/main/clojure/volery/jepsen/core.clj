@@ -152,7 +152,10 @@
         dir (io/file (:store opts "store") test-name (.format (LocalDateTime/now) (DateTimeFormatter/ofPattern "yyyyMMdd'T'HHmmss")))
         _ (.mkdirs dir)
         c (cluster/create {:system (:system opts) :dir (io/file dir "cluster")
-                           :classpath (:classpath opts (System/getProperty "java.class.path"))
+                           ;; the nodes run from this JVM's classpath (Maven puts Volery and ZooKeeper's
+                           ;; server on it); VOLERY_CLASSPATH adds one, e.g. under Leiningen
+                           :classpath (:classpath opts (str (some-> (System/getenv "VOLERY_CLASSPATH") (str ":"))
+                                                            (System/getProperty "java.class.path")))
                            :signals-off? (:signals-off? opts) :netns? (true? netns)})
         w (workloads/workload (:workload opts) opts)
         rec-holder (atom nil)
