@@ -68,7 +68,9 @@
   [{:keys [concurrency op-delay-ms op-timeout-ms]} c w rec slot deadline counter client-nodes ^Random rnd]
   (loop [process slot z nil]
     (when (< (System/currentTimeMillis) deadline)
-      (let [node (nth client-nodes (mod (+ process (quot process concurrency)) (count client-nodes)))
+      ;; Jepsen's binding of processes to nodes; with a concurrency that is a multiple of the
+      ;; node count a replacement process stays on its slot's node
+      (let [node (nth client-nodes (mod process (count client-nodes)))
             z (or z (try (zk/connect (cluster/connect-string c node) op-timeout-ms) (catch Exception _ nil)))]
         (if-not z
           (recur (+ process concurrency) nil)
@@ -78,9 +80,12 @@
                           (catch Exception e (assoc op :type :info :error (str (.getName (class e)) ": " (.getMessage e)))))
                 done (h/record! rec (merge {:process process} (select-keys done [:type :f :value :error])))]
             (Thread/sleep (long (.nextInt rnd (int (max 1 (* 2 op-delay-ms))))))
-            (if (= :info (:type done))
-              (do (zk/close! z) (recur (+ process concurrency) nil))
-              (recur process z))))))))
+            (cond
+              (= :info (:type done)) (do (zk/close! z) (recur (+ process concurrency) nil))
+              ;; a definite failure leaves the process as it is, but an expired session would fail
+              ;; every later operation: reconnect
+              (= :session-expired (:error done)) (do (zk/close! z) (recur process nil))
+              :else (recur process z))))))))
 
 (defn- run-nemesis [{:keys [nemesis nemesis-interval-s fault-duration-s]} c rec deadline]
   (loop [faults (cycle nemesis)]
@@ -159,6 +164,7 @@
                            :signals-off? (:signals-off? opts) :netns? (true? netns)})
         w (workloads/workload (:workload opts) opts)
         rec-holder (atom nil)
+        recovery (atom nil)
         seed (or (:seed opts) (System/currentTimeMillis))
         rnd (Random. seed)]
     (log "test" test-name "seed" seed "->" (str dir))
@@ -184,15 +190,23 @@
       (h/record! @rec-holder {:type :info :process :nemesis :f :heal :value nil})
       (nemesis/heal-all! c)
       (h/record! @rec-holder {:type :info :process :nemesis :f :heal :value :all})
-      (await-ready! c 120)
-      (final-ops! opts c w @rec-holder 1000000)
+      ;; a cluster that does not recover is a finding, not a reason to lose the history
+      (reset! recovery (try (await-ready! c 120) {:valid? true}
+                            (catch clojure.lang.ExceptionInfo e
+                              (log "not recovered:" (.getMessage e))
+                              {:valid? false :error (.getMessage e)})))
+      (when (:valid? @recovery)
+        (final-ops! opts c w @rec-holder 1000000))
       (finally
         (cluster/teardown! c)
         (doseq [f (file-seq (io/file dir "cluster" "data")) :when (.isFile f)] (.delete f))))
     (let [history (h/ops @rec-holder)]
       (h/write! history (io/file dir "history.edn"))
       (spit (io/file dir "timeline.html") (timeline/html history test-name))
-      (let [results (assoc (check opts w history dir)
+      (let [checked (check opts w history dir)
+            results (assoc checked
+                           :valid? (checker/merge-valid [(:valid? checked) (:valid? @recovery)])
+                           :recovery @recovery
                            :test test-name :seed seed :time-limit (:time-limit opts)
                            :nemesis faults :signals-off? (:signals-off? opts) :dir (str dir))]
         (spit (io/file dir "results.edn") (with-out-str (pprint/pprint results)))
@@ -211,6 +225,7 @@
         "--concurrency" (recur more (assoc opts :concurrency (parse-long b)))
         "--store" (recur more (assoc opts :store b))
         "--checker" (recur more (assoc opts :checker-bin b))
+        "--read-share" (recur more (assoc opts :read-share (parse-double b)))
         "--root-share" (recur more (assoc opts :root-share (parse-double b)))
         "--seed" (recur more (assoc opts :seed (parse-long b)))
         "--op-timeout" (recur more (assoc opts :op-timeout-ms (parse-long b)))

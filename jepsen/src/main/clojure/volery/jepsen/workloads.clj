@@ -45,8 +45,8 @@
 
 (defn register-workload
   "opts: :keys (number of register pairs), :ops-per-key, :root-share (fraction of operations on
-  the root register; 1.0 for the mutation check)."
-  [{:keys [keys ops-per-key root-share] :or {keys 20 ops-per-key 150 root-share 0.15}}]
+  the root register; 1.0 for the mutation check), :read-share (fraction of reads, 0.5)."
+  [{:keys [keys ops-per-key root-share read-share] :or {keys 20 ops-per-key 150 root-share 0.15 read-share 0.5}}]
   (let [path (register-paths)
         dirs [(subs (path 0 0) 0 (str/last-index-of (path 0 0) "/"))
               (subs (path 0 1) 0 (str/last-index-of (path 0 1) "/"))]]
@@ -64,11 +64,15 @@
                  (let [root? (< (.nextDouble rnd) root-share)
                        k (if root? -1 (min (quot n ops-per-key) (dec keys)))
                        r (if root? 0 (.nextInt rnd 2))
-                       x (.nextInt rnd 100)]
+                       x (.nextDouble rnd)
+                       reads (double read-share)
+                       ;; the rest: 40% writes, 30% cas, 30% write-both (root: 60% cas)
+                       writes (+ reads (* 0.4 (- 1 reads)))]
                    (cond
-                     (< x 50) {:f :read :value [k r nil]}
-                     (< x 70) {:f :write :value [k r (inc (.nextInt rnd 5))]}
-                     (or root? (< x 85)) {:f :cas :value [k r [(.nextInt rnd 6) (inc (.nextInt rnd 5))]]}
+                     (< x reads) {:f :read :value [k r nil]}
+                     (< x writes) {:f :write :value [k r (inc (.nextInt rnd 5))]}
+                     (or root? (< x (+ writes (* 0.3 (- 1 reads)))))
+                     {:f :cas :value [k r [(.nextInt rnd 6) (inc (.nextInt rnd 5))]]}
                      :else {:f :write-both :value [k (inc (.nextInt rnd 5))]})))
      :invoke! (fn [z {:keys [f value] :as op} t]
                 (case f

@@ -31,9 +31,10 @@
   its own partition. Partition 1 is cut from partition 2 for 4 s at a time: without signals a write
   completes in partition 1 alone, and a read that partition 2 orders before it (its own ring runs
   on) answers the old value once the cut heals. Reads time out after 1.5 s (as :fail, they change
-  nothing), so that processes on partition 2 keep invoking reads during the cut."
-  (merge base {:workload :register :root-share 1.0 :nemesis [:partition-partitions]
-               :time-limit 20 :nemesis-interval-s 3 :fault-duration-s 4 :op-timeout-ms 1500}))
+  nothing), so that processes on partition 2 keep invoking reads during the cut; 12 processes, two
+  on each node for the whole run."
+  (merge base {:workload :register :root-share 1.0 :read-share 0.7 :nemesis [:partition-partitions]
+               :concurrency 12 :time-limit 25 :nemesis-interval-s 3 :fault-duration-s 4 :op-timeout-ms 1500}))
 
 (deftest mutation-check-without-signals-the-checker-finds-the-figure-1-violation
   (let [r (core/run-test (assoc mutation :signals-off? true))]
