@@ -191,7 +191,7 @@
       (nemesis/heal-all! c)
       (h/record! @rec-holder {:type :info :process :nemesis :f :heal :value :all})
       ;; a cluster that does not recover is a finding, not a reason to lose the history
-      (reset! recovery (try (await-ready! c 120) {:valid? true}
+      (reset! recovery (try (await-ready! c (:recovery-timeout-s opts 120)) {:valid? true}
                             (catch clojure.lang.ExceptionInfo e
                               (log "not recovered:" (.getMessage e))
                               {:valid? false :error (.getMessage e)})))
