@@ -48,8 +48,11 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** The id under which an exchanged value travels in an {@link Wire.Exchange}. */
     private static final String VALUE_ID = "$value";
 
-    /** Test-only: false makes replicas neither send nor await signals (objects still travel). */
-    private static volatile boolean signalsEnabled = true;
+    /**
+     * Test-only: false makes replicas neither send nor await signals (objects still travel). The
+     * system property lets the jepsen/ mutation check switch them off in a node process.
+     */
+    private static volatile boolean signalsEnabled = !Boolean.getBoolean("eyrie.testing.signalsOff");
 
     /** Test only: switches the signals of Algorithm 1 off, to show the Figure 1 anomaly. */
     public static void setSignalsEnabledForTesting(boolean enabled) {

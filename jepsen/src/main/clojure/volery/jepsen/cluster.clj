@@ -1,0 +1,164 @@
+(ns volery.jepsen.cluster
+  "The system under test as separate processes: a Volery cluster (2 partitions x 3 replicas,
+  durable acceptor logs) or, for comparison, a ZooKeeper 3.9.5 ensemble. Each node runs in its own
+  network namespace when the test may create them (see volery.jepsen.net), else on 127.0.0.1."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [volery.jepsen.net :as net])
+  (:import (java.io File)
+           (java.net InetSocketAddress ServerSocket Socket)
+           (java.nio.charset StandardCharsets)
+           (java.util.concurrent TimeUnit)))
+
+(def java-bin (str (System/getProperty "java.home") "/bin/java"))
+
+(def jvm-opts
+  "Small, quick-starting JVMs: the machine is shared and runs six of them."
+  ["-Xmx192m" "-Xss512k" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1" "-XX:CICompilerCount=1"])
+
+(defn- free-port []
+  (with-open [s (ServerSocket. 0)] (.getLocalPort s)))
+
+(defn- sh! [& args]
+  (let [p (.start (ProcessBuilder. ^java.util.List (vec args)))]
+    (.waitFor p 10 TimeUnit/SECONDS)))
+
+(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir]}]
+  (str/join
+   "\n"
+   (concat
+    ["# written by volery.jepsen.cluster"]
+    (for [i nodes] (str "node." i " = " (addr i) ":" (ring-port i)))
+    (for [[p members] partitions i members] (str "node." i ".groups = " p))
+    (for [i nodes] (str "node." i ".clientPort = " (client-port i)))
+    (for [i nodes] (str "node." i ".clientHost = " (addr i)))
+    (for [[p members] partitions] (str "ring." p ".acceptors = " (str/join "," members)))
+    (for [[p _] partitions] (str "group." p ".ring = " p))
+    ;; the ALL ring lives on partition 1's nodes, so pausing partition 2 leaves it working
+    [(str "ring.0.acceptors = " (str/join "," (get partitions 1)))
+     "ring.all = 0"
+     "storage = durable"
+     (str "dataDir = " dir "/data")
+     (str "logDir = " dir "/logs")
+     "tickTime = 1000"
+     "minSessionTimeout = 2000"
+     "maxSessionTimeout = 20000"
+     "partitioning = subtree"
+     "timeout.heartbeatMillis = 50"
+     "timeout.suspectMillis = 500"
+     "batch.maxBytes = 1114112"
+     ""])))
+
+(defn- zookeeper-config [{:keys [nodes addr client-port dir]} i]
+  (str/join
+   "\n"
+   (concat
+    ["tickTime=1000" "initLimit=10" "syncLimit=5" "forceSync=yes"
+     (str "dataDir=" dir "/zk-" i)
+     (str "clientPort=" (client-port i))
+     (str "clientPortAddress=" (addr i))
+     "admin.enableServer=false" "4lw.commands.whitelist=*"
+     "maxSessionTimeout=20000" "minSessionTimeout=2000"]
+    (for [j nodes] (str "server." j "=" (addr j) ":" (+ 2888 (* 10 j)) ":" (+ 3888 (* 10 j))))
+    [""])))
+
+(defn create
+  "A cluster description; nothing runs yet. opts: :system (:volery or :zookeeper), :dir,
+  :classpath, :signals-off? (the mutation), :netns? (use namespaces)."
+  [{:keys [system dir classpath signals-off? netns?] :or {system :volery}}]
+  (let [nodes (if (= system :zookeeper) [1 2 3] [1 2 3 4 5 6])
+        ports (into {} (for [i nodes] [i [(free-port) (free-port)]]))
+        dir (.getAbsolutePath (io/file dir))]
+    {:system system
+     :nodes nodes
+     :partitions (if (= system :zookeeper) {1 nodes} {1 [1 2 3] 2 [4 5 6]})
+     :netns? netns?
+     :dir dir
+     :classpath classpath
+     :signals-off? signals-off?
+     :addr (if netns? net/node-ip (constantly "127.0.0.1"))
+     :ring-port (if netns? (constantly 7000) #(first (ports %)))
+     :client-port (if netns? (constantly 2181) #(second (ports %)))
+     :procs (atom {})}))
+
+(defn connect-string [c i] (str ((:addr c) i) ":" ((:client-port c) i)))
+
+(defn partition-of [c i] (some (fn [[p ms]] (when (some #{i} ms) p)) (:partitions c)))
+
+(defn- command [c i]
+  (let [cfg (str (:dir c) "/cluster.cfg")]
+    (concat
+     (when (:netns? c) (net/exec-prefix i))
+     [java-bin] jvm-opts
+     (when (:signals-off? c) ["-Deyrie.testing.signalsOff=true"])
+     (if (= :zookeeper (:system c))
+       ["-Dzookeeper.admin.enableServer=false" "-Dzookeeper.log.dir=." "-cp" (:classpath c)
+        "org.apache.zookeeper.server.quorum.QuorumPeerMain" (str (:dir c) "/zoo-" i ".cfg")]
+       ["-cp" (:classpath c) "io.volery.server.VoleryMain" "start" "--config" cfg "--node" (str i)]))))
+
+(defn setup!
+  "Writes the configuration and creates the namespaces."
+  [c]
+  (.mkdirs (io/file (:dir c) "logs"))
+  (when (:netns? c) (net/setup! (count (:nodes c))))
+  (if (= :zookeeper (:system c))
+    (doseq [i (:nodes c)]
+      (.mkdirs (io/file (:dir c) (str "zk-" i)))
+      (spit (io/file (:dir c) (str "zk-" i) "myid") (str i "\n"))
+      (spit (io/file (:dir c) (str "zoo-" i ".cfg")) (zookeeper-config c i)))
+    (spit (io/file (:dir c) "cluster.cfg") (volery-config c)))
+  c)
+
+(defn start-node! [c i]
+  (let [log (io/file (:dir c) "logs" (str "node-" i ".out"))
+        pb (doto (ProcessBuilder. ^java.util.List (vec (command c i)))
+             (.redirectErrorStream true)
+             (.redirectOutput (java.lang.ProcessBuilder$Redirect/appendTo log)))]
+    (swap! (:procs c) assoc i (.start pb))))
+
+(defn pid [c i] (some-> (get @(:procs c) i) (.pid)))
+
+(defn alive? [c i] (boolean (some-> (get @(:procs c) i) (.isAlive))))
+
+(defn kill-node!
+  "kill -9, and waits until the process is gone."
+  [c i]
+  (when-let [^Process p (get @(:procs c) i)]
+    (sh! "kill" "-CONT" (str (.pid p))) ; a paused process dies only once continued
+    (.destroyForcibly p)
+    (.waitFor p 10 TimeUnit/SECONDS)
+    (swap! (:procs c) dissoc i)))
+
+(defn pause-node! [c i] (some->> (pid c i) str (sh! "kill" "-STOP")))
+(defn resume-node! [c i] (some->> (pid c i) str (sh! "kill" "-CONT")))
+
+(defn start-all! [c] (doseq [i (:nodes c)] (start-node! c i)))
+(defn kill-all! [c] (doseq [i (:nodes c)] (kill-node! c i)))
+
+(defn four-letter
+  "A four-letter word's answer from node i, or nil when it does not answer within a second."
+  [c i word]
+  (try
+    (with-open [s (Socket.)]
+      (.connect s (InetSocketAddress. ^String ((:addr c) i) (int ((:client-port c) i))) 1000)
+      (.setSoTimeout s 1000)
+      (.write (.getOutputStream s) (.getBytes ^String word StandardCharsets/US_ASCII))
+      (String. (.readAllBytes (.getInputStream s)) StandardCharsets/UTF_8))
+    (catch Exception _ nil)))
+
+(defn coordinator
+  "The node that node i sees as coordinator of ring r (Volery's mntr), or nil."
+  [c i r]
+  (some->> (four-letter c i "mntr")
+           (re-find (re-pattern (str "volery_ring_" r "_coordinator\\s+(-?\\d+)")))
+           second parse-long))
+
+(defn teardown! [c]
+  (kill-all! c)
+  (when (:netns? c) (net/teardown! (count (:nodes c)))))
+
+(defn log-tail [c i]
+  (let [f (io/file (:dir c) "logs" (str "node-" i ".out"))]
+    (when (.exists f)
+      (let [lines (str/split-lines (slurp f))]
+        (str/join "\n" (take-last 15 lines))))))

@@ -1,0 +1,214 @@
+(ns volery.jepsen.workloads
+  "The workloads of Jepsen's ZooKeeper test and ClickHouse Keeper's suite, as operations on the
+  ZooKeeper API. A workload is a map:
+    :setup!    (fn [zk timeout-ms]) creates what the operations need
+    :generate  (fn [^java.util.Random rnd n]) the n-th operation to invoke: {:f .. :value ..}
+    :invoke!   (fn [zk op timeout-ms]) runs it: the op with :type :ok, :fail or :info
+    :final     operations run once after the faults have healed (final reads, draining)
+    :checker   the key of its checker in volery.jepsen.checker
+  The same functions serve the Maven-built runner and project.clj."
+  (:require [clojure.string :as str]
+            [volery.jepsen.zk :as zk])
+  (:import (java.util Random)
+           (java.util.zip CRC32)))
+
+(defn partition-of-name
+  "The Volery partition (1 or 2 of a 2-partition cluster) owning top-level name s: the subtree
+  strategy hashes the first path component with CRC32."
+  [^String s]
+  (let [crc (doto (CRC32.) (.update (.getBytes s "UTF-8")))]
+    (inc (mod (.getValue crc) 2))))
+
+(defn top-level-in
+  "The first name prefix-0, prefix-1, ... that Volery places in partition p."
+  [prefix p]
+  (first (filter #(= p (partition-of-name %)) (map #(str prefix "-" %) (range)))))
+
+(defn- write-result
+  "An :ok, :fail or :info completion of a write from a ZooKeeper result."
+  [op {c :code :as r}]
+  (cond (= c :ok) (assoc op :type :ok)
+        (zk/definite-failures c) (assoc op :type :fail :error c)
+        :else (assoc op :type :info :error c)))
+
+(defn- read-failure [op {c :code}] (assoc op :type :fail :error c))
+
+;; ---------------------------------------------------------------------------------- registers
+
+(defn register-paths
+  "Key k >= 0 is a pair of registers: x (0) in partition 1 and y (1) in partition 2. Key -1 is
+  the root znode, which every partition holds and writes (a command to all partitions) and which
+  each front end reads from its own partition: Figure 1 of the S-SMR paper in one register."
+  []
+  (let [a (top-level-in "jepsen-reg" 1) b (top-level-in "jepsen-reg" 2)]
+    (fn [k r] (if (neg? k) "/" (str "/" (if (zero? r) a b) "/k" k)))))
+
+(defn register-workload
+  "opts: :keys (number of register pairs), :ops-per-key, :root-share (fraction of operations on
+  the root register; 1.0 for the mutation check), :read-share (fraction of reads, 0.5)."
+  [{:keys [keys ops-per-key root-share read-share] :or {keys 20 ops-per-key 150 root-share 0.15 read-share 0.5}}]
+  (let [path (register-paths)
+        dirs [(subs (path 0 0) 0 (str/last-index-of (path 0 0) "/"))
+              (subs (path 0 1) 0 (str/last-index-of (path 0 1) "/"))]]
+    {:name :register
+     :checker :linearizable
+     :setup! (fn [z t]
+               (let [r (zk/set-data z "/" "0" -1 t)]
+                 (when-not (= :ok (:code r)) (throw (ex-info (str "cannot reset / : " (:code r)) r))))
+               (doseq [d dirs] (zk/ensure-path! z d "" t))
+               (doseq [k (range keys) r [0 1]]
+                 (let [p (path k r)
+                       res (zk/set-data z p "0" -1 t)]
+                   (when (= :no-node (:code res)) (zk/ensure-path! z p "0" t)))))
+     :generate (fn [^Random rnd n]
+                 (let [root? (< (.nextDouble rnd) root-share)
+                       k (if root? -1 (min (quot n ops-per-key) (dec keys)))
+                       r (if root? 0 (.nextInt rnd 2))
+                       x (.nextDouble rnd)
+                       reads (double read-share)
+                       ;; the rest: 40% writes, 30% cas, 30% write-both (root: 60% cas)
+                       writes (+ reads (* 0.4 (- 1 reads)))]
+                   (cond
+                     (< x reads) {:f :read :value [k r nil]}
+                     (< x writes) {:f :write :value [k r (inc (.nextInt rnd 5))]}
+                     (or root? (< x (+ writes (* 0.3 (- 1 reads)))))
+                     {:f :cas :value [k r [(.nextInt rnd 6) (inc (.nextInt rnd 5))]]}
+                     :else {:f :write-both :value [k (inc (.nextInt rnd 5))]})))
+     :invoke! (fn [z {:keys [f value] :as op} t]
+                (case f
+                  :read (let [[k r] value
+                              res (zk/get-data z (path k r) t)]
+                          (if (= :ok (:code res))
+                            (assoc op :type :ok :value [k r (parse-long (:data res))])
+                            (read-failure op res)))
+                  :write (let [[k r v] value]
+                           (write-result op (zk/set-data z (path k r) (str v) -1 t)))
+                  :cas (let [[k r [old new]] value
+                             res (zk/get-data z (path k r) t)]
+                         (cond (not= :ok (:code res)) (read-failure op res)
+                               (not= (str old) (:data res)) (assoc op :type :fail :error :value-mismatch)
+                               :else (write-result op (zk/set-data z (path k r) (str new) (:version res) t))))
+                  :write-both (let [[k v] value]
+                                (write-result op (zk/multi z [(zk/op-set-data (path k 0) (str v) -1)
+                                                              (zk/op-set-data (path k 1) (str v) -1)] t)))))
+     :final []}))
+
+;; ----------------------------------------------------------------------------------------- set
+
+(defn set-workload [_]
+  (let [dir (str "/" (top-level-in "jepsen-set" 2))]
+    {:name :set
+     :checker :set
+     :setup! (fn [z t] (zk/ensure-path! z dir "" t))
+     :generate (fn [_ n] {:f :add :value n})
+     :invoke! (fn [z {:keys [f value] :as op} t]
+                (case f
+                  :add (write-result op (zk/create z (str dir "/e" value) "" :persistent t))
+                  :read (let [res (zk/children z dir t)]
+                          (if (= :ok (:code res))
+                            (assoc op :type :ok :value (into (sorted-set) (map #(parse-long (subs % 1)) (:children res))))
+                            (read-failure op res)))))
+     :final [{:f :read :value nil}]}))
+
+;; ---------------------------------------------------------------------------------- unique ids
+
+(defn unique-ids-workload [_]
+  (let [dir (str "/" (top-level-in "jepsen-ids" 1))]
+    {:name :unique-ids
+     :checker :unique-ids
+     :setup! (fn [z t] (zk/ensure-path! z dir "" t))
+     :generate (fn [_ _] {:f :generate :value nil})
+     :invoke! (fn [z op t]
+                (let [res (zk/create z (str dir "/id-") "" :sequential t)]
+                  (if (= :ok (:code res))
+                    (assoc op :type :ok :value (parse-long (subs (:path res) (+ (count dir) 4))))
+                    (write-result op res))))
+     :final []}))
+
+;; --------------------------------------------------------------------------------------- queue
+
+(defn- seq-of [^String child] (parse-long (subs child (inc (.lastIndexOf child "-")))))
+(defn- value-of [^String child] (parse-long (second (str/split child #"-"))))
+
+(defn queue-workload [_]
+  (let [dir (str "/" (top-level-in "jepsen-queue" 2))
+        dequeue (fn [z op t]
+                  (let [res (zk/children z dir t)]
+                    (if-not (= :ok (:code res))
+                      (read-failure op res)
+                      (loop [[c & more] (sort-by seq-of (:children res))]
+                        (if-not c
+                          (assoc op :type :fail :error :empty)
+                          (let [d (zk/delete z (str dir "/" c) -1 t)]
+                            (case (:code d)
+                              :ok (assoc op :type :ok :value (value-of c))
+                              :no-node (recur more)
+                              (assoc op :type :info :error (:code d)))))))))]
+    {:name :queue
+     :checker :queue
+     :setup! (fn [z t] (zk/ensure-path! z dir "" t))
+     :generate (fn [^Random rnd n] (if (< (.nextInt rnd 100) 50) {:f :enqueue :value n} {:f :dequeue :value nil}))
+     :invoke! (fn [z {:keys [f value] :as op} t]
+                (case f
+                  :enqueue (write-result op (zk/create z (str dir "/q-" value "-") "" :sequential t))
+                  :dequeue (dequeue z op t)
+                  ;; the final drain: dequeues until the queue is empty
+                  :drain (loop [got []]
+                           (let [r (dequeue z {:f :dequeue} t)]
+                             (case (:type r)
+                               :ok (recur (conj got (:value r)))
+                               :fail (if (= :empty (:error r))
+                                       (assoc op :type :ok :value got)
+                                       (assoc op :type :info :value got :error (:error r)))
+                               (assoc op :type :info :value got :error (:error r)))))))
+     :final [{:f :drain :value nil}]}))
+
+;; ------------------------------------------------------------------------------------ transfer
+
+(def initial-balance 100)
+
+(defn transfer-workload
+  "Two counters in different partitions; a transfer is a multi (versioned setData on both), a
+  read a multiRead of both. Their sum must stay 2 x initial-balance."
+  [_]
+  (let [a (str "/" (top-level-in "jepsen-acct" 1) "/balance")
+        b (str "/" (top-level-in "jepsen-acct" 2) "/balance")
+        read-both (fn [z t] (zk/multi z [(zk/op-get-data a) (zk/op-get-data b)] t))]
+    {:name :transfer
+     :checker :transfer
+     :setup! (fn [z t]
+               (doseq [p [a b]]
+                 (zk/ensure-path! z (subs p 0 (str/last-index-of p "/")) "" t)
+                 (zk/ensure-path! z p (str initial-balance) t)
+                 (zk/set-data z p (str initial-balance) -1 t)))
+     :generate (fn [^Random rnd _]
+                 (if (< (.nextInt rnd 100) 50)
+                   {:f :read :value nil}
+                   {:f :transfer :value {:from (if (.nextBoolean rnd) :a :b) :amount (inc (.nextInt rnd 5))}}))
+     :invoke! (fn [z {:keys [f value] :as op} t]
+                (let [res (read-both z t)]
+                  (if-not (= :ok (:code res))
+                    (read-failure op res)
+                    (let [[ra rb] (:results res)
+                          balances {:a (parse-long (:data ra)) :b (parse-long (:data rb))}]
+                      (if (#{:read :final-read} f)
+                        (assoc op :type :ok :value balances)
+                        (let [{:keys [from amount]} value
+                              to (if (= from :a) :b :a)
+                              after (-> balances (update from - amount) (update to + amount))]
+                          (write-result op (zk/multi z [(zk/op-set-data a (str (:a after)) (:version ra))
+                                                        (zk/op-set-data b (str (:b after)) (:version rb))] t))))))))
+     :final [{:f :final-read :value nil}]}))
+
+(def workloads
+  {:register register-workload
+   :set set-workload
+   :unique-ids unique-ids-workload
+   :queue queue-workload
+   :transfer transfer-workload})
+
+(defn workload [name opts]
+  (if-let [w (workloads name)]
+    (w opts)
+    (throw (ex-info (str "unknown workload " name "; known: " (str/join ", " (map clojure.core/name (keys workloads))))
+                    {:workload name}))))
