@@ -14,6 +14,7 @@ import org.apache.zookeeper.ZooKeeper;
 final class BenchClient implements AutoCloseable {
 
     private final int index;
+    private final boolean perSubtree;
     private final BenchSession session;
     private final int outstanding;
     private final Semaphore window;
@@ -29,6 +30,7 @@ final class BenchClient implements AutoCloseable {
     private BenchClient(int index, BenchSession session, BenchConfig config, ZnodeLayout layout, String runTag,
             byte[] payload, OperationRecorder recorder) {
         this.index = index;
+        this.perSubtree = config.clientPerSubtree();
         this.session = session;
         this.outstanding = config.outstanding();
         this.window = new Semaphore(config.outstanding());
@@ -104,7 +106,14 @@ final class BenchClient implements AutoCloseable {
     }
 
     private String randomZnode() {
-        return layout.znode(chooser.nextIndex(layout.znodeCount()));
+        if (!perSubtree) {
+            return layout.znode(chooser.nextIndex(layout.znodeCount()));
+        }
+        // znode k lives in subtree k mod subtrees: this client's are s, s + n, s + 2n, ...
+        int n = layout.subtreeCount();
+        int s = index % n;
+        int mine = (layout.znodeCount() - s + n - 1) / n;
+        return layout.znode(s + n * chooser.nextIndex(mine));
     }
 
     private void createCompleted(int rc, String path, long start) {

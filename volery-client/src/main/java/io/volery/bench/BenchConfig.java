@@ -22,6 +22,9 @@ import java.util.Objects;
  * @param sessionTimeout ZooKeeper session timeout asked for by every client
  * @param progress whether to print a progress line per second on stderr
  * @param client which client library drives the service
+ * @param clientPerSubtree whether client i keeps to subtree {@code i mod subtrees} for its setData and getData
+ *                         (the paper's local commands: each client works in one partition) instead of
+ *                         picking znodes of every subtree
  */
 public record BenchConfig(
         String connect,
@@ -37,7 +40,8 @@ public record BenchConfig(
         long seed,
         Duration sessionTimeout,
         boolean progress,
-        ClientKind client) {
+        ClientKind client,
+        boolean clientPerSubtree) {
 
     /** Upper bound of a payload; ZooKeeper's default jute.maxbuffer is about 1 MiB. */
     public static final int MAX_BYTES = 1_000_000;
@@ -56,13 +60,13 @@ public record BenchConfig(
                        Workload workload, int globalPercent, int bytes, int znodes, int subtrees, long seed,
                        Duration sessionTimeout, boolean progress) {
         this(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes, znodes, subtrees, seed,
-                sessionTimeout, progress, ClientKind.ZOOKEEPER);
+                sessionTimeout, progress, ClientKind.ZOOKEEPER, false);
     }
 
     /** The same run driven by {@code kind}; {@code target} is its connect string or cluster file. */
     public BenchConfig withClient(ClientKind kind, String target) {
         return new BenchConfig(target, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, kind);
+                znodes, subtrees, seed, sessionTimeout, progress, kind, clientPerSubtree);
     }
 
     /** A configuration with the paper's defaults: 25 outstanding, 100-byte payloads, 1000 znodes in 1 subtree. */
@@ -73,22 +77,28 @@ public record BenchConfig(
 
     public BenchConfig withClients(int n) {
         return new BenchConfig(connect, n, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, client);
+                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree);
     }
 
     public BenchConfig withTimes(Duration newWarmup, Duration newDuration) {
         return new BenchConfig(connect, clients, outstanding, newDuration, newWarmup, workload, globalPercent,
-                bytes, znodes, subtrees, seed, sessionTimeout, progress, client);
+                bytes, znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree);
     }
 
     public BenchConfig withShape(int newBytes, int newZnodes, int newSubtrees, int newGlobalPercent) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, newGlobalPercent,
-                newBytes, newZnodes, newSubtrees, seed, sessionTimeout, progress, client);
+                newBytes, newZnodes, newSubtrees, seed, sessionTimeout, progress, client, clientPerSubtree);
+    }
+
+    /** Client i keeps to subtree {@code i mod subtrees} (see the record's documentation). */
+    public BenchConfig withClientPerSubtree(boolean on) {
+        return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
+                znodes, subtrees, seed, sessionTimeout, progress, client, on);
     }
 
     public BenchConfig withProgress(boolean show) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, show, client);
+                znodes, subtrees, seed, sessionTimeout, show, client, clientPerSubtree);
     }
 
     /** Throws {@link IllegalArgumentException} naming the option that is out of range. */

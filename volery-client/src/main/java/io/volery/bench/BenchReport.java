@@ -63,6 +63,7 @@ public record BenchReport(
                 .field("bytes", config.bytes())
                 .field("znodes", config.znodes())
                 .field("subtrees", config.subtrees())
+                .field("clientPerSubtree", config.clientPerSubtree())
                 .field("seed", config.seed())
                 .endObject();
         w.field("measuredSeconds", measuredSeconds)

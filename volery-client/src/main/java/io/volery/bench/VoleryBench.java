@@ -59,6 +59,11 @@ public final class VoleryBench implements Callable<Integer> {
     @Option(names = "--znodes", defaultValue = "1000", description = "Pre-created znodes (default: ${DEFAULT-VALUE}).")
     int znodes;
 
+    @Option(names = "--client-per-subtree",
+            description = "Client i reads and writes only znodes of subtree i mod --subtrees (the paper's local "
+                    + "commands: each client works in one partition); without it every client picks from all subtrees.")
+    boolean clientPerSubtree;
+
     @Option(names = "--subtrees", defaultValue = "1",
             description = "Top-level subtrees /bench-0../bench-(N-1) the znodes are spread over (default: ${DEFAULT-VALUE}).")
     int subtrees;
@@ -117,7 +122,7 @@ public final class VoleryBench implements Callable<Integer> {
             int global = globalPercent != null ? globalPercent : (w == Workload.CREATEDELETE ? 10 : 0);
             return new BenchConfig(target, clients, outstanding, Duration.ofSeconds(durationSeconds),
                     Duration.ofSeconds(warmupSeconds), w, global, bytes, znodes, subtrees, seed,
-                    Duration.ofSeconds(sessionTimeoutSeconds), !quiet, kind).validate();
+                    Duration.ofSeconds(sessionTimeoutSeconds), !quiet, kind, clientPerSubtree).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

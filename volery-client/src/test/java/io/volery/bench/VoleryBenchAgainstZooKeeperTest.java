@@ -175,6 +175,46 @@ class VoleryBenchAgainstZooKeeperTest {
     }
 
     @Test
+    void withClientPerSubtreeEachClientWritesOnlyItsOwnSubtree() throws Exception {
+        // 2 clients over 4 subtrees: clients 0 and 1 keep to /bench-0 and /bench-1; nobody writes the others
+        // (beyond the one overwrite of the populating step)
+        int znodes = 96;
+        ZooKeeper zk = BenchClient.connectSession(BenchConfig.defaults(zookeeper.connectString(), Workload.SETDATA));
+        try {
+            int[] before = versions(zk, znodes, 4);
+            Run run = bench("--workload", "setdata", "--subtrees", "4", "--znodes", String.valueOf(znodes),
+                    "--client-per-subtree", "--quiet");
+            assertEquals(0, run.exitCode(), "exit code; stderr was:\n" + run.stderr());
+            assertEquals(Boolean.TRUE, MiniJson.object(run.report(), "config").get("clientPerSubtree"),
+                    "the report records the option");
+            int[] after = versions(zk, znodes, 4);
+            long writtenInOwn = 0;
+            for (int j = 0; j < znodes; j++) {
+                int delta = after[j] - Math.max(before[j], -1);
+                if (j % 4 >= 2) {
+                    assertTrue(delta <= 1, "/bench-" + (j % 4) + "/n-" + j + " belongs to no client but got "
+                            + delta + " writes");
+                } else if (delta > 1) {
+                    writtenInOwn++;
+                }
+            }
+            assertTrue(writtenInOwn > 0, "the clients wrote their own subtrees");
+        } finally {
+            zk.close();
+        }
+    }
+
+    /** The data version of every znode of a layout, -1 where it does not exist yet. */
+    private static int[] versions(ZooKeeper zk, int znodes, int subtrees) throws Exception {
+        int[] v = new int[znodes];
+        for (int j = 0; j < znodes; j++) {
+            Stat s = zk.exists("/bench-" + (j % subtrees) + "/n-" + j, false);
+            v[j] = s == null ? -1 : s.getVersion();
+        }
+        return v;
+    }
+
+    @Test
     void globalPercentWithALocalWorkloadIsAUsageErrorNamingTheOption() throws Exception {
         Run run = bench("--workload", "setdata", "--global-percent", "5");
         assertEquals(2, run.exitCode(), "picocli's usage-error exit code");

@@ -74,9 +74,7 @@ public final class ClusterWithClientNodes implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return s.getLocalPort();
-        }
+        return io.volery.server.VoleryCluster.freePort();
     }
 
     public ClusterConfig config() {

@@ -36,10 +36,7 @@ class RetainedEventsTest {
     void eventsFiredWhileAwayArriveAfterReconnectingElsewhere(VoleryConfig.Partitioning partitioning) throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 1, 0, 2000, o -> o.withPartitioning(partitioning));
              CuttableProxy toNode1 = new CuttableProxy(c.nodes().get(0).clientAddress())) {
-            int laterPort;
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                laterPort = s.getLocalPort(); // nothing listens there until the proxy to node 2 opens
-            }
+            int laterPort = VoleryCluster.freePort(); // nothing listens there until the proxy to node 2 opens
             LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
             LinkedBlockingQueue<KeeperState> states = new LinkedBlockingQueue<>();
             Watcher watcher = e -> {
