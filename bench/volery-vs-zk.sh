@@ -63,8 +63,9 @@ start_system() {
 stop_system() { cleanup; current_stop=""; }
 
 # Common volery-bench options: 1000 znodes (ZNODES; --quick 250, --smoke 50) over 8 subtrees, which the subtree hash spreads evenly
-# over 2 and over 4 partitions.
-layout=(--znodes "${ZNODES:-${znodes:-1000}}" --subtrees 8)
+# over 2 and over 4 partitions; client i keeps to subtree i mod 8 (the paper's local commands: a client works in one partition,
+# so its pipelined requests stay on one ring instead of waiting at every change of partition).
+layout=(--znodes "${ZNODES:-${znodes:-1000}}" --subtrees 8 --client-per-subtree)
 
 sweep() { # STORAGE SYSTEM CONNECT DIR LABEL CLIENTS WORKLOAD [volery-bench options]
   local storage="$1" system="$2" connect="$3" dir="$4" label="$5" clients="$6" workload="$7"; shift 7
