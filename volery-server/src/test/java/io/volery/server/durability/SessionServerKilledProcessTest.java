@@ -1,0 +1,102 @@
+package io.volery.server.durability;
+
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.ZooDefs.Ids;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The server process holding a ZooKeeper session is killed with kill -9: the unmodified ZooKeeper
+ * client reconnects to another server within its session timeout and finds its session, its
+ * ephemeral znode and its watches intact (a watch set before the kill fires after it).
+ */
+class SessionServerKilledProcessTest {
+
+    private static final Pattern REMOTE = Pattern.compile("remoteserver:[^ ]*:(\\d+)");
+
+    @Test
+    void theClientMovesToAnotherServerWithSessionEphemeralsAndWatches(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 1000)) {
+            cluster.startAll();
+            LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+            LinkedBlockingQueue<KeeperState> states = new LinkedBlockingQueue<>();
+            Watcher watcher = e -> {
+                if (e.getType() == EventType.None) {
+                    states.add(e.getState());
+                } else {
+                    events.add(e);
+                }
+            };
+            try (ZooKeeper holder = new ZooKeeper(cluster.connectString(), 15_000, watcher)) {
+                assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "first connection");
+                long session = holder.getSessionId();
+                holder.create("/kept", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                holder.create("/kept/eph", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                holder.create("/watched", "v0".getBytes(StandardCharsets.UTF_8), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                holder.getData("/watched", true, null);
+                holder.getChildren("/kept", true);
+
+                int victim = nodeServing(cluster, holder);
+                cluster.kill(victim);
+
+                assertEquals(KeeperState.Disconnected, states.poll(30, TimeUnit.SECONDS),
+                        "the client notices that node " + victim + " is gone");
+                assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS),
+                        "the client reconnects to another server within its session timeout");
+                assertEquals(session, holder.getSessionId(), "the same session");
+                int now = nodeServing(cluster, holder);
+                assertTrue(now != victim, "connected to a live server, not the killed node " + victim);
+
+                int other = 1;
+                while (other == victim || other == now) {
+                    other++;
+                }
+                try (ZooKeeper observer = cluster.session(other)) {
+                    Stat eph = observer.exists("/kept/eph", false);
+                    assertNotNull(eph, "the ephemeral of the moved session is still there");
+                    assertEquals(session, eph.getEphemeralOwner(), "and still owned by it");
+                    observer.setData("/watched", "v1".getBytes(StandardCharsets.UTF_8), -1);
+                    observer.create("/kept/child", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                }
+                WatchedEvent first = events.poll(20, TimeUnit.SECONDS);
+                WatchedEvent second = events.poll(20, TimeUnit.SECONDS);
+                assertNotNull(first, "the data watch set before the kill fired after it");
+                assertNotNull(second, "the child watch set before the kill fired after it");
+                assertEquals(EventType.NodeDataChanged, first.getType(), "event on " + first.getPath());
+                assertEquals("/watched", first.getPath());
+                assertEquals(EventType.NodeChildrenChanged, second.getType(), "event on " + second.getPath());
+                assertEquals("/kept", second.getPath());
+            }
+        }
+    }
+
+    /** The node whose client port the ZooKeeper client is connected to (its toString names the remote server). */
+    private static int nodeServing(ProcessCluster cluster, ZooKeeper zk) {
+        Matcher m = REMOTE.matcher(zk.toString());
+        assertTrue(m.find(), "the client names its server: " + zk);
+        int port = Integer.parseInt(m.group(1));
+        for (int id = 1; id <= 6; id++) {
+            if (cluster.clientAddress(id).getPort() == port) {
+                return id;
+            }
+        }
+        throw new AssertionError("port " + port + " is no node's client port: " + zk);
+    }
+}
