@@ -729,7 +729,7 @@ public final class VoleryClient implements AutoCloseable {
 
     private static void requireWatcher(Watcher watcher) {
         if (watcher == null) {
-            throw new IllegalArgumentException("Invalid Watcher, shouldn't be null");
+            throw new IllegalArgumentException("Invalid Watcher, shouldn't be null!");
         }
     }
 
