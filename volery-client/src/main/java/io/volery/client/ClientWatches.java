@@ -4,8 +4,11 @@ import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.EventType;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -72,48 +75,81 @@ final class ClientWatches {
     }
 
     /**
-     * Forgets the watchers of {@code path} that a removeWatches of {@code type} removes, with the
-     * event each is told of its removal.
+     * Forgets the watchers of {@code path} that a removeWatches of {@code type} removes: all of them
+     * when {@code watcher} is null, otherwise that one only. Returns them by the event each is told
+     * of its removal with; a watcher removed from several kinds of watch gets each event once, as
+     * from ZooKeeper's client.
      */
-    synchronized Map<Watcher, EventType> remove(String path, Watcher.WatcherType type) {
-        Map<Watcher, EventType> removed = new java.util.LinkedHashMap<>();
-        boolean any = type == Watcher.WatcherType.Any;
-        if (any || type == Watcher.WatcherType.Data) {
-            drop(data, path, EventType.DataWatchRemoved, removed);
-            drop(exist, path, EventType.DataWatchRemoved, removed);
+    synchronized Map<EventType, Set<Watcher>> remove(String path, Watcher watcher, Watcher.WatcherType type) {
+        Map<EventType, Set<Watcher>> removed = new LinkedHashMap<>();
+        for (EventType e : List.of(EventType.ChildWatchRemoved, EventType.DataWatchRemoved, EventType.PersistentWatchRemoved)) {
+            removed.put(e, new LinkedHashSet<>());
         }
-        if (any || type == Watcher.WatcherType.Children) {
-            drop(child, path, EventType.ChildWatchRemoved, removed);
+        for (Kind k : kinds(type)) {
+            drop(k.map, path, watcher, removed.get(k.removal));
         }
-        if (any || type == Watcher.WatcherType.Persistent) {
-            drop(persistent, path, EventType.PersistentWatchRemoved, removed);
-        }
-        if (any || type == Watcher.WatcherType.PersistentRecursive) {
-            drop(recursive, path, EventType.PersistentWatchRemoved, removed);
-        }
+        removed.values().removeIf(Set::isEmpty);
         return removed;
     }
 
-    /** Whether a removeWatches of {@code type} on {@code path} would remove anything here. */
-    synchronized boolean has(String path, Watcher.WatcherType type) {
-        boolean any = type == Watcher.WatcherType.Any;
-        return ((any || type == Watcher.WatcherType.Data) && (data.containsKey(path) || exist.containsKey(path)))
-                || ((any || type == Watcher.WatcherType.Children) && child.containsKey(path))
-                || ((any || type == Watcher.WatcherType.Persistent) && persistent.containsKey(path))
-                || ((any || type == Watcher.WatcherType.PersistentRecursive) && recursive.containsKey(path));
+    /**
+     * Whether a removeWatches of {@code type} on {@code path} would remove anything here: any
+     * watcher when {@code watcher} is null, otherwise that one.
+     */
+    synchronized boolean has(String path, Watcher watcher, Watcher.WatcherType type) {
+        for (Kind k : kinds(type)) {
+            Set<Watcher> ws = k.map.get(path);
+            if (ws != null && (watcher == null ? !ws.isEmpty() : ws.contains(watcher))) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    private static void drop(Map<String, Set<Watcher>> map, String path, EventType event, Map<Watcher, EventType> out) {
-        Set<Watcher> ws = map.remove(path);
-        if (ws != null) {
-            ws.forEach(w -> out.putIfAbsent(w, event));
+    /** One table of watchers and the event its watchers get when removed. */
+    private record Kind(Map<String, Set<Watcher>> map, EventType removal) {
+    }
+
+    /** The tables a removeWatches of {@code type} addresses: Data covers data and exist watches. */
+    private List<Kind> kinds(Watcher.WatcherType type) {
+        List<Kind> out = new ArrayList<>();
+        boolean any = type == Watcher.WatcherType.Any;
+        if (any || type == Watcher.WatcherType.Children) {
+            out.add(new Kind(child, EventType.ChildWatchRemoved));
+        }
+        if (any || type == Watcher.WatcherType.Data) {
+            out.add(new Kind(data, EventType.DataWatchRemoved));
+            out.add(new Kind(exist, EventType.DataWatchRemoved));
+        }
+        if (any || type == Watcher.WatcherType.Persistent) {
+            out.add(new Kind(persistent, EventType.PersistentWatchRemoved));
+        }
+        if (any || type == Watcher.WatcherType.PersistentRecursive) {
+            out.add(new Kind(recursive, EventType.PersistentWatchRemoved));
+        }
+        return out;
+    }
+
+    private static void drop(Map<String, Set<Watcher>> map, String path, Watcher watcher, Set<Watcher> out) {
+        Set<Watcher> ws = map.get(path);
+        if (ws == null) {
+            return;
+        }
+        if (watcher == null) {
+            out.addAll(ws);
+            map.remove(path);
+        } else if (ws.remove(watcher)) {
+            out.add(watcher);
+            if (ws.isEmpty()) {
+                map.remove(path);
+            }
         }
     }
 
     /** Every watcher, all forgotten: the session has ended. */
     synchronized Set<Watcher> clear() {
         Set<Watcher> out = new LinkedHashSet<>();
-        for (Map<String, Set<Watcher>> m : java.util.List.of(data, exist, child, persistent, recursive)) {
+        for (Map<String, Set<Watcher>> m : List.of(data, exist, child, persistent, recursive)) {
             m.values().forEach(out::addAll);
             m.clear();
         }

@@ -25,6 +25,7 @@ import org.apache.zookeeper.data.ClientInfo;
 import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.proto.AddWatchRequest;
 import org.apache.zookeeper.proto.AuthPacket;
+import org.apache.zookeeper.proto.CheckWatchesRequest;
 import org.apache.zookeeper.proto.Create2Response;
 import org.apache.zookeeper.proto.CreateRequest;
 import org.apache.zookeeper.proto.CreateTTLRequest;
@@ -60,6 +61,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -116,6 +118,7 @@ public final class VoleryClient implements AutoCloseable {
     private final byte[] passwd;
     private final int sessionTimeout;
     private final Watcher defaultWatcher;
+    private final Chroot chroot;
     private final ClientWatches watches = new ClientWatches();
     private final RequestOrder order = new RequestOrder();
     private final ThreadPoolExecutor events;
@@ -123,13 +126,14 @@ public final class VoleryClient implements AutoCloseable {
     private final AtomicReference<State> state = new AtomicReference<>(State.CONNECTED);
 
     private VoleryClient(RingAccess rings, boolean ownsRings, long sessionId, byte[] passwd, int sessionTimeout,
-                         Watcher defaultWatcher, ThreadPoolExecutor events) {
+                         Watcher defaultWatcher, Chroot chroot, ThreadPoolExecutor events) {
         this.rings = rings;
         this.ownsRings = ownsRings;
         this.sessionId = sessionId;
         this.passwd = passwd;
         this.sessionTimeout = sessionTimeout;
         this.defaultWatcher = defaultWatcher;
+        this.chroot = chroot;
         this.events = events;
     }
 
@@ -142,14 +146,35 @@ public final class VoleryClient implements AutoCloseable {
      * @param watcher the default watcher: gets the session's state changes and the {@code watch=true} events
      */
     public static VoleryClient connect(Path clusterFile, int sessionTimeoutMillis, Watcher watcher) throws IOException {
+        return connect(clusterFile, null, sessionTimeoutMillis, watcher);
+    }
+
+    /**
+     * {@link #connect(Path, int, Watcher)} confined to the subtree {@code chroot}, as ZooKeeper's client
+     * with {@code "host:port/app"}: every path given and returned is relative to it. The chroot need
+     * not exist yet, but operations fail with NoNode until it does.
+     *
+     * @param chroot an absolute znode path; null or "/" for the whole tree
+     * @throws IllegalArgumentException if {@code chroot} is not a valid znode path
+     */
+    public static VoleryClient connect(Path clusterFile, String chroot, int sessionTimeoutMillis, Watcher watcher)
+            throws IOException {
+        Chroot root = Chroot.of(chroot);
         RingAccess rings = RingAccess.open(clusterFile, RingAccess.Options.defaults());
-        return open(rings, true, sessionTimeoutMillis, watcher);
+        return open(rings, true, root, sessionTimeoutMillis, watcher);
     }
 
     /** {@link #connect(Path, int, Watcher)} on a parsed cluster file. */
     public static VoleryClient connect(ClusterConfig config, int sessionTimeoutMillis, Watcher watcher) throws IOException {
+        return connect(config, null, sessionTimeoutMillis, watcher);
+    }
+
+    /** {@link #connect(Path, String, int, Watcher)} on a parsed cluster file. */
+    public static VoleryClient connect(ClusterConfig config, String chroot, int sessionTimeoutMillis, Watcher watcher)
+            throws IOException {
+        Chroot root = Chroot.of(chroot);
         RingAccess rings = RingAccess.open(config, RingAccess.Options.defaults());
-        return open(rings, true, sessionTimeoutMillis, watcher);
+        return open(rings, true, root, sessionTimeoutMillis, watcher);
     }
 
     /**
@@ -157,11 +182,17 @@ public final class VoleryClient implements AutoCloseable {
      * open (its owner closes it).
      */
     public static VoleryClient connect(RingAccess rings, int sessionTimeoutMillis, Watcher watcher) throws IOException {
-        return open(rings, false, sessionTimeoutMillis, watcher);
+        return open(rings, false, Chroot.NONE, sessionTimeoutMillis, watcher);
     }
 
-    private static VoleryClient open(RingAccess rings, boolean owns, int sessionTimeoutMillis, Watcher watcher)
+    /** {@link #connect(RingAccess, int, Watcher)} confined to {@code chroot} (see {@link #connect(Path, String, int, Watcher)}). */
+    public static VoleryClient connect(RingAccess rings, String chroot, int sessionTimeoutMillis, Watcher watcher)
             throws IOException {
+        return open(rings, false, Chroot.of(chroot), sessionTimeoutMillis, watcher);
+    }
+
+    private static VoleryClient open(RingAccess rings, boolean owns, Chroot chroot, int sessionTimeoutMillis,
+                                     Watcher watcher) throws IOException {
         RingAccess.Options o = rings.options();
         SecureRandom random = new SecureRandom();
         VoleryRequest r = new VoleryRequest();
@@ -212,7 +243,7 @@ public final class VoleryClient implements AutoCloseable {
             throw new IOException("cannot open a Volery session through client node " + rings.nodeId() + " within "
                     + o.requestTimeoutMillis() + " ms (" + why + "); are the servers running with this cluster file?");
         }
-        VoleryClient c = new VoleryClient(rings, owns, r.sessionId, r.passwd, s.timeoutMillis, watcher, events);
+        VoleryClient c = new VoleryClient(rings, owns, r.sessionId, r.passwd, s.timeoutMillis, watcher, chroot, events);
         created[0] = c;
         c.deliver(Set.of(), new WatchedEvent(EventType.None, KeeperState.SyncConnected, null));
         log.debug("session 0x{} opened through client node {} (timeout {} ms)", Long.toHexString(c.sessionId),
@@ -297,12 +328,12 @@ public final class VoleryClient implements AutoCloseable {
         PathUtils.validatePath(path, mode.isSequential());
         EphemeralType.validateTTL(mode, ttl);
         int op = mode.isContainer() ? OpCode.createContainer : mode.isTTL() ? OpCode.createTTL : OpCode.create2;
-        Record request = mode.isTTL() ? new CreateTTLRequest(path, data, acl, mode.toFlag(), ttl)
-                : new CreateRequest(path, data, acl, mode.toFlag());
+        Record request = mode.isTTL() ? new CreateTTLRequest(chroot.toServer(path), data, acl, mode.toFlag(), ttl)
+                : new CreateRequest(chroot.toServer(path), data, acl, mode.toFlag());
         Create2Response response = new Create2Response();
         return call(op, request, response, path, err -> {
             check(err, path);
-            return new Created(response.getPath(), response.getStat());
+            return new Created(chroot.toClient(response.getPath()), response.getStat());
         });
     }
 
@@ -317,7 +348,7 @@ public final class VoleryClient implements AutoCloseable {
 
     private CompletableFuture<Void> doDelete(String path, int version) {
         PathUtils.validatePath(path);
-        return call(OpCode.delete, new DeleteRequest(path, version), null, path, err -> {
+        return call(OpCode.delete, new DeleteRequest(chroot.toServer(path), version), null, path, err -> {
             check(err, path);
             return null;
         });
@@ -334,7 +365,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<Stat> doSetData(String path, byte[] data, int version) {
         PathUtils.validatePath(path);
         SetDataResponse response = new SetDataResponse();
-        return call(OpCode.setData, new SetDataRequest(path, data, version), response, path, err -> {
+        return call(OpCode.setData, new SetDataRequest(chroot.toServer(path), data, version), response, path, err -> {
             check(err, path);
             return response.getStat();
         });
@@ -364,7 +395,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<Data> doGetData(String path, Watcher watcher) {
         PathUtils.validatePath(path);
         GetDataResponse response = new GetDataResponse();
-        return call(OpCode.getData, new GetDataRequest(path, watcher != null), response, path, err -> {
+        return call(OpCode.getData, new GetDataRequest(chroot.toServer(path), watcher != null), response, path, err -> {
             check(err, path);
             if (watcher != null) {
                 watches.addData(path, watcher);
@@ -394,7 +425,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<Stat> doExists(String path, Watcher watcher) {
         PathUtils.validatePath(path);
         ExistsResponse response = new ExistsResponse();
-        return call(OpCode.exists, new ExistsRequest(path, watcher != null), response, path, err -> {
+        return call(OpCode.exists, new ExistsRequest(chroot.toServer(path), watcher != null), response, path, err -> {
             if (err == Code.NONODE.intValue()) {
                 if (watcher != null) {
                     watches.addExist(path, watcher);
@@ -438,7 +469,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<Children> doGetChildren(String path, Watcher watcher) {
         PathUtils.validatePath(path);
         GetChildren2Response response = new GetChildren2Response();
-        return call(OpCode.getChildren2, new GetChildren2Request(path, watcher != null), response, path, err -> {
+        return call(OpCode.getChildren2, new GetChildren2Request(chroot.toServer(path), watcher != null), response, path, err -> {
             check(err, path);
             if (watcher != null) {
                 watches.addChild(path, watcher);
@@ -459,7 +490,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<Integer> doGetAllChildrenNumber(String path) {
         PathUtils.validatePath(path);
         GetAllChildrenNumberResponse response = new GetAllChildrenNumberResponse();
-        return call(OpCode.getAllChildrenNumber, new GetAllChildrenNumberRequest(path), response, path, err -> {
+        return call(OpCode.getAllChildrenNumber, new GetAllChildrenNumberRequest(chroot.toServer(path)), response, path, err -> {
             check(err, path);
             return response.getTotalNumber();
         });
@@ -477,7 +508,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<List<String>> doGetEphemerals(String prefixPath) {
         PathUtils.validatePath(prefixPath);
         GetEphemeralsResponse response = new GetEphemeralsResponse();
-        return call(OpCode.getEphemerals, new GetEphemeralsRequest(prefixPath), response, prefixPath, err -> {
+        return call(OpCode.getEphemerals, new GetEphemeralsRequest(chroot.toServer(prefixPath)), response, prefixPath, err -> {
             check(err, prefixPath);
             return response.getEphemerals();
         });
@@ -498,9 +529,9 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<String> doSync(String path) {
         PathUtils.validatePath(path);
         SyncResponse response = new SyncResponse();
-        return call(OpCode.sync, new SyncRequest(path), response, path, err -> {
+        return call(OpCode.sync, new SyncRequest(chroot.toServer(path)), response, path, err -> {
             check(err, path);
-            return response.getPath();
+            return chroot.toClient(response.getPath());
         });
     }
 
@@ -527,7 +558,7 @@ public final class VoleryClient implements AutoCloseable {
         List<Op> list = new ArrayList<>();
         for (Op op : ops) {
             VoleryClientBridge.validate(op);
-            list.add(op);
+            list.add(VoleryClientBridge.withChroot(op, chroot.toServer(op.getPath())));
         }
         MultiOperationRecord record = new MultiOperationRecord(list);
         boolean read = record.getOpKind() == Op.OpKind.READ;
@@ -561,7 +592,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<Acls> doGetAcl(String path) {
         PathUtils.validatePath(path);
         GetACLResponse response = new GetACLResponse();
-        return call(OpCode.getACL, new GetACLRequest(path), response, path, err -> {
+        return call(OpCode.getACL, new GetACLRequest(chroot.toServer(path)), response, path, err -> {
             check(err, path);
             return new Acls(response.getAcl(), response.getStat());
         });
@@ -585,7 +616,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<Stat> doSetAcl(String path, List<ACL> acl, int aclVersion) {
         PathUtils.validatePath(path);
         SetACLResponse response = new SetACLResponse();
-        return call(OpCode.setACL, new SetACLRequest(path, acl, aclVersion), response, path, err -> {
+        return call(OpCode.setACL, new SetACLRequest(chroot.toServer(path), acl, aclVersion), response, path, err -> {
             check(err, path);
             return response.getStat();
         });
@@ -651,7 +682,7 @@ public final class VoleryClient implements AutoCloseable {
     private CompletableFuture<Void> doAddWatch(String path, Watcher watcher, AddWatchMode mode) {
         PathUtils.validatePath(path);
         ErrorResponse response = new ErrorResponse();
-        return call(OpCode.addWatch, new AddWatchRequest(path, mode.getMode()), response, path, err -> {
+        return call(OpCode.addWatch, new AddWatchRequest(chroot.toServer(path), mode.getMode()), response, path, err -> {
             check(err, path);
             watches.addPersistent(path, watcher, mode);
             return null;
@@ -662,34 +693,77 @@ public final class VoleryClient implements AutoCloseable {
      * Removes every watch of {@code type} on {@code path}: on the cluster too unless {@code local}.
      * Each removed watcher is told with a DataWatchRemoved, ChildWatchRemoved or PersistentWatchRemoved
      * event. Throws NoWatcher, without asking the cluster, when this session has no such watch here.
+     * With {@code local} nothing is sent, so it works while the cluster is unreachable.
      */
     public void removeAllWatches(String path, Watcher.WatcherType type, boolean local)
             throws KeeperException, InterruptedException {
-        await(doRemoveAllWatches(path, type, local));
+        await(doRemoveWatches(OpCode.removeWatches, path, null, type, local));
     }
 
     public CompletableFuture<Void> removeAllWatchesAsync(String path, Watcher.WatcherType type, boolean local) {
-        return async(doRemoveAllWatches(path, type, local));
+        return async(doRemoveWatches(OpCode.removeWatches, path, null, type, local));
     }
 
-    private CompletableFuture<Void> doRemoveAllWatches(String path, Watcher.WatcherType type, boolean local) {
+    /**
+     * Removes {@code watcher}'s watches of {@code type} on {@code path}; the session's other watchers
+     * there keep theirs (and the cluster keeps its watch for them). The watcher is told with a
+     * DataWatchRemoved, ChildWatchRemoved or PersistentWatchRemoved event. Throws NoWatcher when the
+     * watcher has no such watch here, or, unless {@code local}, when the cluster has none for this
+     * session (it asks with checkWatches, as ZooKeeper's client does). With {@code local} nothing is
+     * sent, so it works while the cluster is unreachable.
+     *
+     * @throws IllegalArgumentException if {@code watcher} is null (use {@link #removeAllWatches})
+     */
+    public void removeWatches(String path, Watcher watcher, Watcher.WatcherType type, boolean local)
+            throws KeeperException, InterruptedException {
+        requireWatcher(watcher);
+        await(doRemoveWatches(OpCode.checkWatches, path, watcher, type, local));
+    }
+
+    /** {@link #removeWatches(String, Watcher, Watcher.WatcherType, boolean)}, completing when done. */
+    public CompletableFuture<Void> removeWatchesAsync(String path, Watcher watcher, Watcher.WatcherType type,
+                                                      boolean local) {
+        requireWatcher(watcher);
+        return async(doRemoveWatches(OpCode.checkWatches, path, watcher, type, local));
+    }
+
+    private static void requireWatcher(Watcher watcher) {
+        if (watcher == null) {
+            throw new IllegalArgumentException("Invalid Watcher, shouldn't be null!");
+        }
+    }
+
+    /**
+     * checkWatches leaves the cluster's watch in place, since other watchers of the session may
+     * still rely on it; an event for it that reaches no watcher is dropped here.
+     */
+    private CompletableFuture<Void> doRemoveWatches(int opCode, String path, Watcher watcher, Watcher.WatcherType type,
+                                                    boolean local) {
         PathUtils.validatePath(path);
-        if (!watches.has(path, type)) {
+        if (!watches.has(path, watcher, type)) {
             return CompletableFuture.failedFuture(new KeeperException.NoWatcherException(path));
         }
         if (local) {
-            announceRemoved(path, watches.remove(path, type));
+            announceRemoved(path, watches.remove(path, watcher, type));
             return CompletableFuture.completedFuture(null);
         }
-        return call(OpCode.removeWatches, new RemoveWatchesRequest(path, type.getIntValue()), null, path, err -> {
+        Record request = opCode == OpCode.checkWatches
+                ? new CheckWatchesRequest(chroot.toServer(path), type.getIntValue())
+                : new RemoveWatchesRequest(chroot.toServer(path), type.getIntValue());
+        return call(opCode, request, null, path, err -> {
             check(err, path);
-            announceRemoved(path, watches.remove(path, type));
+            Map<EventType, Set<Watcher>> removed = watches.remove(path, watcher, type);
+            if (removed.isEmpty()) {
+                // a concurrent call or event took it while the cluster answered
+                throw new KeeperException.NoWatcherException(path);
+            }
+            announceRemoved(path, removed);
             return null;
         });
     }
 
-    private void announceRemoved(String path, java.util.Map<Watcher, EventType> removed) {
-        removed.forEach((w, event) -> deliver(Set.of(w), new WatchedEvent(event, KeeperState.SyncConnected, path)));
+    private void announceRemoved(String path, Map<EventType, Set<Watcher>> removed) {
+        removed.forEach((event, ws) -> deliver(ws, new WatchedEvent(event, KeeperState.SyncConnected, path)));
     }
 
     // ---- the request path --------------------------------------------------------------------
@@ -801,11 +875,12 @@ public final class VoleryClient implements AutoCloseable {
 
     private void onEvent(WatchEvent e) {
         EventType type = EventType.fromInt(e.type().code());
-        Set<Watcher> targets = watches.fire(type, e.path());
+        String path = chroot.toClient(e.path());
+        Set<Watcher> targets = watches.fire(type, path);
         if (!targets.isEmpty()) {
             // setWatches' events carry a negative zxid inside Volery; clients see -1, as from ZooKeeper.
             long zxid = e.zxid() < 0 ? WatchedEvent.NO_ZXID : e.zxid();
-            deliver(targets, new WatchedEvent(type, KeeperState.SyncConnected, e.path(), zxid));
+            deliver(targets, new WatchedEvent(type, KeeperState.SyncConnected, path, zxid));
         }
     }
 
