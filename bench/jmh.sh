@@ -46,9 +46,11 @@ for b in rows:
     name = ".".join(b["benchmark"].split(".")[-2:])
     params = ", ".join(f"{k}={v}" for k, v in sorted(b.get("params", {}).items()))
     m = b["primaryMetric"]
-    err = m["scoreError"]
+    # JMH writes "NaN" (a string) as the error of a single iteration
+    err = float(m["scoreError"])
     alloc = b["secondaryMetrics"].get("gc.alloc.rate.norm", {}).get("score")
-    print(f"| {name} | {params} | {m['score']:,.0f} {m['scoreUnit']} | "
+    alloc = None if alloc is None else float(alloc)
+    print(f"| {name} | {params} | {float(m['score']):,.0f} {m['scoreUnit']} | "
           f"{'–' if err != err else f'{err:,.0f}'} | {'–' if alloc is None else f'{alloc:,.0f} B'} |")
 PY
 echo "bench/jmh.sh: $results/results.json, results.txt, results.md" >&2
