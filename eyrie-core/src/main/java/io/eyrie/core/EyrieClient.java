@@ -35,6 +35,9 @@ public final class EyrieClient implements AutoCloseable {
     public static final int DEFAULT_WINDOW = 64;
     public static final long DEFAULT_RETRY_MILLIS = 2000;
 
+    /** How soon a multicast the local node refused (backpressure) is tried again. */
+    static final long REFUSED_RETRY_MILLIS = 20;
+
     private record Pending(long seq, int[] groups, byte[] payload, CompletableFuture<Object> future,
                            java.util.concurrent.atomic.AtomicLong sentNanos) {
     }
@@ -137,12 +140,26 @@ public final class EyrieClient implements AutoCloseable {
     private void multicast(Pending p) {
         p.sentNanos().set(System.nanoTime());
         endpoint.multicast(p.groups(), p.payload()).whenComplete((v, t) -> {
+            if (t != null && !closed) {
+                // Refused before it left this node (the proposer is full, or the node is not running):
+                // nothing was sent, so waiting a whole retry period for a reply would only stall the
+                // command and everything ordered behind it; try again shortly instead.
+                try {
+                    retries.schedule(() -> {
+                        if (!closed && pending.get(p.seq()) == p) {
+                            multicast(p);
+                        }
+                    }, REFUSED_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException closing) {
+                    // the client is closing
+                }
+            }
             if (t != null) {
                 // the retry timer multicasts it again; the first failure is worth a warning, since a
                 // node that was never started fails every multicast and the client would wait silently
                 if (!closed && !warnedMulticastFailure.getAndSet(true)) {
-                    log.warn("client={} multicast of seq={} failed ({}); retrying every {} ms. Is the client's "
-                                    + "endpoint started?", Long.toHexString(clientId), p.seq(), t.toString(), retryMillis);
+                    log.warn("client={} multicast of seq={} failed ({}); retrying in {} ms. Is the client's "
+                                    + "endpoint started?", Long.toHexString(clientId), p.seq(), t.toString(), REFUSED_RETRY_MILLIS);
                 } else {
                     log.debug("client={} seq={} multicast failed: {}", Long.toHexString(clientId), p.seq(), t.toString());
                 }
