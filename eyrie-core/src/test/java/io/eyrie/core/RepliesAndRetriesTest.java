@@ -52,6 +52,17 @@ class RepliesAndRetriesTest {
     }
 
     @Test
+    void aMulticastRefusedByTheLocalNodeIsTriedAgainLongBeforeTheRetryPeriod() throws Exception {
+        // A refused multicast never left the node: waiting the retry period (here an hour) for a reply
+        // would stall the command and everything a service orders behind it.
+        start(3_600_000);
+        cluster.sim.refuseNextMulticasts(3);
+        CompletableFuture<Object> add = cluster.client(0).executeAsync(new Command("add", "x1", 5));
+        assertEquals(5, add.get(30, TimeUnit.SECONDS), "the refused command is multicast again and executes");
+        assertTrue(cluster.sim.multicasts() >= 1, "it was multicast once the node accepted it");
+    }
+
+    @Test
     void aDuplicatedMultiPartitionRequestIsAnsweredFromTheTableByEveryPartition() throws Exception {
         start(60_000);
         MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[1]);

@@ -52,6 +52,8 @@ public final class SimulatedMulticast implements AutoCloseable {
     private BiPredicate<Integer, Integer> cut = (from, to) -> false;
     private final AtomicLong directSent = new AtomicLong();
     private final AtomicLong multicasts = new AtomicLong();
+    /** Multicasts still to refuse as a full proposer does (backpressure: nothing is sent). */
+    private final java.util.concurrent.atomic.AtomicInteger toRefuse = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean closed;
 
     public SimulatedMulticast(ClusterConfig config, long seed) {
@@ -180,6 +182,11 @@ public final class SimulatedMulticast implements AutoCloseable {
         synchronized (lock) {
             return node(nodeId).checkpointed;
         }
+    }
+
+    /** The next {@code n} multicasts, from any node, are refused as a real node refuses them when its proposer is full. */
+    public void refuseNextMulticasts(int n) {
+        toRefuse.set(n);
     }
 
     public long multicasts() {
@@ -372,6 +379,9 @@ public final class SimulatedMulticast implements AutoCloseable {
         public CompletableFuture<Void> multicast(int[] groups, byte[] payload) {
             if (!alive()) {
                 return CompletableFuture.failedFuture(new MulticastException("node " + n.id + " is closed"));
+            }
+            if (toRefuse.getAndUpdate(k -> Math.max(0, k - 1)) > 0) {
+                return CompletableFuture.failedFuture(new MulticastException("too many multicasts pending (simulated)"));
             }
             synchronized (lock) {
                 multicasts.incrementAndGet();
