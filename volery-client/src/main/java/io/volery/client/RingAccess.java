@@ -212,24 +212,12 @@ public final class RingAccess implements AutoCloseable {
     /** Multicasts {@code r} to its partitions; completes with the first replica's reply. */
     CompletableFuture<Object> execute(VoleryRequest r) {
         try {
-            return client.executeAsync(new Command(r)).thenCompose(this::afterEventsQueued);
+            return client.executeAsync(new Command(r)).thenCompose(acks::released);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
-    /**
-     * A reply whose command fired watch events names the front ends (or client nodes) it sent them to;
-     * ZooKeeper's promise that a watcher sees the event before anyone sees data reflecting the change
-     * holds only if the reply waits for them to queue the events.
-     */
-    private CompletableFuture<Object> afterEventsQueued(Object result) {
-        if (result instanceof Object[] withEvents) {
-            Object bytes = withEvents[0];
-            return acks.await((Long) withEvents[2], (int[]) withEvents[1]).thenApply(x -> bytes);
-        }
-        return CompletableFuture.completedFuture(result);
-    }
 
     void register(long sessionId, SessionListener listener) {
         sessions.put(sessionId, listener);
@@ -270,12 +258,7 @@ public final class RingAccess implements AutoCloseable {
                     s.event(e);
                 }
             }
-            // every copy is acknowledged: the first may have gone to a reply that is not waiting yet
-            if (ev.ackTo() == nodeId) {
-                acks.acknowledged(nodeId, ev.ackZxid());
-            } else if (ev.ackTo() != VoleryWire.NO_ACK) {
-                node.sendDirect(ev.ackTo(), VoleryWire.eventsQueued(ev.ackZxid()));
-            }
+            acks.queued(ev, node);
         } else if (m instanceof VoleryWire.EventsQueued q) {
             acks.acknowledged(from, q.zxid());
         } else if (m instanceof VoleryWire.Expired x) {

@@ -101,4 +101,29 @@ public final class EventAcknowledgements {
         }, timeoutMillis, TimeUnit.MILLISECONDS);
         return done;
     }
+
+    /**
+     * A replica's answer, once it may go to the client: a reply whose command fired watch events comes
+     * as {@code {reply, front ends, zxid}} and is released when those front ends have queued the events.
+     */
+    public CompletableFuture<Object> released(Object result) {
+        if (result instanceof Object[] withEvents) {
+            Object reply = withEvents[0];
+            return await((Long) withEvents[2], (int[]) withEvents[1]).thenApply(x -> reply);
+        }
+        return CompletableFuture.completedFuture(result);
+    }
+
+    /**
+     * Acknowledges a copy of {@code events} received at node {@code self}: to itself, or to the front end
+     * whose reply waits for it. Every copy is acknowledged: the first may have gone to a reply that was
+     * not waiting yet.
+     */
+    public void queued(VoleryWire.Events events, io.eyrie.multicast.DirectChannel channel) {
+        if (events.ackTo() == self) {
+            acknowledged(self, events.ackZxid());
+        } else if (events.ackTo() != VoleryWire.NO_ACK) {
+            channel.sendDirect(events.ackTo(), VoleryWire.eventsQueued(events.ackZxid()));
+        }
+    }
 }

@@ -162,11 +162,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
      * once they have all queued them (see {@link EventAcknowledgements}).
      */
     private CompletableFuture<byte[]> afterEventsQueued(Object result) {
-        if (result instanceof Object[] withEvents) {
-            byte[] bytes = (byte[]) withEvents[0];
-            return acks.await((Long) withEvents[2], (int[]) withEvents[1]).thenApply(x -> bytes);
-        }
-        return CompletableFuture.completedFuture((byte[]) result);
+        return acks.released(result).thenApply(bytes -> (byte[]) bytes);
     }
 
     @Override
@@ -255,12 +251,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
                 }
             }
         }
-        // every copy is acknowledged: the first may have gone to a reply that is not waiting yet
-        if (ev.ackTo() == nodeId) {
-            acks.acknowledged(nodeId, ev.ackZxid());
-        } else if (ev.ackTo() != VoleryWire.NO_ACK) {
-            endpoint.sendDirect(ev.ackTo(), VoleryWire.eventsQueued(ev.ackZxid()));
-        }
+        acks.queued(ev, endpoint);
     }
 
     /**
