@@ -6,7 +6,7 @@
             [clojure.string :as str]
             [volery.jepsen.net :as net])
   (:import (java.io File)
-           (java.net InetSocketAddress ServerSocket Socket)
+           (java.net InetSocketAddress Socket)
            (java.nio.charset StandardCharsets)
            (java.util.concurrent TimeUnit)))
 
@@ -16,8 +16,10 @@
   "Small, quick-starting JVMs: the machine is shared and runs six of them."
   ["-Xmx192m" "-Xss512k" "-XX:+UseSerialGC" "-XX:TieredStopAtLevel=1" "-XX:CICompilerCount=1"])
 
-(defn- free-port []
-  (with-open [s (ServerSocket. 0)] (.getLocalPort s)))
+(defn- free-port
+  "A free 127.0.0.1 port below the ephemeral range, so no outgoing connection takes it first."
+  []
+  (io.eyrie.multicast.LoopbackPorts/free))
 
 (defn- sh! [& args]
   (let [p (.start (ProcessBuilder. ^java.util.List (vec args)))]

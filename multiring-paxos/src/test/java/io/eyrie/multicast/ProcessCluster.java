@@ -1,8 +1,6 @@
 package io.eyrie.multicast;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,10 +56,8 @@ final class ProcessCluster implements AutoCloseable {
         Files.writeString(configFile, cfg.toString(), StandardCharsets.UTF_8);
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return s.getLocalPort();
-        }
+    static int freePort() {
+        return LoopbackPorts.free();
     }
 
     void start(int node) throws IOException {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -230,10 +229,7 @@ class VoleryBenchAgainstZooKeeperTest {
 
     @Test
     void anUnreachableEndpointFailsWithAClearMessage() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = io.eyrie.multicast.LoopbackPorts.free();
         BenchConfig config = BenchConfig.defaults("127.0.0.1:" + closedPort, Workload.SETDATA)
                 .withProgress(false);
         config = new BenchConfig(config.connect(), 1, 25, Duration.ofSeconds(1), Duration.ZERO, Workload.SETDATA, 0,

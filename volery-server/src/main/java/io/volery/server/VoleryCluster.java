@@ -1,11 +1,10 @@
 package io.volery.server;
 
+import io.eyrie.multicast.LoopbackPorts;
 import io.eyrie.multicast.ClusterConfig;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
@@ -99,33 +98,9 @@ public final class VoleryCluster implements AutoCloseable {
         return b.toString();
     }
 
-    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    /**
-     * A port on 127.0.0.1 that was free a moment ago and that this JVM has not handed out before. It
-     * is drawn below Linux's ephemeral range (32768 and up by default), because a port the kernel
-     * picks for bind(0) is one it may also give an outgoing connection (a client's, another test's)
-     * before the node gets to bind it.
-     */
-    public static int freePort() throws IOException {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 500; attempt++) {
-            int port = 15_000 + random.nextInt(17_000);
-            if (HANDED_OUT.contains(port)) {
-                continue;
-            }
-            try (ServerSocket s = new ServerSocket()) {
-                s.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), 1);
-            } catch (IOException taken) {
-                continue;
-            }
-            if (HANDED_OUT.add(port)) {
-                return port;
-            }
-        }
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return s.getLocalPort();
-        }
+    /** A free port on 127.0.0.1 below the ephemeral range; see {@link LoopbackPorts}. */
+    public static int freePort() {
+        return LoopbackPorts.free();
     }
 
     public List<VoleryNode> nodes() {

@@ -6,9 +6,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -116,27 +113,7 @@ class LauncherTest {
     }
 
     /** The first of {@code n} consecutive free ports on 127.0.0.1. */
-    private static int freePortRun(int n) throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int first;
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                first = s.getLocalPort();
-            }
-            if (first + n > 65535) {
-                continue;
-            }
-            boolean free = true;
-            for (int i = 1; i < n && free; i++) {
-                try (ServerSocket s = new ServerSocket()) {
-                    s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), first + i));
-                } catch (IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return first;
-            }
-        }
-        throw new IOException("no run of " + n + " free ports found");
+    private static int freePortRun(int n) {
+        return io.eyrie.multicast.LoopbackPorts.freeRun(n);
     }
 }

@@ -7,8 +7,6 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,10 +24,7 @@ class StatusCommandTest {
     @Test
     void statusShowsEachNodesRolePartitionRingsAndPositionAndMarksANodeThatIsDown(@TempDir Path dir) throws Exception {
         try (VoleryCluster cluster = new VoleryCluster(2, 2, 0, 2000)) {
-            int deadPort;
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                deadPort = s.getLocalPort();
-            }
+            int deadPort = io.eyrie.multicast.LoopbackPorts.free();
             Path cfg = dir.resolve("volery.cfg");
             Files.writeString(cfg, describe(cluster, deadPort));
             StringWriter out = new StringWriter();

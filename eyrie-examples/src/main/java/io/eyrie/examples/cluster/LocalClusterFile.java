@@ -2,8 +2,6 @@ package io.eyrie.examples.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,11 +106,7 @@ public final class LocalClusterFile {
     }
 
     private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free port on 127.0.0.1", e);
-        }
+        return io.eyrie.multicast.LoopbackPorts.free();
     }
 
     /** Writes a cluster file: {@code LocalClusterFile PARTITIONS REPLICAS CLIENTS memory|durable DATA_DIR FILE}. */

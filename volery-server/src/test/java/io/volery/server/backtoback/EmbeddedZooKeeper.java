@@ -1,9 +1,6 @@
 package io.volery.server.backtoback;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.zookeeper.server.ZooKeeperServerMain;
@@ -33,10 +30,7 @@ public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
         System.setProperty("zookeeper.extendedTypesEnabled", "true");
         // containers and TTL nodes are reaped by the oracle only when the test asks, never behind its back
         System.setProperty("znode.container.checkIntervalMs", "3600000");
-        try (ServerSocket probe = new ServerSocket()) {
-            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            port = probe.getLocalPort();
-        }
+        port = io.eyrie.multicast.LoopbackPorts.free();
         Path config = dataDir.resolve("zoo.cfg");
         Files.writeString(config, "tickTime=2000\ndataDir=" + dataDir.resolve("data") + "\nclientPort=" + port
                 + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");

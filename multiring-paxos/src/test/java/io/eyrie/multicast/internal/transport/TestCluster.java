@@ -2,12 +2,6 @@ package io.eyrie.multicast.internal.transport;
 
 import io.eyrie.multicast.ClusterConfig;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.util.ArrayList;
-import java.util.List;
 
 /** Cluster files for tests, on 127.0.0.1 ports the OS just reported free. */
 final class TestCluster {
@@ -15,28 +9,9 @@ final class TestCluster {
     private TestCluster() {
     }
 
-    /** {@code n} distinct ports that were free a moment ago (all held at once, so no duplicates). */
+    /** {@code n} distinct ports that were free a moment ago, below the ephemeral range. */
     static int[] freePorts(int n) {
-        List<ServerSocket> held = new ArrayList<>();
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-                held.add(s);
-                ports[i] = s.getLocalPort();
-            }
-            return ports;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            for (ServerSocket s : held) {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // nothing to do: the port is released either way
-                }
-            }
-        }
+        return io.eyrie.multicast.LoopbackPorts.free(n);
     }
 
     /** Nodes 1..n at 127.0.0.1:ports[i-1], one ring of them all; {@code extra} lines are appended. */
