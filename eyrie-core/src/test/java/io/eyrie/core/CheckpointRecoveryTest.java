@@ -111,4 +111,54 @@ class CheckpointRecoveryTest {
             assertEquals(1, cluster.stats(node).duplicatesAnswered.get(), "replica " + node + " answers the retry");
         }
     }
+
+    /**
+     * After every replica of both partitions restarts, partition 1 resumes from a checkpoint taken
+     * after a command that read both partitions, while partition 2 (no checkpoints) executes that
+     * command again and needs partition 1's value of x1 as of it. Partition 1 does not execute it
+     * again: the exchange must come from its checkpoint image.
+     */
+    @Test
+    void aPartitionReplayingACrossPartitionCommandGetsTheExchangeFromAPeerThatRestoredPastIt(@TempDir Path dir)
+            throws Exception {
+        cluster = new SimCluster(2, 2, 1, 1, RegisterMachine::new, m -> {
+            m.setExchangeTimeoutMillis(50);
+            if (m.getLocalPartition().getId() == 1) {
+                m.setCheckpointing(dir.resolve("replica-1-" + ((RegisterMachine) m).nodeIdForTest()), 1);
+            }
+        }).withClients(new RegisterMachine.Oracle(), 4, 60_000);
+        EyrieClient client = cluster.client(0);
+        for (int i = 1; i <= 5; i++) {
+            client.execute(new Command("add", "x1", i));
+            client.execute(new Command("add", "y2", 10 * i));
+            assertEquals(i * (i + 1) / 2 * 11, client.execute(new Command("sum", "x1", "y2")));
+        }
+        cluster.awaitQuiescent();
+        for (int node : cluster.sim.replicasOf(1)) {
+            SimCluster.awaitTrue("replica " + node + " checkpoints its last command", () ->
+                    cluster.runtime(node).durableCheckpointPosition() == cluster.runtime(node).lastPosition()
+                            && !cluster.runtime(node).checkpointWritePending());
+        }
+        List<Integer> all = new ArrayList<>();
+        for (int p = 1; p <= 2; p++) {
+            for (int node : cluster.sim.replicasOf(p)) {
+                all.add(node);
+            }
+        }
+        all.forEach(cluster::crash);
+        all.forEach(cluster::startReplica);
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+        for (int node : cluster.sim.replicasOf(1)) {
+            assertEquals(0, cluster.stats(node).commandsExecuted.get(),
+                    "partition 1's replica " + node + " resumes after its checkpoint and executes nothing again");
+        }
+        for (int node : cluster.sim.replicasOf(2)) {
+            assertEquals(10, cluster.stats(node).commandsExecuted.get(),
+                    "partition 2's replica " + node + " replays its 5 adds and the 5 sums it takes part in");
+            assertEquals(150, ((RegisterMachine) cluster.replica(node)).valueOf("y2"), "y2 at replica " + node);
+        }
+        assertEquals(15 + 150, client.execute(new Command("sum", "x1", "y2")),
+                "a new command across both partitions completes after the restart");
+    }
 }

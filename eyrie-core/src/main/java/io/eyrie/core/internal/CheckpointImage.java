@@ -10,4 +10,6 @@ final class CheckpointImage {
     ReplyTable replies;
     HashMap<Integer, CopyTable> readerCaches;
     HashMap<Integer, CopyTable> shipMirrors;
+    /** The exchanges this replica sent for its recent commands, by position (see {@link SentExchanges#copy}). */
+    java.util.LinkedHashMap<Long, java.util.Map<Long, byte[]>> sentExchanges;
 }

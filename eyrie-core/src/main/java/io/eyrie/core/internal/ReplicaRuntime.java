@@ -206,6 +206,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         replies = ci.replies;
         readerCaches = ci.readerCaches;
         shipMirrors = ci.shipMirrors;
+        sent.restore(ci.sentExchanges, ci.position);
         lastPosition = ci.position;
         restoredLearnerCheckpoint = ci.learnerCheckpoint;
         log.info("node={} partition={} restored checkpoint position={}", nodeId, partition,
@@ -523,6 +524,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         ci.replies = replies;
         ci.readerCaches = readerCaches;
         ci.shipMirrors = shipMirrors;
+        ci.sentExchanges = sent.copy();
         writer.submit(lastPosition, KryoCodec.encode(ci), learnerCheckpoint);
     }
 

@@ -42,4 +42,25 @@ final class SentExchanges {
     synchronized long highestPosition() {
         return highestPosition;
     }
+
+    /**
+     * A copy for a checkpoint image. A replica restored from that image does not execute the
+     * commands up to its position again, yet another partition that restarts from an older
+     * checkpoint replays them and asks for their exchanges: the image must carry them. The byte
+     * arrays are never changed once kept, so the copy shares them.
+     */
+    synchronized LinkedHashMap<Long, Map<Long, byte[]>> copy() {
+        LinkedHashMap<Long, Map<Long, byte[]>> copy = new LinkedHashMap<>();
+        byPosition.forEach((position, m) -> copy.put(position, new java.util.HashMap<>(m)));
+        return copy;
+    }
+
+    /** Takes the exchanges of a restored checkpoint image (oldest first), replacing what is kept. */
+    synchronized void restore(LinkedHashMap<Long, Map<Long, byte[]>> kept, long position) {
+        byPosition.clear();
+        if (kept != null) {
+            byPosition.putAll(kept);
+        }
+        highestPosition = Math.max(highestPosition, position);
+    }
 }
