@@ -87,20 +87,25 @@
               (= :session-expired (:error done)) (do (zk/close! z) (recur process nil))
               :else (recur process z))))))))
 
-(defn- run-nemesis [{:keys [nemesis nemesis-interval-s fault-duration-s]} c rec deadline]
+(defn- record-all!
+  "Records a nemesis operation in every history of the run (one per workload)."
+  [recs op]
+  (doseq [r recs] (h/record! r op)))
+
+(defn- run-nemesis [{:keys [nemesis nemesis-interval-s fault-duration-s]} c recs deadline]
   (loop [faults (cycle nemesis)]
     (let [quiet-until (+ (System/currentTimeMillis) (* 1000 nemesis-interval-s))]
       (while (and (< (System/currentTimeMillis) quiet-until) (< (System/currentTimeMillis) deadline))
         (Thread/sleep 100)))
     (when (and (seq nemesis) (< (+ (System/currentTimeMillis) (* 1000 fault-duration-s)) deadline))
       (let [f (first faults)
-            _ (h/record! rec {:type :info :process :nemesis :f (keyword (str "start-" (name f))) :value nil})
+            _ (record-all! recs {:type :info :process :nemesis :f (keyword (str "start-" (name f))) :value nil})
             v (nemesis/start! c f)]
-        (h/record! rec {:type :info :process :nemesis :f (keyword (str "start-" (name f))) :value v})
+        (record-all! recs {:type :info :process :nemesis :f (keyword (str "start-" (name f))) :value v})
         (log "fault" (name f) (pr-str v))
         (Thread/sleep (* 1000 fault-duration-s))
-        (h/record! rec {:type :info :process :nemesis :f (keyword (str "stop-" (name f))) :value nil})
-        (h/record! rec {:type :info :process :nemesis :f (keyword (str "stop-" (name f))) :value (nemesis/stop! c f v)})
+        (record-all! recs {:type :info :process :nemesis :f (keyword (str "stop-" (name f))) :value nil})
+        (record-all! recs {:type :info :process :nemesis :f (keyword (str "stop-" (name f))) :value (nemesis/stop! c f v)})
         (recur (rest faults))))))
 
 (defn- final-ops!
@@ -134,9 +139,28 @@
      :workload wres
      :stats st}))
 
+(defn- check-and-store!
+  "Writes a workload's history, timeline and results into dir and returns its results map."
+  [opts w history dir test-name faults seed recovery]
+  (.mkdirs (io/file dir))
+  (h/write! history (io/file dir "history.edn"))
+  (spit (io/file dir "timeline.html") (timeline/html history test-name))
+  (let [checked (check opts w history dir)
+        results (assoc checked
+                       :valid? (checker/merge-valid [(:valid? checked) (:valid? recovery)])
+                       :recovery recovery
+                       :test test-name :seed seed :time-limit (:time-limit opts)
+                       :nemesis faults :signals-off? (:signals-off? opts) :dir (str dir))]
+    (spit (io/file dir "results.edn") (with-out-str (pprint/pprint results)))
+    (log "results" test-name ":valid?" (:valid? results) "->" (str (io/file dir "results.edn")))
+    results))
+
 (defn run-test
   "Runs one test with opts (see defaults); returns the results map, also written to
-  <store>/<name>/<time>/results.edn."
+  <store>/<name>/<time>/results.edn. With :workloads (several workload names) the workloads run
+  at the same time on the same cluster under the same faults, each with its own :concurrency
+  processes, its own history and its own checker (in <dir>/<workload>/); the faults are recorded
+  in every history and the run is valid when every workload is."
   [opts]
   (let [opts (merge defaults opts)
         netns (if (:no-netns? opts) "disabled by --no-netns" (net/netns-available?))
@@ -151,7 +175,9 @@
                             "instead of" (pr-str (:nemesis opts))))
                      (if (and (empty? kept) (seq (:nemesis opts))) [:pause] kept)))
         opts (assoc opts :nemesis faults)
-        test-name (str (name (:system opts)) "-" (name (:workload opts)) "-"
+        names (vec (or (seq (:workloads opts)) [(:workload opts)]))
+        several? (> (count names) 1)
+        test-name (str (name (:system opts)) "-" (str/join "+" (map name names)) "-"
                        (if (seq faults) (str/join "+" (map name faults)) "none")
                        (when (:signals-off? opts) "-signals-off"))
         dir (io/file (:store opts "store") test-name (.format (LocalDateTime/now) (DateTimeFormatter/ofPattern "yyyyMMdd'T'HHmmss")))
@@ -162,8 +188,10 @@
                            :classpath (:classpath opts (str (some-> (System/getenv "VOLERY_CLASSPATH") (str ":"))
                                                             (System/getProperty "java.class.path")))
                            :signals-off? (:signals-off? opts) :netns? (true? netns)})
-        w (workloads/workload (:workload opts) opts)
-        rec-holder (atom nil)
+        runs (vec (for [wn names]
+                    {:name wn :w (workloads/workload wn opts) :rec (atom nil)
+                     :dir (if several? (io/file dir (name wn)) dir)
+                     :test-name (if several? (str test-name "/" (name wn)) test-name)}))
         recovery (atom nil)
         seed (or (:seed opts) (System/currentTimeMillis))
         rnd (Random. seed)]
@@ -173,45 +201,49 @@
       (cluster/start-all! c)
       (await-ready! c 120)
       (log "cluster ready:" (str/join "," (map #(cluster/connect-string c %) (:nodes c))))
-      (with-client c (first (:nodes c)) 60 (fn [z] ((:setup! w) z 5000)))
-      ;; the history's clock starts with the workload
-      (reset! rec-holder (h/recorder))
-      (let [rec @rec-holder
+      (doseq [{:keys [w]} runs]
+        (with-client c (first (:nodes c)) 60 (fn [z] ((:setup! w) z 5000))))
+      ;; each history's clock starts with the workloads
+      (doseq [{:keys [rec]} runs] (reset! rec (h/recorder)))
+      (let [recs (mapv (comp deref :rec) runs)
             deadline (+ (System/currentTimeMillis) (* 1000 (:time-limit opts)))
-            counter (AtomicLong.)
             client-nodes (vec (or (:client-nodes opts) (:nodes c)))
-            workers (doall (for [slot (range (:concurrency opts))
+            workers (doall (for [{:keys [w rec]} runs
+                                 :let [counter (AtomicLong.)]
+                                 slot (range (:concurrency opts))
                                  :let [r (Random. (.nextLong rnd))]]
-                             (future (worker opts c w rec slot deadline counter client-nodes r))))
-            nem (future (run-nemesis opts c rec deadline))]
+                             (future (worker opts c w @rec slot deadline counter client-nodes r))))
+            nem (future (run-nemesis opts c recs deadline))]
         (doseq [f workers] @f)
-        @nem)
-      (log "healing")
-      (h/record! @rec-holder {:type :info :process :nemesis :f :heal :value nil})
-      (nemesis/heal-all! c)
-      (h/record! @rec-holder {:type :info :process :nemesis :f :heal :value :all})
+        @nem
+        (log "healing")
+        (record-all! recs {:type :info :process :nemesis :f :heal :value nil})
+        (nemesis/heal-all! c)
+        (record-all! recs {:type :info :process :nemesis :f :heal :value :all}))
       ;; a cluster that does not recover is a finding, not a reason to lose the history
       (reset! recovery (try (await-ready! c (:recovery-timeout-s opts 120)) {:valid? true}
                             (catch clojure.lang.ExceptionInfo e
                               (log "not recovered:" (.getMessage e))
                               {:valid? false :error (.getMessage e)})))
       (when (:valid? @recovery)
-        (final-ops! opts c w @rec-holder 1000000))
+        (doseq [{:keys [w rec]} runs]
+          (final-ops! opts c w @rec 1000000)))
       (finally
         (cluster/teardown! c)
         (doseq [f (file-seq (io/file dir "cluster" "data")) :when (.isFile f)] (.delete f))))
-    (let [history (h/ops @rec-holder)]
-      (h/write! history (io/file dir "history.edn"))
-      (spit (io/file dir "timeline.html") (timeline/html history test-name))
-      (let [checked (check opts w history dir)
-            results (assoc checked
-                           :valid? (checker/merge-valid [(:valid? checked) (:valid? @recovery)])
-                           :recovery @recovery
-                           :test test-name :seed seed :time-limit (:time-limit opts)
-                           :nemesis faults :signals-off? (:signals-off? opts) :dir (str dir))]
-        (spit (io/file dir "results.edn") (with-out-str (pprint/pprint results)))
-        (log "results" test-name ":valid?" (:valid? results) "->" (str (io/file dir "results.edn")))
-        results))))
+    (let [per (into (array-map)
+                    (for [{wn :name w :w rec :rec wdir :dir tn :test-name} runs]
+                      [wn (check-and-store! opts w (h/ops @rec) wdir tn faults seed @recovery)]))]
+      (if-not several?
+        (val (first per))
+        (let [results {:valid? (checker/merge-valid (map :valid? (vals per)))
+                       :workloads (into (array-map) (for [[wn r] per] [wn (select-keys r [:valid? :workload :stats])]))
+                       :recovery @recovery
+                       :test test-name :seed seed :time-limit (:time-limit opts)
+                       :nemesis faults :signals-off? (:signals-off? opts) :dir (str dir)}]
+          (spit (io/file dir "results.edn") (with-out-str (pprint/pprint results)))
+          (log "results" test-name ":valid?" (:valid? results) "->" (str (io/file dir "results.edn")))
+          results)))))
 
 (defn parse-args [args]
   (loop [[a b & more :as all] args opts {}]
@@ -219,7 +251,8 @@
       opts
       (case a
         "--system" (recur more (assoc opts :system (keyword b)))
-        "--workload" (recur more (assoc opts :workload (keyword b)))
+        "--workload" (recur more (let [ws (mapv keyword (str/split b #","))]
+                                   (if (next ws) (assoc opts :workloads ws) (assoc opts :workload (first ws)))))
         "--nemesis" (recur more (assoc opts :nemesis (if (= b "none") [] (mapv keyword (str/split b #",")))))
         "--time-limit" (recur more (assoc opts :time-limit (parse-long b)))
         "--concurrency" (recur more (assoc opts :concurrency (parse-long b)))

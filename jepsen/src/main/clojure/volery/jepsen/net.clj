@@ -1,18 +1,29 @@
 (ns volery.jepsen.net
   "The test network: each node in its own network namespace, joined to a bridge in the root
-  namespace by a veth pair, with its own 10.77.0.x address; the test's clients stay in the root
-  namespace (10.77.0.1), so a partition cuts nodes from each other but never from the clients, as
+  namespace by a veth pair, with its own 10.77.<slot>.x address; the test's clients stay in the root
+  namespace (10.77.<slot>.1), so a partition cuts nodes from each other but never from the clients, as
   in Jepsen. Partitions are blackhole routes inside the namespaces (iproute2 only: no iptables
   needed), added on both sides so that a cut is symmetric. Without root, nodes run on 127.0.0.1
   and partitions are unavailable."
   (:require [clojure.java.shell :as sh]
             [clojure.string :as str]))
 
-(def bridge "jepbr0")
-(def host-ip "10.77.0.1")
+(def slot
+  "Which test network this run uses (0-199, JEPSEN_NET or -Djepsen.net, default 0): each slot has
+  its own bridge, namespaces and 10.77.<slot>.0/24 subnet, so runs with different slots can share
+  a machine (the CI run and a long run, say)."
+  (let [v (or (System/getProperty "jepsen.net") (System/getenv "JEPSEN_NET") "0")
+        n (parse-long (str/trim v))]
+    (when-not (and n (<= 0 n 199))
+      (throw (ex-info (str "JEPSEN_NET must be a number from 0 to 199, got " (pr-str v)) {:value v})))
+    n))
 
-(defn node-ip [i] (str "10.77.0." (+ 10 i)))
-(defn netns-name [i] (str "jepn" i))
+(def bridge (str "jepbr" slot))
+(def host-ip (str "10.77." slot ".1"))
+
+(defn node-ip [i] (str "10.77." slot "." (+ 10 i)))
+(defn netns-name [i] (if (zero? slot) (str "jepn" i) (str "jep" slot "n" i)))
+(defn- veth [i side] (if (zero? slot) (str "jepv" i side) (str "jep" slot "v" i side)))
 
 (defn- sh!! [& args]
   (let [{:keys [exit err out]} (apply sh/sh args)]
@@ -37,7 +48,7 @@
   [n]
   (doseq [i (range 1 (inc n))]
     (try-run! "ip" "netns" "del" (netns-name i))
-    (try-run! "ip" "link" "del" (str "jepv" i "h")))
+    (try-run! "ip" "link" "del" (veth i "h")))
   (try-run! "ip" "link" "del" bridge))
 
 (defn setup!
@@ -48,7 +59,7 @@
   (sh!! "ip" "addr" "add" (str host-ip "/24") "dev" bridge)
   (sh!! "ip" "link" "set" bridge "up")
   (doseq [i (range 1 (inc n))
-          :let [ns (netns-name i) h (str "jepv" i "h") in (str "jepv" i "n")]]
+          :let [ns (netns-name i) h (veth i "h") in (veth i "n")]]
     (sh!! "ip" "netns" "add" ns)
     (sh!! "ip" "link" "add" h "type" "veth" "peer" "name" in)
     (sh!! "ip" "link" "set" in "netns" ns)
