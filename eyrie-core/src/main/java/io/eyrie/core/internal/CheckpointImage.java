@@ -6,8 +6,21 @@ import java.util.HashMap;
 final class CheckpointImage {
     long position;
     byte[] learnerCheckpoint;
+    /** The application's Kryo-serializable state, or a {@link Written} image. */
     Object applicationState;
     ReplyTable replies;
     HashMap<Integer, CopyTable> readerCaches;
     HashMap<Integer, CopyTable> shipMirrors;
+
+    /** What a {@link io.eyrie.core.StateImage} wrote; restored by handing the bytes to the application. */
+    static final class Written {
+        byte[] bytes;
+
+        Written() {
+        }
+
+        Written(byte[] bytes) {
+            this.bytes = bytes;
+        }
+    }
 }
