@@ -227,6 +227,11 @@ public abstract class StateMachine implements AutoCloseable {
         this.checkpointInterval = interval;
     }
 
+    /** Whether {@link #setCheckpointing} was called: checkpoints will be taken once the replica runs. */
+    protected final boolean isCheckpointing() {
+        return checkpointDirectory != null;
+    }
+
     /** Where to get a checkpoint when none on disk is usable (with checkpointing on). Before run. */
     public void setPeerCheckpoints(PeerCheckpoints source) {
         requireNotRunning();
