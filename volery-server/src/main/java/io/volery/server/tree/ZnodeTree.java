@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * returns the same results (no clock, no randomness, sorted iteration).
  *
  * <p>The rules are ZooKeeper 3.9's, including the order in which it checks a request (which decides
- * the error when several apply) and which watches a change fires. Not thread-safe: one thread applies.
+ * the error when several apply) and which watches a change fires. Not thread-safe: one thread applies;
+ * a {@link TreeImage} from {@link #capture()} is the one thing another thread may use (to write it).
  */
 public final class ZnodeTree {
 
