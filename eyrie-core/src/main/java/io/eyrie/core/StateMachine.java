@@ -174,12 +174,29 @@ public abstract class StateMachine implements AutoCloseable {
         return null;
     }
 
-    /** The state a checkpoint stores (serialized with Kryo). Default: the objects of {@link #getObjects}. */
+    /**
+     * The state a checkpoint stores, captured on the executor thread between two commands (after the
+     * command at the checkpoint's position, before the next). Default: the objects of
+     * {@link #getObjects}.
+     *
+     * <p>Two kinds of return value:
+     * <ul>
+     *   <li>any other object is serialized with Kryo right here, on the executor, so the replica
+     *   executes nothing while Kryo walks it (simple; fine for small states);</li>
+     *   <li>a {@link StateImage} is only kept here; the checkpoint writer thread calls its
+     *   {@link StateImage#writeTo} later while commands go on executing. The capture must then be
+     *   exact and must not share anything mutable with the live state (see {@link StateImage}).</li>
+     * </ul>
+     */
     protected Object snapshotState() {
         return objects;
     }
 
-    /** Replaces the state with one from {@link #snapshotState}, on restart. */
+    /**
+     * Replaces the state with one from {@link #snapshotState}, on restart: the object itself (as Kryo
+     * read it back), or, when {@link #snapshotState} returned a {@link StateImage}, a {@code byte[]}
+     * holding what its {@link StateImage#writeTo} wrote.
+     */
     @SuppressWarnings("unchecked")
     protected void restoreState(Object state) {
         objects = (HashMap<Object, PRObject>) state;
@@ -208,6 +225,11 @@ public abstract class StateMachine implements AutoCloseable {
         requireNotRunning();
         this.checkpointDirectory = directory;
         this.checkpointInterval = interval;
+    }
+
+    /** Whether {@link #setCheckpointing} was called: checkpoints will be taken once the replica runs. */
+    protected final boolean isCheckpointing() {
+        return checkpointDirectory != null;
     }
 
     /** Where to get a checkpoint when none on disk is usable (with checkpointing on). Before run. */

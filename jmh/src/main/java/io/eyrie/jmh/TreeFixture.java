@@ -5,8 +5,12 @@ import io.volery.server.tree.Command;
 import io.volery.server.tree.CreateMode;
 import io.volery.server.tree.Result;
 import io.volery.server.tree.TreeConfig;
+import io.volery.server.tree.TreeImage;
 import io.volery.server.tree.ZnodeTree;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
@@ -34,6 +38,27 @@ public final class TreeFixture {
             paths[i] = SUBTREE + "/n-" + i;
             requireOk(apply(new Command.Create(SESSION, paths[i], data, Acl.OPEN, CreateMode.PERSISTENT)), "create " + paths[i]);
         }
+    }
+
+    /** Makes the tree keep its changes for {@link #capture()}, as a replica with checkpoints does. */
+    public void enableCaptures() {
+        tree.enableCaptures();
+    }
+
+    /** What a checkpoint does on the executor now: {@link ZnodeTree#capture()}. */
+    public TreeImage capture() {
+        return tree.capture();
+    }
+
+    /** What a checkpoint did on the executor before images: the canonical form into memory. */
+    public byte[] canonicalForm() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            tree.snapshot(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
     }
 
     public Result apply(Command c) {

@@ -10,6 +10,7 @@ import io.volery.server.tree.Result;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -17,6 +18,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.concurrent.TimeUnit;
@@ -24,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A partition replica's state machine: {@code ZnodeTree.apply} for the benchmark's operations on a
  * tree of 1000 znodes, and the whole replica-side path of one setData (decode the delivered frame,
- * translate, apply, build and encode the reply).
+ * translate, apply, build and encode the reply). With {@code captures} the tree also keeps its
+ * changes for checkpoint captures (what that costs a write), with a capture per iteration.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,6 +40,10 @@ public class ZnodeTreeBench {
     @Param({"100", "1000", "10000"})
     public int bytes;
 
+    /** Whether the tree keeps its changes for checkpoint captures (a replica with durable storage does). */
+    @Param({"false", "true"})
+    public boolean captures;
+
     private TreeFixture tree;
     private Command.SetData[] setData;
     private Command.GetData[] getData;
@@ -48,6 +55,9 @@ public class ZnodeTreeBench {
     @Setup
     public void setUp() {
         tree = new TreeFixture(1000, bytes);
+        if (captures) {
+            tree.enableCaptures();
+        }
         data = JuteFrames.payload(bytes);
         int n = tree.znodes();
         setData = new Command.SetData[n];
@@ -57,6 +67,17 @@ public class ZnodeTreeBench {
             setData[i] = new Command.SetData(TreeFixture.SESSION, tree.path(i), data, -1);
             getData[i] = new Command.GetData(TreeFixture.SESSION, tree.path(i), false);
             setDataFrames[i] = JuteFrames.setData(i + 1, tree.path(i), data);
+        }
+    }
+
+    /**
+     * A checkpoint per iteration, written at once: it hands the iteration's changes to the mirror,
+     * as the checkpoint writer would, so they do not pile up from one iteration to the next.
+     */
+    @TearDown(Level.Iteration)
+    public void checkpoint() throws java.io.IOException {
+        if (captures) {
+            tree.capture().writeTo(java.io.OutputStream.nullOutputStream());
         }
     }
 

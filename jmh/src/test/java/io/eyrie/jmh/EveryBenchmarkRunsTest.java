@@ -38,6 +38,10 @@ class EveryBenchmarkRunsTest {
             "io.eyrie.jmh.ZnodeTreeBench.getData",
             "io.eyrie.jmh.ZnodeTreeBench.createDeletePair",
             "io.eyrie.jmh.ZnodeTreeBench.replicaSetData",
+            "io.eyrie.jmh.TreeCaptureBench.canonicalFormInMemory",
+            "io.eyrie.jmh.TreeCaptureBench.setDataThenCapture",
+            "io.eyrie.jmh.TreeCaptureBench.setDataOnly",
+            "io.eyrie.jmh.TreeCaptureBench.captureAndWrite",
             "io.eyrie.jmh.KryoCommandBench.encodeCommand",
             "io.eyrie.jmh.KryoCommandBench.decodeCommand",
             "io.eyrie.jmh.KryoCommandBench.encodeRequest",
@@ -57,6 +61,8 @@ class EveryBenchmarkRunsTest {
                 .param("bytes", "1000")
                 .param("rings", "2")
                 .param("batch", "16")
+                .param("znodes", "1000")
+                .param("changes", "100")
                 .addProfiler(GCProfiler.class)
                 .shouldFailOnError(true)
                 .verbosity(VerboseMode.SILENT)

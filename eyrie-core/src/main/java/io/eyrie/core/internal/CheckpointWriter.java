@@ -6,9 +6,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes checkpoint images on its own thread, so that the executor only captures them: encoding
- * into memory is the executor's cost, checksumming, writing and fsync are this thread's. Holds at
- * most one image waiting: a newer one replaces it, since only the newest matters.
+ * Writes checkpoint images on its own thread, so that the executor only captures them. What is
+ * encoded where depends on the capture: a plain application state was encoded by the executor; a
+ * {@link io.eyrie.core.StateImage} is serialized here, by {@link Encoder#encode}. Checksumming,
+ * writing and fsync are always this thread's. Holds at most one image waiting: a newer one replaces
+ * it, since only the newest matters.
  *
  * <p>After an image is durable, the multicast layer is told it may trim below the checkpoint
  * <em>before</em> it (the older of the two files the store keeps), so that a replica whose newest
@@ -18,7 +20,13 @@ final class CheckpointWriter implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(CheckpointWriter.class);
 
-    private record Pending(long position, byte[] image, byte[] learnerCheckpoint) {
+    /** Produces the image bytes of one checkpoint; called on the writer thread, at most once. */
+    @FunctionalInterface
+    interface Encoder {
+        byte[] encode() throws java.io.IOException;
+    }
+
+    private record Pending(long position, Encoder image, byte[] learnerCheckpoint) {
     }
 
     private final SnapshotStore store;
@@ -48,7 +56,7 @@ final class CheckpointWriter implements AutoCloseable {
     }
 
     /** Hands over an image; returns at once. */
-    synchronized void submit(long position, byte[] image, byte[] learnerCheckpoint) {
+    synchronized void submit(long position, Encoder image, byte[] learnerCheckpoint) {
         if (pending != null) {
             stats.checkpointsSuperseded.incrementAndGet();
         }
@@ -81,9 +89,11 @@ final class CheckpointWriter implements AutoCloseable {
             Pending p;
             while ((p = next()) != null) {
                 long start = System.nanoTime();
+                byte[] image;
                 try {
-                    store.write(p.position, p.image);
-                } catch (RuntimeException e) {
+                    image = p.image.encode();
+                    store.write(p.position, image);
+                } catch (RuntimeException | java.io.IOException e) {
                     // the replica goes on; acceptors keep their logs until a later checkpoint succeeds
                     stats.checkpointsFailed.incrementAndGet();
                     log.error("checkpoint at position {} failed: {}", Position.toString(p.position), e.toString(), e);
@@ -96,7 +106,7 @@ final class CheckpointWriter implements AutoCloseable {
                 }
                 newestDurable = p.learnerCheckpoint;
                 log.debug("checkpoint position={} bytes={} written in {} ms", Position.toString(p.position),
-                        p.image.length, (System.nanoTime() - start) / 1_000_000);
+                        image.length, (System.nanoTime() - start) / 1_000_000);
             }
         } catch (InterruptedException e) {
             // closing

@@ -53,6 +53,13 @@ public final class CopyTable {
         }
     }
 
+    /** A copy in the same order; the copies inside are shared, as they are never changed (touch replaces them). */
+    CopyTable copy() {
+        CopyTable out = new CopyTable(capacity);
+        out.copies.putAll(copies);
+        return out;
+    }
+
     public int size() {
         return copies.size();
     }

@@ -4,6 +4,7 @@ import io.eyrie.core.Command;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.Partition;
 import io.eyrie.core.PartitioningOracle;
+import io.eyrie.core.StateImage;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Delivery;
 import io.eyrie.multicast.MulticastEndpoint;
@@ -11,6 +12,7 @@ import io.eyrie.multicast.Position;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -202,7 +204,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             throw new IllegalStateException("checkpoint file says position " + Position.toString(v.position())
                     + " but its image says " + Position.toString(ci.position));
         }
-        app.restoreState(ci.applicationState);
+        app.restoreState(ci.applicationState instanceof CheckpointImage.Written w ? w.bytes : ci.applicationState);
         replies = ci.replies;
         readerCaches = ci.readerCaches;
         shipMirrors = ci.shipMirrors;
@@ -514,18 +516,43 @@ public final class ReplicaRuntime implements AutoCloseable {
     /**
      * Captures the state exactly as of the last executed command and hands it to the writer. The
      * image must not share mutable structure with the live state, since execution goes on while it
-     * is written: it is encoded here, on the executor, into memory.
+     * is written. A plain application state is encoded here, on the executor, with the rest (today's
+     * behaviour). A {@link StateImage} is serialized by the writer thread; the reply table and the
+     * caches are then copied here: they are bounded per client and per cached object (not by the
+     * application's state), so a shallow copy of their maps is cheap, and it leaves the writer with
+     * maps nobody changes (the reply bytes and cached values inside are never mutated).
      */
     private void checkpoint(byte[] learnerCheckpoint) {
         CheckpointImage ci = new CheckpointImage();
         ci.position = lastPosition;
         ci.learnerCheckpoint = learnerCheckpoint;
-        ci.applicationState = app.snapshotState();
+        // bounded by sentPositionsMax, not by the application's state; the byte arrays are shared
+        ci.sentExchanges = sent.copy();
+        Object state = app.snapshotState();
+        if (state instanceof StateImage image) {
+            ci.replies = replies.copy();
+            ci.readerCaches = copyOf(readerCaches);
+            ci.shipMirrors = copyOf(shipMirrors);
+            writer.submit(lastPosition, () -> {
+                ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+                image.writeTo(bytes);
+                ci.applicationState = new CheckpointImage.Written(bytes.toByteArray());
+                return KryoCodec.encode(ci);
+            }, learnerCheckpoint);
+            return;
+        }
+        ci.applicationState = state;
         ci.replies = replies;
         ci.readerCaches = readerCaches;
         ci.shipMirrors = shipMirrors;
-        ci.sentExchanges = sent.copy();
-        writer.submit(lastPosition, KryoCodec.encode(ci), learnerCheckpoint);
+        byte[] encoded = KryoCodec.encode(ci);
+        writer.submit(lastPosition, () -> encoded, learnerCheckpoint);
+    }
+
+    private static HashMap<Integer, CopyTable> copyOf(HashMap<Integer, CopyTable> tables) {
+        HashMap<Integer, CopyTable> out = new HashMap<>();
+        tables.forEach((partition, table) -> out.put(partition, table.copy()));
+        return out;
     }
 
     private static long hash(byte[] bytes) {

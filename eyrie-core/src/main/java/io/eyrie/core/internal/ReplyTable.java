@@ -48,6 +48,21 @@ public final class ReplyTable {
         return clients.values().stream().mapToInt(e -> e.replies.size()).sum();
     }
 
+    /**
+     * A copy that later changes to this table do not reach: new maps, the same reply bytes (which
+     * are never changed once recorded). Linear in the clients and their windows.
+     */
+    ReplyTable copy() {
+        ReplyTable out = new ReplyTable();
+        clients.forEach((client, e) -> {
+            ClientEntry c = new ClientEntry();
+            c.ackedBelow = e.ackedBelow;
+            c.replies.putAll(e.replies);
+            out.clients.put(client, c);
+        });
+        return out;
+    }
+
     Map<Long, ClientEntry> entries() {
         return clients;
     }

@@ -32,4 +32,19 @@ class CopyTableTest {
         assertNull(restored.get("b"), "after restore b is still the eldest");
         assertEquals(1, restored.get("a").hash);
     }
+
+    @Test
+    void aCopyTakenForACheckpointKeepsItsEntriesAndOrder() {
+        CopyTable t = new CopyTable(2);
+        t.touch("a", 1, null);
+        t.touch("b", 2, null);
+        CopyTable copy = t.copy();
+        t.touch("c", 3, null); // evicts a from the live table
+        assertNull(t.get("a"), "the live table evicted a");
+        assertNotNull(copy.get("a"), "the copy still holds a");
+        assertNull(copy.get("c"), "the copy does not hold what was touched after it");
+        copy.touch("c", 3, null);
+        assertNull(copy.get("a"), "the copy evicts in the order it was taken in: a first");
+        assertNotNull(copy.get("b"));
+    }
 }

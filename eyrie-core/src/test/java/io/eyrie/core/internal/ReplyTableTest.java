@@ -47,4 +47,17 @@ class ReplyTableTest {
         assertEquals(ReplyTable.Verdict.RESEND, copy.classify(request(5, 4)));
         assertEquals(ReplyTable.Verdict.IGNORE, copy.classify(request(3, 4)));
     }
+
+    @Test
+    void aCopyTakenForACheckpointIsNotChangedByLaterRequests() {
+        ReplyTable t = new ReplyTable();
+        t.classify(request(1, 1));
+        t.record(42L << 32, 1, new byte[] {1});
+        ReplyTable copy = t.copy();
+        t.classify(request(2, 2)); // acknowledges seq 1: the live table drops its reply
+        t.record(42L << 32, 2, new byte[] {2});
+        assertArrayEquals(new byte[] {1}, copy.reply(42L << 32, 1), "the copy keeps the reply the table had");
+        assertEquals(null, copy.reply(42L << 32, 2), "the copy has no reply recorded after it was taken");
+        assertEquals(ReplyTable.Verdict.RESEND, copy.classify(request(1, 1)), "the copy still resends seq 1");
+    }
 }

@@ -2,7 +2,9 @@ package io.volery.server.internal;
 
 import io.eyrie.core.Command;
 import io.eyrie.core.Partition;
+import io.eyrie.core.StateImage;
 import io.eyrie.core.StateMachine;
+import io.eyrie.core.internal.KryoCodec;
 import io.eyrie.multicast.MulticastEndpoint;
 import io.volery.server.frontend.JuteTranslator;
 import io.volery.server.frontend.OpCodes;
@@ -16,6 +18,7 @@ import io.volery.server.tree.Reply;
 import io.volery.server.tree.Result;
 import io.volery.server.tree.SessionTable;
 import io.volery.server.tree.TreeConfig;
+import io.volery.server.tree.TreeImage;
 import io.volery.server.tree.WatchEvent;
 import io.volery.server.tree.ZnodeTree;
 import org.slf4j.Logger;
@@ -137,6 +140,11 @@ public final class VoleryStateMachine extends StateMachine {
     }
 
     private Object execute(VoleryRequest r, long zxid) {
+        if (isCheckpointing()) {
+            // at the first command the tree is still the one the replica started with: from then on it
+            // keeps its changes, so that a checkpoint's capture costs only those (idempotent, cheap)
+            tree.enableCaptures();
+        }
         return switch (r.kind) {
             case VoleryRequest.ZK -> zk(r, zxid);
             case VoleryRequest.CREATE_SESSION -> createSession(r, zxid);
@@ -860,23 +868,34 @@ public final class VoleryStateMachine extends StateMachine {
 
     // ---- checkpoints -------------------------------------------------------------------------
 
+    /**
+     * Captures the tree in time proportional to its changes since the previous checkpoint (see
+     * {@link ZnodeTree#capture}) and copies the session directory (one small entry per session);
+     * the tree's canonical form and the Kryo encoding are written later by the checkpoint writer
+     * thread while commands go on executing.
+     */
     @Override
     protected Object snapshotState() {
-        try {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            tree.snapshot(out);
-            return new Object[] {out.toByteArray(), sessionDirectory.copy(), sessionClock};
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        tree.enableCaptures();
+        TreeImage image = tree.capture();
+        SessionDirectory directory = sessionDirectory.copy();
+        long clock = sessionClock;
+        return (StateImage) out -> {
+            ByteArrayOutputStream treeBytes = new ByteArrayOutputStream();
+            image.writeTo(treeBytes);
+            out.write(KryoCodec.encode(new Object[] {treeBytes.toByteArray(), directory, clock}));
+        };
     }
 
+    /** Takes what {@link #snapshotState} wrote (or, from a checkpoint of an older build, the object it returned). */
     @Override
     protected void restoreState(Object state) {
-        Object[] s = (Object[]) state;
+        Object[] s = (Object[]) (state instanceof byte[] written ? KryoCodec.decode(written) : state);
         try {
             ZnodeTree t = newTree();
             t.restore(new ByteArrayInputStream((byte[]) s[0]));
+            // restoring happens at startup, before commands: the time for the one full pass captures start with
+            t.enableCaptures();
             tree = t;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -19,11 +19,20 @@ public final class SessionTable {
         private long owner;
         private final List<Id> ids = new ArrayList<>();
         final HashOrderedSet ephemerals = new HashOrderedSet(HashOrderedSet.DEFAULT_TABLE);
+        /** The table that holds this session, told of every change for the tree's captures. */
+        private final SessionTable table;
 
-        Session(long id, int timeoutMs, long deadline) {
+        Session(SessionTable table, long id, int timeoutMs, long deadline) {
+            this.table = table;
             this.id = id;
             this.timeoutMs = timeoutMs;
             this.deadline = deadline;
+        }
+
+        private void changed() {
+            if (table.changes != null) {
+                table.changes.session(id);
+            }
         }
 
         public long id() {
@@ -41,6 +50,7 @@ public final class SessionTable {
 
         void setOwner(long serverId) {
             owner = serverId;
+            changed();
         }
 
         /** The ordered time after which a {@link Command.Tick} expires the session. */
@@ -94,19 +104,30 @@ public final class SessionTable {
         void addId(Id id) {
             if (!ids.contains(id)) {
                 ids.add(id);
+                changed();
             }
         }
 
         void touch(long now) {
-            deadline = Math.max(deadline, now + timeoutMs);
+            if (now + timeoutMs > deadline) {
+                deadline = now + timeoutMs;
+                changed();
+            }
         }
 
         void setDeadline(long deadline) {
             this.deadline = deadline;
+            changed();
+        }
+
+        TreeMirror.FrozenSession freeze() {
+            return new TreeMirror.FrozenSession(id, timeoutMs, deadline, owner, List.copyOf(ids));
         }
     }
 
     private final TreeMap<Long, Session> sessions = new TreeMap<>();
+    /** Where changes are noted while the tree keeps them for captures; null otherwise. */
+    TreeChanges changes;
 
     /**
      * The order ZooKeeper lists a session's ephemerals in, when they are known only in parts (one per
@@ -143,13 +164,21 @@ public final class SessionTable {
     }
 
     Session open(long id, int timeoutMs, long now) {
-        Session s = new Session(id, timeoutMs, now + timeoutMs);
+        Session s = new Session(this, id, timeoutMs, now + timeoutMs);
         sessions.put(id, s);
+        if (changes != null) {
+            changes.session(id);
+            changes.reset(id, s.ephemerals);
+        }
         return s;
     }
 
     void remove(long id) {
         sessions.remove(id);
+        if (changes != null) {
+            changes.session(id);
+            changes.dropped(id);
+        }
     }
 
     /** Sessions whose deadline lies before {@code now}, in id order. */

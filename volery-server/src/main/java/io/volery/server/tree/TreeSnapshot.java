@@ -30,64 +30,89 @@ final class TreeSnapshot {
 
     static void write(ZnodeTree tree, OutputStream sink) throws IOException {
         DataOutputStream out = new DataOutputStream(sink);
-        out.writeInt(MAGIC);
-        out.writeInt(FORMAT);
-        out.writeLong(tree.lastZxid());
-        out.writeLong(tree.lastTime());
+        writeHeader(out, tree.lastZxid(), tree.lastTime());
 
         List<SessionTable.Session> sessions = tree.sessions().all();
         out.writeInt(sessions.size());
         for (SessionTable.Session s : sessions) {
-            out.writeLong(s.id());
-            out.writeInt(s.timeoutMs());
-            out.writeLong(s.deadline());
-            out.writeLong(s.owner());
-            out.writeInt(s.idsInProofOrder().size());
-            for (Id id : s.idsInProofOrder()) {
-                writeId(out, id);
-            }
-            // ephemerals again, in the order and with the set capacity that decide ZooKeeper's iteration order
-            writeStrings(out, s.ephemerals.table(), s.ephemerals.inInsertionOrder());
+            writeSession(out, s.id(), s.timeoutMs(), s.deadline(), s.owner(), s.idsInProofOrder(),
+                    s.ephemerals.table(), s.ephemerals.inInsertionOrder());
         }
 
         List<String> paths = tree.paths();
         out.writeInt(paths.size());
         for (String path : paths) {
             Znode n = tree.nodeMap().get(path);
-            writeString(out, path);
-            if (n.data == null) {
-                out.writeInt(-1);
-            } else {
-                out.writeInt(n.data.length);
-                out.write(n.data);
-            }
-            out.writeInt(n.acl.size());
-            for (Acl a : n.acl) {
-                out.writeInt(a.perms());
-                writeId(out, a.id());
-            }
-            out.writeLong(n.czxid);
-            out.writeLong(n.mzxid);
-            out.writeLong(n.pzxid);
-            out.writeLong(n.ctime);
-            out.writeLong(n.mtime);
-            out.writeInt(n.version);
-            out.writeInt(n.childCreations);
-            out.writeInt(n.aversion);
-            out.writeByte(n.kind.ordinal());
-            out.writeLong(n.owner);
-            writeStrings(out, n.children.table(), n.children.inInsertionOrder());
+            writeNode(out, path, n.data, n.acl, n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime, n.version,
+                    n.childCreations, n.aversion, n.kind, n.owner, n.children.table(), n.children.inInsertionOrder());
         }
 
         List<WatchRegistry.Registration> regs = tree.watchRegistry().registrations();
         out.writeInt(regs.size());
         for (WatchRegistry.Registration r : regs) {
-            out.writeByte(r.table().ordinal());
-            writeString(out, r.path());
-            out.writeLong(r.session());
-            out.writeByte(r.mode().ordinal());
+            writeRegistration(out, r.table(), r.path(), r.session(), r.mode());
         }
         out.flush();
+    }
+
+    // The pieces of the canonical form, shared by the live tree's writer above and by TreeImages,
+    // so that both give the same bytes for the same state.
+
+    static void writeHeader(DataOutputStream out, long lastZxid, long lastTime) throws IOException {
+        out.writeInt(MAGIC);
+        out.writeInt(FORMAT);
+        out.writeLong(lastZxid);
+        out.writeLong(lastTime);
+    }
+
+    static void writeSession(DataOutputStream out, long id, int timeoutMs, long deadline, long owner, List<Id> ids,
+                             int ephemeralTable, java.util.Collection<String> ephemerals) throws IOException {
+        out.writeLong(id);
+        out.writeInt(timeoutMs);
+        out.writeLong(deadline);
+        out.writeLong(owner);
+        out.writeInt(ids.size());
+        for (Id i : ids) {
+            writeId(out, i);
+        }
+        // ephemerals again, in the order and with the set capacity that decide ZooKeeper's iteration order
+        writeStrings(out, ephemeralTable, ephemerals);
+    }
+
+    static void writeNode(DataOutputStream out, String path, byte[] data, List<Acl> acl, long czxid, long mzxid,
+                          long pzxid, long ctime, long mtime, int version, int childCreations, int aversion,
+                          Znode.Kind kind, long owner, int childTable, java.util.Collection<String> children) throws IOException {
+        writeString(out, path);
+        if (data == null) {
+            out.writeInt(-1);
+        } else {
+            out.writeInt(data.length);
+            out.write(data);
+        }
+        out.writeInt(acl.size());
+        for (Acl a : acl) {
+            out.writeInt(a.perms());
+            writeId(out, a.id());
+        }
+        out.writeLong(czxid);
+        out.writeLong(mzxid);
+        out.writeLong(pzxid);
+        out.writeLong(ctime);
+        out.writeLong(mtime);
+        out.writeInt(version);
+        out.writeInt(childCreations);
+        out.writeInt(aversion);
+        out.writeByte(kind.ordinal());
+        out.writeLong(owner);
+        writeStrings(out, childTable, children);
+    }
+
+    static void writeRegistration(DataOutputStream out, WatchRegistry.Table table, String path, long session,
+                                  WatchRegistry.Mode mode) throws IOException {
+        out.writeByte(table.ordinal());
+        writeString(out, path);
+        out.writeLong(session);
+        out.writeByte(mode.ordinal());
     }
 
     static void read(ZnodeTree tree, InputStream source) throws IOException {
@@ -186,7 +211,7 @@ final class TreeSnapshot {
     }
 
     /** A hash-set table size, then a counted list of strings. */
-    private static void writeStrings(DataOutputStream out, int table, List<String> strings) throws IOException {
+    private static void writeStrings(DataOutputStream out, int table, java.util.Collection<String> strings) throws IOException {
         out.writeInt(table);
         out.writeInt(strings.size());
         for (String s : strings) {

@@ -25,6 +25,40 @@ final class WatchRegistry {
     private final TreeMap<String, TreeMap<Long, EnumSet<Mode>>> data = new TreeMap<>();
     private final TreeMap<String, TreeMap<Long, EnumSet<Mode>>> child = new TreeMap<>();
     private int recursiveCount;
+    /** Where changed (table, path) keys are noted while the tree keeps changes for captures; null otherwise. */
+    TreeChanges changes;
+
+    private void changed(Table t, String path) {
+        if (changes != null) {
+            changes.watch(t, path);
+        }
+    }
+
+    /** The registrations of one path in one table, in canonical order (empty when none). */
+    List<Registration> registrationsOf(Table t, String path) {
+        TreeMap<Long, EnumSet<Mode>> bySession = table(t).get(path);
+        if (bySession == null) {
+            return List.of();
+        }
+        List<Registration> out = new ArrayList<>();
+        for (Map.Entry<Long, EnumSet<Mode>> s : bySession.entrySet()) {
+            for (Mode m : s.getValue()) {
+                out.add(new Registration(t, path, s.getKey(), m));
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** Every (table, path) that has a registration. */
+    List<Map.Entry<Table, String>> registeredPaths() {
+        List<Map.Entry<Table, String>> out = new ArrayList<>();
+        for (Table t : Table.values()) {
+            for (String path : table(t).keySet()) {
+                out.add(Map.entry(t, path));
+            }
+        }
+        return out;
+    }
     /** Per table, the paths where each session has a registration: closing a session touches only those. */
     private final Map<Table, Map<Long, Set<String>>> pathsOfSession = Map.of(
             Table.DATA, new java.util.HashMap<>(), Table.CHILD, new java.util.HashMap<>());
@@ -54,6 +88,7 @@ final class WatchRegistry {
             recursiveCount++;
         }
         indexAdd(t, session, path);
+        changed(t, path);
     }
 
     boolean contains(Table t, String path, long session, Mode modeOrNull) {
@@ -69,6 +104,7 @@ final class WatchRegistry {
         if (modes == null) {
             return false;
         }
+        changed(t, path);
         boolean removed;
         if (modeOrNull == null) {
             removed = !modes.isEmpty();
@@ -99,6 +135,7 @@ final class WatchRegistry {
                 continue;
             }
             for (String path : paths) {
+                changed(t, path);
                 TreeMap<Long, EnumSet<Mode>> bySession = table(t).get(path);
                 EnumSet<Mode> modes = bySession.remove(session);
                 if (modes.contains(Mode.PERSISTENT_RECURSIVE)) {
@@ -125,6 +162,7 @@ final class WatchRegistry {
         TreeMap<String, TreeMap<Long, EnumSet<Mode>>> table = table(t);
         TreeMap<Long, EnumSet<Mode>> exact = table.get(path);
         if (exact != null) {
+            changed(t, path);
             Iterator<Map.Entry<Long, EnumSet<Mode>>> it = exact.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<Long, EnumSet<Mode>> e = it.next();

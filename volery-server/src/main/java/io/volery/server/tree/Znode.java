@@ -41,6 +41,12 @@ final class Znode {
         this.mtime = time;
     }
 
+    /** The fields as they are now; the data array and ACL list are shared, as the tree never changes them in place. */
+    TreeMirror.FrozenNode freeze() {
+        return new TreeMirror.FrozenNode(data, acl, czxid, mzxid, pzxid, ctime, mtime, version, childCreations,
+                aversion, kind, owner);
+    }
+
     Stat stat() {
         return new Stat(czxid, mzxid, ctime, mtime, version, childCreations * 2 - children.size(), aversion,
                 kind == Kind.EPHEMERAL ? owner : 0, data == null ? 0 : data.length, children.size(), pzxid);

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * returns the same results (no clock, no randomness, sorted iteration).
  *
  * <p>The rules are ZooKeeper 3.9's, including the order in which it checks a request (which decides
- * the error when several apply) and which watches a change fires. Not thread-safe: one thread applies.
+ * the error when several apply) and which watches a change fires. Not thread-safe: one thread applies;
+ * a {@link TreeImage} from {@link #capture()} is the one thing another thread may use (to write it).
  */
 public final class ZnodeTree {
 
@@ -49,6 +50,10 @@ public final class ZnodeTree {
     private Deque<Runnable> undo;
     /** Changes whose watches fire once the command commits. */
     private final List<Trigger> triggers = new ArrayList<>();
+    /** What changed since the last capture; null until {@link #enableCaptures()}. */
+    private TreeChanges changes;
+    /** The writer side of this tree's captures; null until {@link #enableCaptures()}. */
+    private TreeMirror mirror;
 
     public ZnodeTree(TreeConfig config) {
         this.config = config;
@@ -431,6 +436,7 @@ public final class ZnodeTree {
         node.mzxid = zxid;
         node.mtime = time;
         node.version = oldVersion + 1;
+        changedNode(c.path());
         recordUndo(() -> {
             node.data = oldData;
             node.mzxid = oldMzxid;
@@ -460,6 +466,7 @@ public final class ZnodeTree {
         checkVersion(node.aversion, c.aclVersion());
         node.acl = acl;
         node.aversion++;
+        changedNode(c.path());
         return Result.ok(new Reply.StatReply(node.stat()));
     }
 
@@ -514,6 +521,12 @@ public final class ZnodeTree {
         parent.children.add(name);
         parent.childCreations++;
         parent.pzxid = Math.max(parent.pzxid, zxid);
+        if (changes != null) {
+            changes.node(path);
+            changes.reset(path, node.children);
+            changes.node(parentPath);
+            changes.added(parentPath, name, parent.children.table());
+        }
         register(path, node);
         recordUndo(() -> {
             unregister(path, node);
@@ -526,6 +539,16 @@ public final class ZnodeTree {
             }
             parent.childCreations--;
             parent.pzxid = oldPzxid;
+            if (changes != null) {
+                // an undo is rare (a failed multi): the sets it rewrites travel whole
+                changes.node(path);
+                changes.dropped(path);
+                changes.node(parentPath);
+                changes.reset(parentPath, parent.children);
+                if (owner != null) {
+                    changes.reset(owner.id(), owner.ephemerals);
+                }
+            }
         });
         triggers.add(new Trigger(EventType.NODE_CREATED, path, node.acl, parent.acl));
     }
@@ -543,6 +566,12 @@ public final class ZnodeTree {
         nodes.remove(path);
         parent.children.remove(name);
         parent.pzxid = Math.max(parent.pzxid, currentZxid);
+        if (changes != null) {
+            changes.node(path);
+            changes.dropped(path);
+            changes.node(parentPath);
+            changes.removed(parentPath, name);
+        }
         unregister(path, node);
         recordUndo(() -> {
             nodes.put(path, node);
@@ -552,13 +581,28 @@ public final class ZnodeTree {
             if (owner != null) {
                 owner.ephemerals.restore(oldEphemerals, owner.ephemerals.table());
             }
+            if (changes != null) {
+                changes.node(path);
+                changes.reset(path, node.children);
+                changes.node(parentPath);
+                changes.reset(parentPath, parent.children);
+                if (owner != null) {
+                    changes.reset(owner.id(), owner.ephemerals);
+                }
+            }
         });
         triggers.add(new Trigger(EventType.NODE_DELETED, path, node.acl, parent.acl));
     }
 
     private void register(String path, Znode node) {
         switch (node.kind) {
-            case EPHEMERAL -> sessions.get(node.owner).ephemerals.add(path);
+            case EPHEMERAL -> {
+                SessionTable.Session s = sessions.get(node.owner);
+                s.ephemerals.add(path);
+                if (changes != null) {
+                    changes.added(s.id(), path, s.ephemerals.table());
+                }
+            }
             case CONTAINER -> containers.add(path);
             case TTL -> ttls.add(path);
             default -> {
@@ -572,6 +616,9 @@ public final class ZnodeTree {
                 SessionTable.Session s = sessions.get(node.owner);
                 if (s != null) {
                     s.ephemerals.remove(path);
+                    if (changes != null) {
+                        changes.removed(s.id(), path);
+                    }
                 }
             }
             case CONTAINER -> containers.remove(path);
@@ -885,6 +932,88 @@ public final class ZnodeTree {
     /** Replaces the whole state with one written by {@link #snapshot}. */
     public void restore(InputStream in) throws IOException {
         TreeSnapshot.read(this, in);
+        if (changes != null) {
+            baseline();
+        }
+    }
+
+    /**
+     * From now on keeps note of what changes, so that {@link #capture()} costs only the changes
+     * since the previous capture. Starting costs one pass over the whole state (do it at startup,
+     * not between commands that clients wait for); so does a later {@link #restore}.
+     */
+    public void enableCaptures() {
+        if (changes != null) {
+            return;
+        }
+        changes = new TreeChanges();
+        sessions.changes = changes;
+        watches.changes = changes;
+        baseline();
+    }
+
+    /** Hands the whole current state to a new mirror; later captures hand it only changes. */
+    private void baseline() {
+        changes.clear();
+        mirror = new TreeMirror();
+        Map<String, TreeMirror.FrozenNode> all = new HashMap<>();
+        List<TreeChanges.NameSetChange> sets = new ArrayList<>();
+        for (Map.Entry<String, Znode> e : nodes.entrySet()) {
+            all.put(e.getKey(), e.getValue().freeze());
+            sets.add(new TreeChanges.NameSetChange(TreeChanges.SetOp.RESET, e.getKey(), null,
+                    e.getValue().children.table(), e.getValue().children.inInsertionOrder()));
+        }
+        Map<Long, TreeMirror.FrozenSession> allSessions = new HashMap<>();
+        for (SessionTable.Session s : sessions.all()) {
+            allSessions.put(s.id(), s.freeze());
+            sets.add(new TreeChanges.NameSetChange(TreeChanges.SetOp.RESET, s.id(), null, s.ephemerals.table(),
+                    s.ephemerals.inInsertionOrder()));
+        }
+        Map<WatchRegistry.Table, Map<String, List<WatchRegistry.Registration>>> allWatches =
+                new java.util.EnumMap<>(WatchRegistry.Table.class);
+        for (Map.Entry<WatchRegistry.Table, String> key : watches.registeredPaths()) {
+            allWatches.computeIfAbsent(key.getKey(), t -> new HashMap<>())
+                    .put(key.getValue(), watches.registrationsOf(key.getKey(), key.getValue()));
+        }
+        mirror.publish(true, lastZxid, lastTime, all, sets, allSessions, allWatches);
+    }
+
+    /**
+     * The state as it is now (call it between commands), to be written later by any thread while
+     * this tree goes on changing. Costs the changes since the previous capture: the current values
+     * of the znodes, sessions and watched paths that changed, and the list of child and ephemeral
+     * name changes, not a pass over the tree.
+     *
+     * @throws IllegalStateException before {@link #enableCaptures()}
+     */
+    public TreeImage capture() {
+        if (changes == null) {
+            throw new IllegalStateException("captures are not enabled on this tree: call enableCaptures() first");
+        }
+        Map<String, TreeMirror.FrozenNode> changedNodes = new HashMap<>(changes.nodes.size() * 2);
+        for (String path : changes.nodes) {
+            Znode n = nodes.get(path);
+            changedNodes.put(path, n == null ? null : n.freeze());
+        }
+        Map<Long, TreeMirror.FrozenSession> changedSessions = new HashMap<>(changes.sessions.size() * 2);
+        for (long id : changes.sessions) {
+            SessionTable.Session s = sessions.get(id);
+            changedSessions.put(id, s == null ? null : s.freeze());
+        }
+        Map<WatchRegistry.Table, Map<String, List<WatchRegistry.Registration>>> changedWatches =
+                new java.util.EnumMap<>(WatchRegistry.Table.class);
+        for (WatchRegistry.Table t : WatchRegistry.Table.values()) {
+            Map<String, List<WatchRegistry.Registration>> byPath = new HashMap<>();
+            for (String path : t == WatchRegistry.Table.DATA ? changes.dataWatches : changes.childWatches) {
+                byPath.put(path, watches.registrationsOf(t, path));
+            }
+            changedWatches.put(t, byPath);
+        }
+        List<TreeChanges.NameSetChange> sets = changes.takeSetChanges();
+        changes.clear();
+        long sequence = mirror.publish(false, lastZxid, lastTime, changedNodes, sets, changedSessions,
+                changedWatches);
+        return new TreeImage(mirror, sequence, lastZxid);
     }
 
     /** A SHA-256 over the canonical form of the state, hex encoded; equal on replicas in the same state. */
@@ -950,6 +1079,12 @@ public final class ZnodeTree {
 
     long lastTime() {
         return lastTime;
+    }
+
+    private void changedNode(String path) {
+        if (changes != null) {
+            changes.node(path);
+        }
     }
 
     void resetForRestore(long zxid, long time) {

@@ -62,7 +62,7 @@ class TreeInvariantsProperties {
         return b.toString();
     }
 
-    private static Command randomCommand(Random r, List<Long> sessions) {
+    static Command randomCommand(Random r, List<Long> sessions) {
         if (sessions.size() < 2 || r.nextInt(sessions.size() < 6 ? 6 : 30) == 0) {
             return new Command.CreateSession(0x100 + r.nextInt(1000), 4_000 + r.nextInt(20_000), List.of());
         }
