@@ -1,6 +1,7 @@
 package io.eyrie.core.internal;
 
 import io.eyrie.core.Command;
+import io.eyrie.core.CommandAbandonedException;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.Partition;
 import io.eyrie.core.PartitioningOracle;
@@ -288,6 +289,11 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** The position of the command being executed (or last executed), or {@link Position#NONE}. */
     public long executingPosition() {
         return executingPosition;
+    }
+
+    /** Deliveries queued for the executor and not yet taken (after a state transfer: also those it will skip). */
+    public int deliveriesWaiting() {
+        return queue.size();
     }
 
     /** Exchanges held for commands not yet finished here (early ones included). */
@@ -760,13 +766,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
-    /**
-     * An owner no longer keeps an exchange the executing command needs: the command is abandoned and
-     * the replica catches up by state transfer. Unchecked, to travel out of user code.
-     */
-    private static final class ExchangeGone extends RuntimeException {
+    /** An owner no longer keeps an exchange the executing command needs (see {@link CommandAbandonedException}). */
+    private static final class ExchangeGone extends CommandAbandonedException {
         ExchangeGone(long position) {
-            super("the exchange for position " + Position.toString(position) + " is no longer kept", null, false, false);
+            super("the exchange for position " + Position.toString(position) + " is no longer kept; this replica "
+                    + "takes a peer's state instead");
         }
     }
 

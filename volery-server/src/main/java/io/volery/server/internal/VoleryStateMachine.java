@@ -1,6 +1,7 @@
 package io.volery.server.internal;
 
 import io.eyrie.core.Command;
+import io.eyrie.core.CommandAbandonedException;
 import io.eyrie.core.Partition;
 import io.eyrie.core.StateMachine;
 import io.eyrie.multicast.MulticastEndpoint;
@@ -109,11 +110,17 @@ public final class VoleryStateMachine extends StateMachine {
 
     @Override
     public Object executeCommand(Command c) {
+        Object result;
         try {
-            return execute(c);
-        } finally {
+            result = execute(c);
+        } catch (CommandAbandonedException e) {
+            throw e; // its state is about to be replaced: no digest of a half-executed command
+        } catch (RuntimeException e) {
             probe.afterCommand(tree, getCurrentPosition());
+            throw e;
         }
+        probe.afterCommand(tree, getCurrentPosition());
+        return result;
     }
 
     private Object execute(Command c) {
@@ -129,6 +136,8 @@ public final class VoleryStateMachine extends StateMachine {
                 return new Object[] {bytes, eventTargets.stream().mapToInt(Integer::intValue).toArray(), zxid};
             }
             return reply;
+        } catch (CommandAbandonedException e) {
+            throw e; // not a failure: the replica takes a peer's state instead
         } catch (RuntimeException e) {
             // Eyrie sends only the message to the client; the stack trace is for the operator.
             log.error("partition={} failed to execute a request of kind {} at zxid={}", me, r.kind, zxid, e);
