@@ -317,7 +317,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
         byte[] learnerCheckpoint = null;
         long after = checkpointAfter.get();
-        boolean afterTransfer = after != Position.NONE && d.position() > after && checkpointAfter.compareAndSet(after, Position.NONE);
+        boolean afterTransfer = after != Position.NONE && d.position() > after
+                && checkpointAfter.compareAndSet(after, Position.NONE);
         if (snapshots != null && (++deliveriesSinceCheckpoint >= options.checkpointInterval() || afterTransfer)) {
             deliveriesSinceCheckpoint = 0;
             // taken here, inside deliver, so it reflects exactly the deliveries queued so far; the
