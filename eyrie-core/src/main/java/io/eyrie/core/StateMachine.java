@@ -30,6 +30,7 @@ public abstract class StateMachine implements AutoCloseable {
     private long exchangeTimeoutMillis = ReplicaOptions.defaults().exchangeTimeoutMillis();
     private Path checkpointDirectory;
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
+    private int sentPositionsMax = ReplicaOptions.defaults().sentPositionsMax();
     private ReplicaRuntime runtime;
     private PeerCheckpoints peerCheckpoints;
 
@@ -55,7 +56,8 @@ public abstract class StateMachine implements AutoCloseable {
                 .withCaching(cachingEnabled)
                 .withCacheCapacity(cacheCapacity)
                 .withExchangeTimeoutMillis(exchangeTimeoutMillis)
-                .withCheckpoints(checkpointDirectory, checkpointInterval);
+                .withCheckpoints(checkpointDirectory, checkpointInterval)
+                .withSentPositionsMax(sentPositionsMax);
         runtime = new ReplicaRuntime(endpoint, oracle, new Application() {
             @Override
             public Object execute(Command c) {
@@ -70,6 +72,11 @@ public abstract class StateMachine implements AutoCloseable {
             @Override
             public Object snapshotState() {
                 return StateMachine.this.snapshotState();
+            }
+
+            @Override
+            public Object snapshotStateNow() {
+                return StateMachine.this.snapshotStateNow();
             }
 
             @Override
@@ -193,6 +200,16 @@ public abstract class StateMachine implements AutoCloseable {
     }
 
     /**
+     * The state for a peer's state transfer, encoded at once on the executor. Override it when
+     * {@link #snapshotState} returns incremental {@link StateImage}s that must be written in capture
+     * order: return what {@link #restoreState} accepts, taken from the live state, without taking an
+     * image out of that order. Default: {@link #snapshotState}.
+     */
+    protected Object snapshotStateNow() {
+        return snapshotState();
+    }
+
+    /**
      * Replaces the state with one from {@link #snapshotState}, on restart: the object itself (as Kryo
      * read it back), or, when {@link #snapshotState} returned a {@link StateImage}, a {@code byte[]}
      * holding what its {@link StateImage#writeTo} wrote.
@@ -230,6 +247,24 @@ public abstract class StateMachine implements AutoCloseable {
     /** Whether {@link #setCheckpointing} was called: checkpoints will be taken once the replica runs. */
     protected final boolean isCheckpointing() {
         return checkpointDirectory != null;
+    }
+
+    /**
+     * How many recent commands' exchanges this replica keeps for other partitions that replay them
+     * (default 4096). A replica replaying further behind than the other partitions keep catches up
+     * by taking the state of a peer of its own partition instead. Before run.
+     */
+    public void setSentPositionsMax(int positions) {
+        requireNotRunning();
+        if (positions < 1) {
+            throw new IllegalArgumentException("sentPositionsMax must be at least 1, got " + positions);
+        }
+        this.sentPositionsMax = positions;
+    }
+
+    /** Times this replica caught up by taking a peer's state because it could not replay (see {@link #setSentPositionsMax}). */
+    public synchronized long stateTransfers() {
+        return runtime == null ? 0 : runtime.stats().stateTransfers.get();
     }
 
     /** Where to get a checkpoint when none on disk is usable (with checkpointing on). Before run. */

@@ -149,6 +149,16 @@ public final class VoleryNode implements AutoCloseable {
      */
     public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
                       java.util.List<InetSocketAddress> snapshotPeers) {
+        this(config, nodeId, options, snapCount, snapshotPeers,
+                io.volery.server.config.VoleryConfig.DEFAULT_SENT_POSITIONS_MAX);
+    }
+
+    /**
+     * @param sentPositionsMax recent commands whose exchanges the replica keeps for lagging replicas
+     *                         of other partitions (a replica further behind takes a peer's state)
+     */
+    public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
+                      java.util.List<InetSocketAddress> snapshotPeers, int sentPositionsMax) {
         Objects.requireNonNull(options, "options");
         int needed = options.juteMaxBuffer() + COMMAND_OVERHEAD_BYTES;
         if (config.parameters().batchMaxBytes() < needed) {
@@ -169,6 +179,7 @@ public final class VoleryNode implements AutoCloseable {
         TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true,
                 options.reapsContainers());
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
+        replica.setSentPositionsMax(sentPositionsMax);
         if (config.parameters().storage() == ClusterConfig.StorageMode.DURABLE) {
             // the acceptor logs are durable: snapshots make a restart replay only what follows them,
             // and let the acceptors trim
@@ -220,6 +231,11 @@ public final class VoleryNode implements AutoCloseable {
                 @Override
                 public long snapshotsFetched() {
                     return replica.checkpointsFetchedFromPeers();
+                }
+
+                @Override
+                public long stateTransfers() {
+                    return replica.stateTransfers();
                 }
 
                 @Override

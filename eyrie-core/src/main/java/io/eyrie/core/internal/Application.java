@@ -13,6 +13,15 @@ public interface Application {
 
     Object snapshotState();
 
+    /**
+     * The state for a peer's state transfer, encoded now (the executor waits): like
+     * {@link #snapshotState}, but it must not disturb the order of the checkpoint images (an
+     * application whose images are taken incrementally writes its live state instead).
+     */
+    default Object snapshotStateNow() {
+        return snapshotState();
+    }
+
     void restoreState(Object state);
 
     /**

@@ -18,6 +18,8 @@ final class ExchangeInbox {
     private boolean closed;
     private long dropped;
     private final java.util.Set<Long> early = new java.util.HashSet<>();
+    /** The position an owner said it no longer keeps the exchange of (see {@link Wire.Gone}). */
+    private long gone = Long.MIN_VALUE;
 
     ExchangeInbox(int positionsMax) {
         this.positionsMax = positionsMax;
@@ -60,12 +62,33 @@ final class ExchangeInbox {
             if (e != null) {
                 return e;
             }
+            if (gone == position) {
+                return null;
+            }
             long waitNanos = deadlineNanos - System.nanoTime();
             if (waitNanos <= 0) {
                 return null;
             }
             wait(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
         }
+    }
+
+    /**
+     * An owner replica no longer keeps its exchange for {@code position}: wakes the command waiting
+     * for it, if it is that one. False for a command already finished here.
+     */
+    synchronized boolean gone(long position) {
+        if (position <= finishedUpTo) {
+            return false;
+        }
+        gone = Math.max(gone, position);
+        notifyAll();
+        return true;
+    }
+
+    /** Whether an owner said the exchange for {@code position} is no longer kept. */
+    synchronized boolean isGone(long position) {
+        return gone == position;
     }
 
     synchronized Wire.Exchange peek(long position, int from, int round) {

@@ -39,6 +39,15 @@ public record ReplicaOptions(boolean cachingEnabled, int cacheCapacity, long exc
                 deliveryQueueMax, inboxPositionsMax, sentPositionsMax);
     }
 
+    /**
+     * How many recent commands' exchanges a replica keeps for asks of other partitions. A replica
+     * replaying further behind than this catches up by state transfer from a peer of its partition.
+     */
+    public ReplicaOptions withSentPositionsMax(int positions) {
+        return new ReplicaOptions(cachingEnabled, cacheCapacity, exchangeTimeoutMillis, checkpointDir, checkpointInterval,
+                deliveryQueueMax, inboxPositionsMax, positions);
+    }
+
     void validate() {
         if (cacheCapacity < 1) {
             throw new IllegalArgumentException("cacheCapacity must be at least 1, got " + cacheCapacity);

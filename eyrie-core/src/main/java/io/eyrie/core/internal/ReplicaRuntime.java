@@ -1,6 +1,7 @@
 package io.eyrie.core.internal;
 
 import io.eyrie.core.Command;
+import io.eyrie.core.CommandAbandonedException;
 import io.eyrie.core.PRObject;
 import io.eyrie.core.Partition;
 import io.eyrie.core.PartitioningOracle;
@@ -65,7 +66,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         return signalsEnabled;
     }
 
-    private sealed interface Work permits Deliver, Stop {
+    private sealed interface Work permits Deliver, Stop, CaptureImage {
     }
 
     private record Deliver(Delivery delivery, byte[] learnerCheckpoint) implements Work {
@@ -73,6 +74,17 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     private record Stop() implements Work {
     }
+
+    /** Peers asked for a state image: capture one at this command boundary. */
+    private record CaptureImage() implements Work {
+    }
+
+    /** The image this replica last captured for peers, kept while they pull its chunks. */
+    private record ServedImage(long position, byte[] bytes, byte[] sha256) {
+    }
+
+    /** How long a captured image is kept for peers after its last use. */
+    private static final long SERVED_KEEP_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final MulticastEndpoint endpoint;
     private final PartitioningOracle oracle;
@@ -94,6 +106,24 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final CheckpointWriter writer;
     private final ReplicaStats stats = new ReplicaStats();
     private final Thread executor;
+    /** The other replicas of this partition: where a state image comes from. */
+    private final int[] peers;
+    private final ImageFetch imageFetch;
+    private volatile ServedImage served;
+    private volatile long servedTouchedNanos;
+    /** Peers waiting for an image, by node (guarded by itself, as is {@link #captureQueued}). */
+    private final Map<Integer, Wire.ImageRequest> imageRequests = new HashMap<>();
+    private boolean captureQueued;
+    /** Whether the executor is fetching a state image (it then serves none). */
+    private volatile boolean transferring;
+    /**
+     * Deliveries up to this position are covered by a state image taken from a peer: skipped, not
+     * executed (executor thread).
+     */
+    private long skipUpTo = Position.NONE;
+    /** After a state transfer: the delivery thread tags the first delivery past this position for a checkpoint. */
+    private final java.util.concurrent.atomic.AtomicLong checkpointAfter =
+            new java.util.concurrent.atomic.AtomicLong(Position.NONE);
 
     // owned by the executor thread (and by the constructor before it starts)
     private ReplyTable replies = new ReplyTable();
@@ -138,6 +168,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         this.sent = new SentExchanges(options.sentPositionsMax());
         this.snapshots = options.checkpointDir() == null ? null : new SnapshotStore(options.checkpointDir());
         this.writer = snapshots == null ? null : new CheckpointWriter(snapshots, endpoint, stats, nodeId);
+        this.peers = Arrays.stream(replicasByPartition.get(partition)).filter(n -> n != nodeId).toArray();
+        this.imageFetch = new ImageFetch(endpoint, nodeId, peers, Math.max(200, options.exchangeTimeoutMillis()));
         this.executor = new Thread(this::runExecutor, "eyrie-replica-" + nodeId);
         this.executor.setDaemon(true);
     }
@@ -204,15 +236,20 @@ public final class ReplicaRuntime implements AutoCloseable {
             throw new IllegalStateException("checkpoint file says position " + Position.toString(v.position())
                     + " but its image says " + Position.toString(ci.position));
         }
+        restoreImage(ci);
+        restoredLearnerCheckpoint = ci.learnerCheckpoint;
+        log.info("node={} partition={} restored checkpoint position={}", nodeId, partition,
+                Position.toString(ci.position));
+    }
+
+    /** Replaces the whole replica state with an image's: at start from a checkpoint, or from a peer's. */
+    private void restoreImage(CheckpointImage ci) {
         app.restoreState(ci.applicationState instanceof CheckpointImage.Written w ? w.bytes : ci.applicationState);
         replies = ci.replies;
         readerCaches = ci.readerCaches;
         shipMirrors = ci.shipMirrors;
         sent.restore(ci.sentExchanges, ci.position);
         lastPosition = ci.position;
-        restoredLearnerCheckpoint = ci.learnerCheckpoint;
-        log.info("node={} partition={} restored checkpoint position={}", nodeId, partition,
-                Position.toString(ci.position));
     }
 
     /** Whether a captured checkpoint is still being written (tests wait for the disk with it). */
@@ -256,6 +293,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         return executingPosition;
     }
 
+    /** Deliveries queued for the executor and not yet taken (after a state transfer: also those it will skip). */
+    public int deliveriesWaiting() {
+        return queue.size();
+    }
+
     /** Exchanges held for commands not yet finished here (early ones included). */
     public int bufferedExchanges() {
         return inbox.buffered();
@@ -276,7 +318,10 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         byte[] learnerCheckpoint = null;
-        if (snapshots != null && ++deliveriesSinceCheckpoint >= options.checkpointInterval()) {
+        long after = checkpointAfter.get();
+        boolean afterTransfer = after != Position.NONE && d.position() > after
+                && checkpointAfter.compareAndSet(after, Position.NONE);
+        if (snapshots != null && (++deliveriesSinceCheckpoint >= options.checkpointInterval() || afterTransfer)) {
             deliveriesSinceCheckpoint = 0;
             // taken here, inside deliver, so it reflects exactly the deliveries queued so far; the
             // executor snapshots when it reaches this delivery, and the two then agree
@@ -320,6 +365,17 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
         } else if (m instanceof Wire.Ask a) {
             answer(a);
+        } else if (m instanceof Wire.Gone g) {
+            if (g.position() == executingPosition && inbox.gone(g.position())) {
+                log.debug("node={} node {} of partition {} no longer keeps its exchange for position={}", nodeId, from,
+                        g.owner(), Position.toString(g.position()));
+            }
+        } else if (m instanceof Wire.ImageRequest r) {
+            onImageRequest(from, r);
+        } else if (m instanceof Wire.ChunkRequest c) {
+            sendChunk(from, c);
+        } else if (m instanceof Wire.ImageOffer || m instanceof Wire.Chunk) {
+            imageFetch.receive(from, m);
         } else {
             log.debug("node={} ignored {} from node {}", nodeId, m.getClass().getSimpleName(), from);
         }
@@ -341,10 +397,55 @@ public final class ReplicaRuntime implements AutoCloseable {
             stats.exchangesSent.incrementAndGet();
             endpoint.sendDirect(a.askerNode(), encoded);
         } else if (sent.highestPosition() > a.position()) {
-            log.warn("node={} cannot answer ask for position={} from partition {}: that exchange is no longer "
-                            + "kept (raise sentPositionsMax)", nodeId, Position.toString(a.position()), a.asker());
+            // executed too long ago: the asker cannot replay this command and must catch up by state transfer
+            stats.gonesSent.incrementAndGet();
+            log.info("node={} cannot answer ask for position={} from node {} of partition {}: that exchange is no "
+                            + "longer kept; telling it to take a state image from its peers", nodeId,
+                    Position.toString(a.position()), a.askerNode(), a.asker());
+            endpoint.sendDirect(a.askerNode(), Wire.encode(new Wire.Gone(a.position(), partition)));
         }
         // otherwise this replica has not executed that command yet; the asker will ask again
+    }
+
+    /** A peer of this partition asks for a state image (direct-channel thread). */
+    private void onImageRequest(int from, Wire.ImageRequest r) {
+        if (Arrays.stream(peers).noneMatch(p -> p == from)) {
+            return;
+        }
+        ServedImage s = served;
+        if (s != null && s.position() >= r.minPosition()) {
+            offer(from, r.requestId(), s);
+            return;
+        }
+        if (transferring || lastPosition < r.minPosition()) {
+            // behind the asker's need: stay silent, another peer may answer
+            log.debug("node={} cannot offer node {} an image at or after position={} (at position={})", nodeId, from,
+                    Position.toString(r.minPosition()), Position.toString(lastPosition));
+            return;
+        }
+        synchronized (imageRequests) {
+            imageRequests.put(from, r);
+            if (!captureQueued) {
+                captureQueued = true;
+                queue.add(new CaptureImage());
+            }
+        }
+    }
+
+    private void offer(int node, long requestId, ServedImage s) {
+        servedTouchedNanos = System.nanoTime();
+        endpoint.sendDirect(node, Wire.encode(new Wire.ImageOffer(requestId, s.position(), s.bytes().length, s.sha256())));
+    }
+
+    private void sendChunk(int from, Wire.ChunkRequest c) {
+        ServedImage s = served;
+        if (s == null || s.position() != c.position() || c.offset() < 0 || c.offset() >= s.bytes().length) {
+            return; // an image no longer kept: the requester gives up on this peer and asks again
+        }
+        servedTouchedNanos = System.nanoTime();
+        int end = Math.min(s.bytes().length, c.offset() + ImageFetch.CHUNK_BYTES);
+        endpoint.sendDirect(from, Wire.encode(new Wire.Chunk(c.requestId(), s.position(), c.offset(),
+                Arrays.copyOfRange(s.bytes(), c.offset(), end))));
     }
 
     // ---- executor thread ----
@@ -356,10 +457,19 @@ public final class ReplicaRuntime implements AutoCloseable {
                 if (w instanceof Stop) {
                     return;
                 }
+                if (w instanceof CaptureImage) {
+                    serveImage();
+                    continue;
+                }
                 Deliver d = (Deliver) w;
-                process(d.delivery());
-                if (d.learnerCheckpoint() != null) {
+                boolean followed = process(d.delivery());
+                // a skipped delivery's learner position is behind the state taken from a peer: no checkpoint pairs them
+                if (followed && d.learnerCheckpoint() != null) {
                     checkpoint(d.learnerCheckpoint());
+                }
+                ServedImage s = served;
+                if (s != null && System.nanoTime() - servedTouchedNanos > SERVED_KEEP_NANOS) {
+                    served = null;
                 }
             }
         } catch (InterruptedException e) {
@@ -374,8 +484,16 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
-    private void process(Delivery d) throws InterruptedException {
+    /**
+     * Executes (or answers from the reply table) one delivery. False when the delivery was skipped,
+     * or its command abandoned for a state transfer: the state then no longer follows it.
+     */
+    private boolean process(Delivery d) throws InterruptedException {
         long position = d.position();
+        if (position <= skipUpTo) {
+            stats.deliveriesSkipped.incrementAndGet();
+            return false;
+        }
         if (position <= lastPosition) {
             throw new IllegalStateException("delivery at " + Position.toString(position)
                     + " does not follow " + Position.toString(lastPosition) + ": positions must increase");
@@ -400,11 +518,78 @@ public final class ReplicaRuntime implements AutoCloseable {
                 stats.duplicatesAnswered.incrementAndGet();
                 send(request.clientNode(), replies.reply(request.clientId(), request.seq()));
             }
-            case EXECUTE -> execute(position, d.groups(), request);
+            case EXECUTE -> {
+                try {
+                    execute(position, d.groups(), request);
+                } catch (ExchangeGone g) {
+                    transferState(position);
+                    return false;
+                }
+            }
         }
         inbox.finish(position);
         sent.passed(position);
         lastPosition = position;
+        return true;
+    }
+
+    /**
+     * Another partition no longer keeps its exchange for the command at {@code blockedAt}, so this
+     * replica cannot replay it: it takes the state of a peer of its own partition that executed past
+     * it, and skips the deliveries that image covers. The abandoned command's partial effects go
+     * with the replaced state, and it sends no reply (the peers did).
+     */
+    private void transferState(long blockedAt) throws InterruptedException {
+        log.warn("node={} partition={} cannot replay position={}: another partition no longer keeps its exchange; "
+                + "fetching a state image from a peer", nodeId, partition, Position.toString(blockedAt));
+        transferring = true;
+        ImageFetch.Fetched f;
+        try {
+            f = imageFetch.fetch(blockedAt);
+        } finally {
+            transferring = false;
+        }
+        CheckpointImage ci = (CheckpointImage) KryoCodec.decode(f.image());
+        if (ci.position != f.position()) {
+            throw new IllegalStateException("node " + f.peer() + " offered an image of position "
+                    + Position.toString(f.position()) + " but sent one of " + Position.toString(ci.position));
+        }
+        restoreImage(ci);
+        inbox.finish(ci.position);
+        skipUpTo = ci.position;
+        executingPosition = ci.position;
+        stats.stateTransfers.incrementAndGet();
+        stats.stateTransferBytes.addAndGet(f.image().length);
+        if (snapshots != null) {
+            checkpointAfter.set(ci.position);
+        }
+        log.warn("node={} partition={} took the state of position={} from node {} ({} bytes); skips the deliveries "
+                        + "from position={} up to it", nodeId, partition, Position.toString(ci.position), f.peer(),
+                f.image().length, Position.toString(blockedAt));
+    }
+
+    /** Captures one image for the peers waiting for it (or reuses the last one if nothing executed since). */
+    private void serveImage() {
+        Map<Integer, Wire.ImageRequest> waiting;
+        synchronized (imageRequests) {
+            waiting = new HashMap<>(imageRequests);
+            imageRequests.clear();
+            captureQueued = false;
+        }
+        ServedImage s = served;
+        if (s == null || s.position() != lastPosition) {
+            byte[] bytes = encodeImage(null);
+            s = new ServedImage(lastPosition, bytes, ImageFetch.sha256(bytes));
+            served = s;
+            stats.imagesServed.incrementAndGet();
+            log.info("node={} partition={} captured a state image of position={} ({} bytes) for peers {}", nodeId,
+                    partition, Position.toString(s.position()), bytes.length, waiting.keySet());
+        }
+        for (Map.Entry<Integer, Wire.ImageRequest> e : waiting.entrySet()) {
+            if (s.position() >= e.getValue().minPosition()) {
+                offer(e.getKey(), e.getValue().requestId(), s);
+            }
+        }
     }
 
     private void execute(long position, int[] groups, Wire.Request request) throws InterruptedException {
@@ -438,6 +623,8 @@ public final class ReplicaRuntime implements AutoCloseable {
             body = KryoCodec.encode(result);
         } catch (RemoteWaitInterrupted e) {
             throw e.cause;
+        } catch (ExchangeGone e) {
+            throw e;
         } catch (RuntimeException e) {
             // a deterministic error of the command: every replica reaches it, so it is the reply
             ok = false;
@@ -445,6 +632,9 @@ public final class ReplicaRuntime implements AutoCloseable {
             log.debug("node={} cmd={} failed: {}", nodeId, request.name(), e.toString());
         } finally {
             CurrentExecution.clear();
+        }
+        if (run.abandoned) {
+            throw new ExchangeGone(position); // the command caught it; its outcome does not count
         }
         if (signalsEnabled) {
             for (int q : others) {
@@ -523,30 +713,49 @@ public final class ReplicaRuntime implements AutoCloseable {
      * maps nobody changes (the reply bytes and cached values inside are never mutated).
      */
     private void checkpoint(byte[] learnerCheckpoint) {
+        writer.submit(lastPosition, captureImage(learnerCheckpoint, app.snapshotState()), learnerCheckpoint);
+    }
+
+    /**
+     * The encoded image of the state as of the last executed command, for a peer's state transfer
+     * ({@code learnerCheckpoint} null: the receiver's learner keeps its own place). Encoded at once,
+     * on the executor.
+     */
+    private byte[] encodeImage(byte[] learnerCheckpoint) {
+        try {
+            return captureImage(learnerCheckpoint, app.snapshotStateNow()).encode();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot encode the replica's image", e);
+        }
+    }
+
+    /**
+     * Captures the image as of the last executed command; what it returns encodes it, later and on
+     * any thread (what a checkpoint stores, and what a peer receives in a state transfer).
+     */
+    private CheckpointWriter.Encoder captureImage(byte[] learnerCheckpoint, Object state) {
         CheckpointImage ci = new CheckpointImage();
         ci.position = lastPosition;
         ci.learnerCheckpoint = learnerCheckpoint;
         // bounded by sentPositionsMax, not by the application's state; the byte arrays are shared
         ci.sentExchanges = sent.copy();
-        Object state = app.snapshotState();
         if (state instanceof StateImage image) {
             ci.replies = replies.copy();
             ci.readerCaches = copyOf(readerCaches);
             ci.shipMirrors = copyOf(shipMirrors);
-            writer.submit(lastPosition, () -> {
+            return () -> {
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream();
                 image.writeTo(bytes);
                 ci.applicationState = new CheckpointImage.Written(bytes.toByteArray());
                 return KryoCodec.encode(ci);
-            }, learnerCheckpoint);
-            return;
+            };
         }
         ci.applicationState = state;
         ci.replies = replies;
         ci.readerCaches = readerCaches;
         ci.shipMirrors = shipMirrors;
         byte[] encoded = KryoCodec.encode(ci);
-        writer.submit(lastPosition, () -> encoded, learnerCheckpoint);
+        return () -> encoded;
     }
 
     private static HashMap<Integer, CopyTable> copyOf(HashMap<Integer, CopyTable> tables) {
@@ -575,6 +784,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             writer.close();
         }
         inbox.close();
+        imageFetch.close();
         executor.interrupt();
         queue.offer(new Stop());
         try {
@@ -594,6 +804,14 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
+    /** An owner no longer keeps an exchange the executing command needs (see {@link CommandAbandonedException}). */
+    private static final class ExchangeGone extends CommandAbandonedException {
+        ExchangeGone(long position) {
+            super("the exchange for position " + Position.toString(position) + " is no longer kept; this replica "
+                    + "takes a peer's state instead");
+        }
+    }
+
     /** One command's execution at this replica: what it expects from whom, and what it has applied. */
     private final class CommandRun implements CurrentExecution.Access {
         final long position;
@@ -604,6 +822,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         final Set<Object> refreshed = new HashSet<>();
         /** Rounds of {@link #exchange} this command has run so far. */
         int valueRounds;
+        /** An exchange it needs is gone: it can neither finish nor reply (see {@link ExchangeGone}). */
+        boolean abandoned;
 
         CommandRun(long position, String name, Command command, int[] others) {
             this.position = position;
@@ -674,9 +894,16 @@ public final class ReplicaRuntime implements AutoCloseable {
         private Wire.Exchange awaitExchange(int q, int round) throws InterruptedException {
             Wire.Exchange e;
             long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
+            if (abandoned) {
+                throw new ExchangeGone(position);
+            }
             while ((e = inbox.await(position, q, round, System.nanoTime() + timeoutNanos)) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
+                }
+                if (inbox.isGone(position)) {
+                    abandoned = true;
+                    throw new ExchangeGone(position);
                 }
                 byte[] ask = Wire.encode(new Wire.Ask(position, round, partition, q, nodeId));
                 log.debug("node={} cmd={} position={} asks partition {} again", nodeId, name,

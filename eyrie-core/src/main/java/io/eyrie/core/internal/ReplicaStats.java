@@ -26,12 +26,23 @@ public final class ReplicaStats {
     public final AtomicLong checkpointsFetched = new AtomicLong();
     /** Exchanges that arrived before their command was delivered here and were used later. */
     public final AtomicLong earlyExchangesUsed = new AtomicLong();
+    /** Times this replica, unable to replay a command, took a peer's state image instead. */
+    public final AtomicLong stateTransfers = new AtomicLong();
+    /** Bytes of the state images taken from peers. */
+    public final AtomicLong stateTransferBytes = new AtomicLong();
+    /** Deliveries skipped because a state image taken from a peer already covered them. */
+    public final AtomicLong deliveriesSkipped = new AtomicLong();
+    /** State images captured for peers that asked for one. */
+    public final AtomicLong imagesServed = new AtomicLong();
+    /** Asks answered with "no longer kept" (the asker then catches up by state transfer). */
+    public final AtomicLong gonesSent = new AtomicLong();
 
     @Override
     public String toString() {
         return "exchangesSent=" + exchangesSent + " valuesShipped=" + valuesShipped + " valuesValidated="
                 + valuesValidated + " remoteReads=" + remoteReads + " asksSent=" + asksSent + " asksAnswered="
                 + asksAnswered + " repliesSent=" + repliesSent + " commandsExecuted=" + commandsExecuted
-                + " duplicatesAnswered=" + duplicatesAnswered + " checkpointsTaken=" + checkpointsTaken;
+                + " duplicatesAnswered=" + duplicatesAnswered + " checkpointsTaken=" + checkpointsTaken
+                + " stateTransfers=" + stateTransfers + " deliveriesSkipped=" + deliveriesSkipped;
     }
 }

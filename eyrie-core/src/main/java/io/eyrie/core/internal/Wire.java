@@ -18,6 +18,11 @@ public final class Wire {
     static final byte EXCHANGE = 1;
     static final byte ASK = 2;
     static final byte REPLY = 3;
+    static final byte GONE = 4;
+    static final byte IMAGE_REQUEST = 5;
+    static final byte IMAGE_OFFER = 6;
+    static final byte CHUNK_REQUEST = 7;
+    static final byte CHUNK = 8;
 
     private static final int ITEMS_MAX = 1 << 20;
 
@@ -59,6 +64,30 @@ public final class Wire {
 
     /** Node {@code askerNode} of partition {@code asker} still lacks {@code owner}'s exchange for a command. */
     public record Ask(long position, int round, int asker, int owner, int askerNode) {
+    }
+
+    /**
+     * The answer of partition {@code owner}'s replica to an ask for an exchange it no longer keeps:
+     * it executed the command at {@code position} too long ago. The asker cannot replay that command
+     * and catches up by state transfer instead.
+     */
+    public record Gone(long position, int owner) {
+    }
+
+    /** A replica asks a peer of its own partition for a state image at a position of at least {@code minPosition}. */
+    public record ImageRequest(long requestId, long minPosition) {
+    }
+
+    /** A peer holds an image for request {@code requestId}: its position, size and SHA-256. */
+    public record ImageOffer(long requestId, long position, int length, byte[] sha256) {
+    }
+
+    /** The requester pulls the bytes of the offered image at {@code position} from {@code offset}. */
+    public record ChunkRequest(long requestId, long position, int offset) {
+    }
+
+    /** Bytes of the image at {@code position} starting at {@code offset}. */
+    public record Chunk(long requestId, long position, int offset, byte[] bytes) {
     }
 
     /** The outcome of a client's command: a result (Kryo bytes) or an error message. */
@@ -116,8 +145,55 @@ public final class Wire {
         });
     }
 
+    public static byte[] encode(Gone g) {
+        return write(out -> {
+            out.writeByte(GONE);
+            out.writeLong(g.position());
+            out.writeInt(g.owner());
+        });
+    }
+
+    public static byte[] encode(ImageRequest r) {
+        return write(out -> {
+            out.writeByte(IMAGE_REQUEST);
+            out.writeLong(r.requestId());
+            out.writeLong(r.minPosition());
+        });
+    }
+
+    public static byte[] encode(ImageOffer o) {
+        return write(out -> {
+            out.writeByte(IMAGE_OFFER);
+            out.writeLong(o.requestId());
+            out.writeLong(o.position());
+            out.writeInt(o.length());
+            writeBytes(out, o.sha256());
+        });
+    }
+
+    public static byte[] encode(ChunkRequest r) {
+        return write(out -> {
+            out.writeByte(CHUNK_REQUEST);
+            out.writeLong(r.requestId());
+            out.writeLong(r.position());
+            out.writeInt(r.offset());
+        });
+    }
+
+    public static byte[] encode(Chunk c) {
+        return write(out -> {
+            out.writeByte(CHUNK);
+            out.writeLong(c.requestId());
+            out.writeLong(c.position());
+            out.writeInt(c.offset());
+            writeBytes(out, c.bytes());
+        });
+    }
+
     /**
-     * Decodes a direct message: an {@link Exchange}, {@link Ask} or {@link Reply}; null for a
+     * Decodes a direct message: an {@link Exchange}, {@link Ask}, {@link Reply} or one of the state
+     * transfer messages ({@link Gone}, {@link ImageRequest}, {@link ImageOffer}, {@link ChunkRequest},
+     * {@link Chunk}); null for a
      * message of another protocol on the same channel (its first byte is none of Eyrie's types).
      */
     public static Object decodeDirect(byte[] bytes) {
@@ -148,6 +224,21 @@ public final class Wire {
                 }
                 case REPLY -> {
                     return new Reply(in.readLong(), in.readLong(), in.readBoolean(), readBytes(in));
+                }
+                case GONE -> {
+                    return new Gone(in.readLong(), in.readInt());
+                }
+                case IMAGE_REQUEST -> {
+                    return new ImageRequest(in.readLong(), in.readLong());
+                }
+                case IMAGE_OFFER -> {
+                    return new ImageOffer(in.readLong(), in.readLong(), in.readInt(), readBytes(in));
+                }
+                case CHUNK_REQUEST -> {
+                    return new ChunkRequest(in.readLong(), in.readLong(), in.readInt());
+                }
+                case CHUNK -> {
+                    return new Chunk(in.readLong(), in.readLong(), in.readInt(), readBytes(in));
                 }
                 default -> {
                     // another protocol sharing the node's direct channel (Volery's events): not ours

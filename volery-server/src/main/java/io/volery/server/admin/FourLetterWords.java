@@ -177,6 +177,7 @@ public final class FourLetterWords {
         m.put("volery_checkpoints_corrupt", d.corruptCheckpoints());
         m.put("volery_acceptor_torn_bytes", d.tornLogBytes());
         m.put("volery_snapshots_fetched", d.snapshotsFetched());
+        m.put("volery_state_transfers", d.stateTransfers());
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());

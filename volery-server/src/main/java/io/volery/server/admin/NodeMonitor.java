@@ -57,6 +57,11 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Times the replica took a peer's state because it could not replay what it missed. */
+        default long stateTransfers() {
+            return 0;
+        }
+
         /** The newest valid snapshot file, as a peer fetches it, or null. */
         default byte[] newestSnapshot() {
             return null;

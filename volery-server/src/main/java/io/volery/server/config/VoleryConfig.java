@@ -34,6 +34,8 @@ import java.util.TreeMap;
  * logDir = /var/log/volery        # optional: a log file per node (default: standard error)
  * session.touchMillis = 500
  * snapCount = 100000              # deliveries between replica snapshots (storage = durable only)
+ * eyrie.sentPositionsMax = 4096   # recent commands whose exchanges a replica keeps for lagging partitions;
+ *                                 # a replica further behind catches up by state transfer from a peer
  * </pre>
  *
  * Errors name the file, the line and the key.
@@ -47,7 +49,8 @@ public final class VoleryConfig {
     private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort");
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
-            "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount");
+            "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount",
+            "eyrie.sentPositionsMax");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -241,6 +244,7 @@ public final class VoleryConfig {
         VoleryConfig config = new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words,
                 logDir, touch);
         config.snapCount = r.intValue("snapCount", 100_000, 1, Integer.MAX_VALUE);
+        config.sentPositionsMax = r.intValue("eyrie.sentPositionsMax", DEFAULT_SENT_POSITIONS_MAX, 1, Integer.MAX_VALUE);
         return config;
     }
 
@@ -308,6 +312,18 @@ public final class VoleryConfig {
     }
 
     private int snapCount;
+    private int sentPositionsMax;
+
+    /** Eyrie's default number of recent commands whose exchanges a replica keeps. */
+    public static final int DEFAULT_SENT_POSITIONS_MAX = 4096;
+
+    /**
+     * How many recent commands' exchanges a replica keeps for replicas of other partitions that
+     * replay them; one further behind catches up by state transfer ({@code eyrie.sentPositionsMax}).
+     */
+    public int sentPositionsMax() {
+        return sentPositionsMax;
+    }
 
     /** Deliveries between replica snapshots (taken only with {@code storage = durable}). */
     public int snapCount() {

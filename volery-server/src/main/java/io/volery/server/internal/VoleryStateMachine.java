@@ -1,6 +1,7 @@
 package io.volery.server.internal;
 
 import io.eyrie.core.Command;
+import io.eyrie.core.CommandAbandonedException;
 import io.eyrie.core.Partition;
 import io.eyrie.core.StateImage;
 import io.eyrie.core.StateMachine;
@@ -112,11 +113,17 @@ public final class VoleryStateMachine extends StateMachine {
 
     @Override
     public Object executeCommand(Command c) {
+        Object result;
         try {
-            return execute(c);
-        } finally {
+            result = execute(c);
+        } catch (CommandAbandonedException e) {
+            throw e; // its state is about to be replaced: no digest of a half-executed command
+        } catch (RuntimeException e) {
             probe.afterCommand(tree, getCurrentPosition());
+            throw e;
         }
+        probe.afterCommand(tree, getCurrentPosition());
+        return result;
     }
 
     private Object execute(Command c) {
@@ -132,6 +139,8 @@ public final class VoleryStateMachine extends StateMachine {
                 return new Object[] {bytes, eventTargets.stream().mapToInt(Integer::intValue).toArray(), zxid};
             }
             return reply;
+        } catch (CommandAbandonedException e) {
+            throw e; // not a failure: the replica takes a peer's state instead
         } catch (RuntimeException e) {
             // Eyrie sends only the message to the client; the stack trace is for the operator.
             log.error("partition={} failed to execute a request of kind {} at zxid={}", me, r.kind, zxid, e);
@@ -885,6 +894,22 @@ public final class VoleryStateMachine extends StateMachine {
             image.writeTo(treeBytes);
             out.write(KryoCodec.encode(new Object[] {treeBytes.toByteArray(), directory, clock}));
         };
+    }
+
+    /**
+     * For a peer's state transfer: the same bytes as an image, from the live tree, encoded now, so the
+     * tree's capture order (which the checkpoint writer relies on) is left alone.
+     */
+    @Override
+    protected Object snapshotStateNow() {
+        try {
+            ByteArrayOutputStream treeBytes = new ByteArrayOutputStream();
+            tree.snapshot(treeBytes);
+            byte[] written = KryoCodec.encode(new Object[] {treeBytes.toByteArray(), sessionDirectory.copy(), sessionClock});
+            return (StateImage) out -> out.write(written);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Takes what {@link #snapshotState} wrote (or, from a checkpoint of an older build, the object it returned). */

@@ -146,6 +146,15 @@ class VoleryConfigTest {
         }
     }
 
+    @Test
+    void eyrieSentPositionsMaxDefaultsToEyriesWindowAndMustBePositive() {
+        assertEquals(4096, VoleryConfig.parse(GOOD, "volery.cfg").sentPositionsMax());
+        assertEquals(32, VoleryConfig.parse(GOOD + "eyrie.sentPositionsMax = 32\n", "volery.cfg").sentPositionsMax());
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> VoleryConfig.parse(GOOD + "eyrie.sentPositionsMax = 0\n", "volery.cfg"));
+        assertTrue(e.getMessage().contains("eyrie.sentPositionsMax"), "the error should name the key: " + e.getMessage());
+    }
+
     private static void assertError(String text, String expectedStart) {
         ConfigException e = assertThrows(ConfigException.class, () -> VoleryConfig.parse(text, "volery.cfg"),
                 "expected the configuration to be rejected with: " + expectedStart);

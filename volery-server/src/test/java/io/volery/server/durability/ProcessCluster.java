@@ -41,6 +41,11 @@ final class ProcessCluster implements AutoCloseable {
      * @param snapCount deliveries between replica snapshots
      */
     ProcessCluster(Path dir, String storage, int snapCount) throws IOException {
+        this(dir, storage, snapCount, "");
+    }
+
+    /** @param extraConfig more lines of the cluster file (for example {@code eyrie.sentPositionsMax = 32\n}) */
+    ProcessCluster(Path dir, String storage, int snapCount, String extraConfig) throws IOException {
         this.dir = dir;
         List<Integer> ports = freePorts(2 * NODES.length);
         StringBuilder cfg = new StringBuilder();
@@ -66,6 +71,7 @@ final class ProcessCluster implements AutoCloseable {
         cfg.append("storage = ").append(storage).append('\n');
         cfg.append("dataDir = ").append(dir.resolve("data")).append('\n');
         cfg.append("snapCount = ").append(snapCount).append('\n');
+        cfg.append(extraConfig);
         this.config = dir.resolve("volery.cfg");
         Files.writeString(config, cfg);
     }

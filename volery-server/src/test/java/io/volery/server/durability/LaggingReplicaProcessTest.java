@@ -1,0 +1,99 @@
+package io.volery.server.durability;
+
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * The Jepsen kill nemesis's liveness bug (issues #3/#5/#7): a replica killed with kill -9 and
+ * restarted after the other partition has executed more cross-partition commands than it keeps
+ * exchanges for ({@code eyrie.sentPositionsMax}) cannot replay them. It must catch up by taking a
+ * peer's state, then serve reads of the latest writes, with the same state as its peers.
+ */
+class LaggingReplicaProcessTest {
+
+    /** Exchanges each replica keeps: the victim misses several times more cross-partition commands. */
+    private static final int WINDOW = 32;
+
+    @Test
+    void aReplicaKilledDuringLoadAndRestartedBeyondTheExchangeWindowCatchesUpByStateTransfer(@TempDir Path dir)
+            throws Exception {
+        // no snapshot before the kill: the victim replays from the start of the acceptor logs
+        try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 100_000,
+                "eyrie.sentPositionsMax = " + WINDOW + "\n")) {
+            cluster.startAll();
+            AcknowledgedWrites writes = new AcknowledgedWrites();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> loadFailure = new AtomicReference<>();
+            Thread load = new Thread(() -> {
+                try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(1) + "," + cluster.connectString(4))) {
+                    while (!stop.get()) {
+                        writes.writeOne(zk);
+                    }
+                } catch (Throwable t) {
+                    loadFailure.set(t);
+                }
+            }, "load");
+            load.start();
+            int victim = 3;
+            try {
+                awaitMoreAcknowledged(writes, 20);
+                cluster.kill(victim);
+                // top-level creates are ordered at every partition and exchange between them
+                try (ZooKeeper zk = cluster.session(2)) {
+                    for (int i = 0; i < 4 * WINDOW; i++) {
+                        zk.create("/lag-" + i, bytes(i), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                    }
+                }
+                cluster.start(victim);
+                awaitMoreAcknowledged(writes, 20);
+            } finally {
+                stop.set(true);
+                load.join(60_000);
+            }
+            assertNull(loadFailure.get(), "the load thread failed: " + loadFailure.get());
+            ProcessCluster.await("node " + victim + " reports a state transfer in mntr", 60_000,
+                    () -> stateTransfers(cluster, victim) >= 1);
+
+            try (ZooKeeper reader = cluster.session(victim)) {
+                assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, read through node " + victim);
+                int last = 4 * WINDOW - 1;
+                assertArrayEquals(bytes(last), reader.getData("/lag-" + last, false, null),
+                        "the last top-level znode written while node " + victim + " was down, read through it");
+                reader.create("/after-catch-up", bytes(1), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            }
+            cluster.assertReplicasAgree(1);
+            cluster.assertReplicasAgree(2);
+        }
+    }
+
+    private static long stateTransfers(ProcessCluster cluster, int id) {
+        try {
+            return Long.parseLong(cluster.mntr(id).getOrDefault("volery_state_transfers", "0"));
+        } catch (java.io.IOException e) {
+            return 0;
+        }
+    }
+
+    private static byte[] bytes(int i) {
+        return ("v" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void awaitMoreAcknowledged(AcknowledgedWrites writes, int more) throws InterruptedException {
+        long target = writes.acknowledged() + more;
+        ProcessCluster.await(more + " more writes acknowledged (at " + writes.acknowledged() + ", failed "
+                + writes.failed() + ")", 60_000, () -> writes.acknowledged() >= target);
+    }
+}
