@@ -258,7 +258,11 @@ final class RingCoordinator {
         return phase != Phase.IDLE || fd.coordinatorOf(ring, now) == self;
     }
 
-    void onPropose(Proposal p, long now) {
+    /**
+     * Queues a proposal; with {@code launchNow} also launches what the in-flight bound allows (else
+     * the caller calls {@link #proposalsArrived} after the last of several).
+     */
+    void onPropose(Proposal p, long now, boolean launchNow) {
         if (!takesProposals(now)) {
             return;
         }
@@ -272,6 +276,13 @@ final class RingCoordinator {
         }
         queue.add(p);
         queuedIds.add(id);
+        if (launchNow) {
+            proposalsArrived(now);
+        }
+    }
+
+    /** Launches what is queued as far as the in-flight bound allows. */
+    void proposalsArrived(long now) {
         if (phase == Phase.ACTIVE) {
             pump(now);
         }
