@@ -93,6 +93,22 @@ final class MessageCodec {
         return out;
     }
 
+    /**
+     * The wire form of {@code a} without its value: {@link #encode} of {@code a} is this followed
+     * by {@code a.value()}.
+     */
+    static byte[] encodeAcceptHead(Accept a) {
+        int size = encodedSize(a) - a.value().length;
+        ByteBuffer s = ByteBuffer.allocate(size);
+        s.put(ACCEPT).putInt(a.ring()).putLong(a.ballot()).putLong(a.instance()).putInt(a.route().length);
+        for (int n : a.route()) {
+            s.putInt(n);
+        }
+        s.putInt(a.acceptorHops()).putInt(a.hop()).putInt(a.votes()).put((byte) (a.decided() ? 1 : 0))
+                .putInt(a.value().length);
+        return s.array();
+    }
+
     /** The exact length of {@link #encode}'s result. */
     static int encodedSize(Message m) {
         if (m instanceof Heartbeat h) {

@@ -68,8 +68,11 @@ public final class NodeProtocol {
     private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
     /** Set by a runtime that calls {@link #endTurn}: Ordered notices wait for it and go out merged. */
     private boolean coalesceOrdered;
-    /** Ordered notices of this turn: proposer node -> (ring, incarnation) -> seqs. */
-    private final Map<Integer, Map<List<Long>, List<Long>>> orderedThisTurn = new TreeMap<>();
+    /** Ordered notices of this turn, merged per proposer node, ring and incarnation. */
+    private final Map<OrderedTo, LongList> orderedThisTurn = new java.util.LinkedHashMap<>();
+
+    private record OrderedTo(int node, int ring, long incarnation) {
+    }
     /** Propose messages of this turn to other nodes, per target node (see {@link #coalesceOrderedPerTurn}). */
     private final Map<Integer, List<Propose>> proposesThisTurn = new TreeMap<>();
     private Output out;
@@ -302,11 +305,9 @@ public final class NodeProtocol {
             sendProposes(e.getKey(), e.getValue());
         }
         proposesThisTurn.clear();
-        for (Map.Entry<Integer, Map<List<Long>, List<Long>>> p : orderedThisTurn.entrySet()) {
-            for (Map.Entry<List<Long>, List<Long>> e : p.getValue().entrySet()) {
-                long[] seqs = e.getValue().stream().mapToLong(Long::longValue).toArray();
-                dispatchOrSend(p.getKey(), new Ordered(e.getKey().get(0).intValue(), e.getKey().get(1), seqs));
-            }
+        for (Map.Entry<OrderedTo, LongList> e : orderedThisTurn.entrySet()) {
+            OrderedTo k = e.getKey();
+            dispatchOrSend(k.node(), new Ordered(k.ring(), k.incarnation(), e.getValue().toArray()));
         }
         orderedThisTurn.clear();
         finish(outer);
@@ -400,11 +401,8 @@ public final class NodeProtocol {
             return;
         }
         if (coalesceOrdered && m instanceof Ordered o) {
-            List<Long> seqs = orderedThisTurn.computeIfAbsent(to, k -> new java.util.HashMap<>())
-                    .computeIfAbsent(List.of((long) o.ring(), o.incarnation()), k -> new ArrayList<>());
-            for (long q : o.seqs()) {
-                seqs.add(q);
-            }
+            orderedThisTurn.computeIfAbsent(new OrderedTo(to, o.ring(), o.incarnation()), k -> new LongList())
+                    .addAll(o.seqs());
             return;
         }
         dispatchOrSend(to, m);
@@ -413,6 +411,9 @@ public final class NodeProtocol {
     private void dispatchOrSend(int to, Message m) {
         if (to == nodeId) {
             toSelf.add(m);
+        } else if (m instanceof Accept a) {
+            // The batch goes to the transport as it is: no copy into a message array per hop.
+            out.send(to, MessageCodec.encodeAcceptHead(a), a.value());
         } else {
             out.send(to, MessageCodec.encode(m));
         }
@@ -651,7 +652,9 @@ public final class NodeProtocol {
         if (decisionObserver != null) {
             decisionObserver.decided(ring, instance, value);
         }
-        if (merger.offer(ring, instance, value)) {
+        RingCoordinator c = coordinators.get(ring);
+        RingValue known = c == null ? null : c.launched(instance, value);
+        if (merger.offer(ring, instance, value, known)) {
             merger.drain(out::deliver);
         }
     }

@@ -93,17 +93,18 @@ final class Proposer {
     }
 
     /** Marks seqs decided; returns those that were pending (each reported once). */
-    List<Long> ordered(long inc, long[] seqs) {
-        List<Long> done = new ArrayList<>();
+    long[] ordered(long inc, long[] seqs) {
         if (inc != incarnation) {
-            return done;
+            return new long[0];
         }
+        long[] done = new long[seqs.length];
+        int n = 0;
         for (long s : seqs) {
             if (pending.remove(s) != null) {
-                done.add(s);
+                done[n++] = s;
             }
         }
-        return done;
+        return n == done.length ? done : java.util.Arrays.copyOf(done, n);
     }
 
     /** When {@link #due} may next return something; Long.MAX_VALUE when nothing is pending. */

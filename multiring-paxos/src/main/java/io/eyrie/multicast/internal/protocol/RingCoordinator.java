@@ -35,14 +35,17 @@ final class RingCoordinator {
 
     private static final class InFlight {
         final byte[] value;
+        /** {@code value} decoded: this node's learner takes it instead of decoding the bytes again. */
+        final RingValue decoded;
         final List<ProposalId> ids;
         /** Merge slots the value takes: 1 for a batch, k for a skip of k. */
         final long slots;
         long lastSentMillis;
         int retransmissions;
 
-        InFlight(byte[] value, List<ProposalId> ids, long slots, long now) {
+        InFlight(byte[] value, RingValue decoded, List<ProposalId> ids, long slots, long now) {
             this.value = value;
+            this.decoded = decoded;
             this.ids = ids;
             this.slots = slots;
             this.lastSentMillis = now;
@@ -312,7 +315,7 @@ final class RingCoordinator {
             for (Proposal p : batch) {
                 ids.add(p.id());
             }
-            launch(nextInstance++, RingValue.encodeBatch(batch), ids, 1, now);
+            launch(nextInstance++, RingValue.encodeBatch(batch), new RingValue.Batch(batch), ids, 1, now);
         }
     }
 
@@ -325,11 +328,11 @@ final class RingCoordinator {
                 ids.add(p.id());
             }
         }
-        launch(instance, value, ids, decoded.slots(), now);
+        launch(instance, value, decoded, ids, decoded.slots(), now);
     }
 
-    private void launch(long instance, byte[] value, List<ProposalId> ids, long slots, long now) {
-        inFlight.put(instance, new InFlight(value, ids, slots, now));
+    private void launch(long instance, byte[] value, RingValue decoded, List<ProposalId> ids, long slots, long now) {
+        inFlight.put(instance, new InFlight(value, decoded, ids, slots, now));
         inFlightDueMillis = Math.min(inFlightDueMillis, now + params.retransmitTimeoutMillis());
         inFlightIds.addAll(ids);
         sendAccept(instance, value, now);
@@ -362,6 +365,15 @@ final class RingCoordinator {
         net.send(self, new Accept(ring.id(), ballot, instance, r, acceptorHops, 0, 0, false, value));
     }
 
+    /**
+     * The decoded form of {@code value} if it is the very array this coordinator launched in
+     * {@code instance} (still undecided here), else null: the local learner then skips decoding it.
+     */
+    RingValue launched(long instance, byte[] value) {
+        InFlight f = inFlight.get(instance);
+        return f != null && f.value == value ? f.decoded : null;
+    }
+
     /** {@code instance} was decided at {@code decidedBallot}. */
     void onDecided(long instance, long decidedBallot, long now) {
         if (phase != Phase.ACTIVE || decidedBallot != ballot) {
@@ -371,18 +383,21 @@ final class RingCoordinator {
         if (f == null) {
             return;
         }
-        inFlightIds.removeAll(f.ids);
-        Map<Integer, Map<Long, List<Long>>> byProposer = new TreeMap<>();
-        for (ProposalId id : f.ids) {
-            recentlyDecided.put(id, Boolean.TRUE);
-            byProposer.computeIfAbsent(id.node(), k -> new TreeMap<>())
-                    .computeIfAbsent(id.incarnation(), k -> new ArrayList<>()).add(id.seq());
-        }
-        for (Map.Entry<Integer, Map<Long, List<Long>>> e : byProposer.entrySet()) {
-            for (Map.Entry<Long, List<Long>> i : e.getValue().entrySet()) {
-                long[] seqs = i.getValue().stream().mapToLong(Long::longValue).toArray();
-                net.send(e.getKey(), new Ordered(ring.id(), i.getKey(), seqs));
+        List<ProposalId> ids = f.ids;
+        long[] seqs = new long[ids.size()];
+        for (int i = 0; i < ids.size(); ) {
+            // One notice per run of the same proposer incarnation (a batch holds long runs: the
+            // proposals of one proposer's turn arrive together); the runtime merges them per turn.
+            ProposalId first = ids.get(i);
+            int n = 0;
+            for (; i < ids.size() && ids.get(i).node() == first.node()
+                    && ids.get(i).incarnation() == first.incarnation(); i++) {
+                ProposalId id = ids.get(i);
+                inFlightIds.remove(id);
+                recentlyDecided.put(id, Boolean.TRUE);
+                seqs[n++] = id.seq();
             }
+            net.send(first.node(), new Ordered(ring.id(), first.incarnation(), java.util.Arrays.copyOf(seqs, n)));
         }
         pump(now);
     }
@@ -426,7 +441,7 @@ final class RingCoordinator {
         // doubling the gap halved the throughput of two merged busy rings).
         long gap = r.targetSlot() - frontier + 1;
         long slots = gap + 16L * params.slotsPerRound();
-        launch(nextInstance++, RingValue.encodeSkip(slots), List.of(), slots, now);
+        launch(nextInstance++, RingValue.encodeSkip(slots), new RingValue.Skip(slots), List.of(), slots, now);
     }
 
     private void stepDown() {

@@ -51,6 +51,18 @@ class MessageCodecTest {
     }
 
     @Test
+    void anAcceptsHeadFollowedByItsValue_isTheWholeAccept() {
+        for (Message m : samples()) {
+            if (m instanceof Accept a) {
+                byte[] head = MessageCodec.encodeAcceptHead(a);
+                byte[] joined = Arrays.copyOf(head, head.length + a.value().length);
+                System.arraycopy(a.value(), 0, joined, head.length, a.value().length);
+                assertArrayEquals(MessageCodec.encode(a), joined, "head + value of " + a);
+            }
+        }
+    }
+
+    @Test
     void truncatedMessages_areRejectedAsMalformed() {
         for (Message m : samples()) {
             byte[] wire = MessageCodec.encode(m);
