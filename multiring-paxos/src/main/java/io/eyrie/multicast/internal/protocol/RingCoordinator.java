@@ -302,18 +302,17 @@ final class RingCoordinator {
             if (queue.isEmpty()) {
                 return;
             }
-            List<Proposal> batch = new ArrayList<>();
+            List<Proposal> batch = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
+            List<ProposalId> ids = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
             int bytes = 5;
             while (!queue.isEmpty() && batch.size() < params.batchMaxMessages()
                     && (batch.isEmpty() || bytes + queue.peek().encodedSize() <= params.batchMaxBytes())) {
                 Proposal p = queue.poll();
-                queuedIds.remove(p.id());
+                ProposalId id = p.id();
+                queuedIds.remove(id);
                 batch.add(p);
+                ids.add(id);
                 bytes += p.encodedSize();
-            }
-            List<ProposalId> ids = new ArrayList<>(batch.size());
-            for (Proposal p : batch) {
-                ids.add(p.id());
             }
             launch(nextInstance++, RingValue.encodeBatch(batch), new RingValue.Batch(batch), ids, 1, now);
         }
