@@ -296,8 +296,8 @@ public final class MulticastNode implements MulticastEndpoint {
                     batch.add(first);
                     events.drainTo(batch, EVENTS_PER_TURN - 1);
                 }
-                for (Runnable r : batch) {
-                    r.run();
+                for (int i = 0; i < batch.size(); i++) {
+                    batch.get(i).run();
                 }
                 batch.clear();
                 long now = nowMillis();
@@ -325,12 +325,20 @@ public final class MulticastNode implements MulticastEndpoint {
 
     /** Collects one loop turn's effects and releases them in the order durability demands. */
     private final class TurnOutput implements Output {
+        /** {to, message} or {to, head, tail} (see {@link Output#send(int, byte[], byte[])}). */
         private final ArrayDeque<Object[]> sends = new ArrayDeque<>();
-        private final List<Long> ordered = new ArrayList<>();
+        /** Seqs of local multicasts ordered this turn: ordered[0, orderedCount). */
+        private long[] ordered = new long[256];
+        private int orderedCount;
 
         @Override
         public void send(int toNodeId, byte[] message) {
             sends.add(new Object[] {toNodeId, message});
+        }
+
+        @Override
+        public void send(int toNodeId, byte[] head, byte[] tail) {
+            sends.add(new Object[] {toNodeId, head, tail});
         }
 
         @Override
@@ -340,7 +348,10 @@ public final class MulticastNode implements MulticastEndpoint {
 
         @Override
         public void ordered(long proposalSeq) {
-            ordered.add(proposalSeq);
+            if (orderedCount == ordered.length) {
+                ordered = Arrays.copyOf(ordered, orderedCount * 2);
+            }
+            ordered[orderedCount++] = proposalSeq;
         }
 
         @Override
@@ -351,7 +362,7 @@ public final class MulticastNode implements MulticastEndpoint {
         }
 
         void endTurn() {
-            if (sends.isEmpty() && ordered.isEmpty()) {
+            if (sends.isEmpty() && orderedCount == 0) {
                 return;
             }
             for (AcceptorLog l : logs.values()) {
@@ -360,6 +371,11 @@ public final class MulticastNode implements MulticastEndpoint {
             Object[] s;
             while ((s = sends.poll()) != null) {
                 int to = (Integer) s[0];
+                if (s.length == 3) {
+                    // Never to itself: the protocol handles its own messages without the runtime.
+                    transport.sendOwned(to, (byte[]) s[1], (byte[]) s[2]);
+                    continue;
+                }
                 byte[] msg = (byte[]) s[1];
                 if (to == nodeId) {
                     // Loopback without the transport; handled in a later turn like any message.
@@ -372,16 +388,16 @@ public final class MulticastNode implements MulticastEndpoint {
                     transport.sendOwned(to, msg);
                 }
             }
-            if (!ordered.isEmpty()) {
+            if (orderedCount > 0) {
                 synchronized (pending) {
-                    for (long seq : ordered) {
-                        CompletableFuture<Void> f = pending.remove(seq);
+                    for (int i = 0; i < orderedCount; i++) {
+                        CompletableFuture<Void> f = pending.remove(ordered[i]);
                         if (f != null) {
                             f.complete(null);
                         }
                     }
                 }
-                ordered.clear();
+                orderedCount = 0;
             }
         }
     }

@@ -31,6 +31,17 @@ public interface Transport extends AutoCloseable {
         return send(nodeId, ByteBuffer.wrap(message));
     }
 
+    /**
+     * Like {@link #sendOwned(int, byte[])} for the message {@code head} followed by {@code tail}:
+     * an implementation may write both to the wire without joining them first. Neither array is
+     * modified by anyone afterwards ({@code tail} may be shared with other readers).
+     */
+    default boolean sendOwned(int nodeId, byte[] head, byte[] tail) {
+        byte[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return sendOwned(nodeId, all);
+    }
+
     /** Counters for monitoring: frames sent, received, dropped, rejected. */
     TransportStats stats();
 

@@ -22,13 +22,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * MulticastBench [--seconds S] [--warmup S] [--window W] [--sizes 100,1000,10000]
  *                [--layouts alone,idle,2,4] [--storage memory,durable] [--latency-window W]
+ *                [--repeat N]
  * </pre>
  *
  * Layouts: {@code alone} = one group ordered by one ring (no merge); {@code idle} = one busy group
  * ring merged with the idle ALL ring; {@code 2} and {@code 4} = that many busy group rings merged
  * at node 1 (plus the idle ALL ring). Load: every node multicasts to the groups round-robin with
  * a window of W outstanding messages (closed loop). Latency: from multicast() on node 1 to the
- * delivery of the same message on node 1.
+ * delivery of the same message on node 1. {@code --repeat N} runs every point N times in a row (one
+ * row each): the later rows run with the JIT compilers done, which matters on a loaded machine where
+ * compilation goes on for many seconds and is counted in CPU us/msg.
  */
 public final class MulticastBench {
 
@@ -37,6 +40,7 @@ public final class MulticastBench {
         int warmup = 2;
         int window = 256;
         int latencyWindow = 1;
+        int repeat = 1;
         int[] sizes = {100, 1000, 10000};
         String[] layouts = {"alone", "idle", "2", "4"};
         String[] storages = {"memory", "durable"};
@@ -49,18 +53,23 @@ public final class MulticastBench {
                 case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--layouts" -> layouts = args[i + 1].split(",");
                 case "--storage" -> storages = args[i + 1].split(",");
+                case "--repeat" -> repeat = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        System.out.println("| layout | storage | bytes | window | msgs/s | MB/s | p50 ms | p99 ms | CPU us/msg | alloc KB/msg |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|");
+        System.out.println("| layout | storage | bytes | window | msgs/s | MB/s | p50 ms | p99 ms | CPU us/msg | app CPU us/msg | alloc KB/msg |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
         for (String storage : storages) {
             for (String layout : layouts) {
                 for (int size : sizes) {
-                    run(layout, storage, size, window, warmup, seconds);
+                    for (int r = 0; r < repeat; r++) {
+                        run(layout, storage, size, window, warmup, seconds);
+                    }
                 }
                 if (latencyWindow > 0) {
-                    run(layout, storage, 100, latencyWindow, warmup, seconds);
+                    for (int r = 0; r < repeat; r++) {
+                        run(layout, storage, 100, latencyWindow, warmup, seconds);
+                    }
                 }
             }
         }
@@ -171,6 +180,7 @@ public final class MulticastBench {
         long t0 = System.nanoTime();
         // Robust under load, unlike msgs/s: the whole JVM's CPU time and allocation per delivery.
         long cpu0 = processCpuNanos();
+        long app0 = javaThreadsCpuNanos();
         long alloc0 = allocatedBytes();
         for (int s = 0; s < seconds; s++) {
             Thread.sleep(1000L);
@@ -181,6 +191,7 @@ public final class MulticastBench {
         measuring.set(false);
         double elapsed = (System.nanoTime() - t0) / 1e9;
         long cpu = processCpuNanos() - cpu0;
+        long app = javaThreadsCpuNanos() - app0;
         long alloc = allocatedBytes() - alloc0;
         running.set(false);
         for (Thread t : loaders) {
@@ -196,14 +207,28 @@ public final class MulticastBench {
         double p50 = n == 0 ? Double.NaN : lat[n / 2] / 1e6;
         double p99 = n == 0 ? Double.NaN : lat[Math.min(n - 1, (int) (n * 0.99))] / 1e6;
         long count = Math.max(1, delivered.get());
-        System.out.println(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.0f | %.1f | %.2f | %.2f | %.1f | %.1f |",
+        System.out.println(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.0f | %.1f | %.2f | %.2f | %.1f | %.1f | %.1f |",
                 layout, storage, size, window, delivered.get() / elapsed, deliveredBytes.get() / elapsed / 1e6, p50, p99,
-                cpu / 1e3 / count, alloc / 1024.0 / count));
+                cpu / 1e3 / count, app / 1e3 / count, alloc / 1024.0 / count));
     }
 
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * CPU time of the live Java threads (nodes, transport, load generators): the process's CPU
+     * time without the JIT compilers and the garbage collector, which on a loaded machine go on
+     * compiling for many seconds and make the process figure noisy.
+     */
+    private static long javaThreadsCpuNanos() {
+        java.lang.management.ThreadMXBean t = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (long id : t.getAllThreadIds()) {
+            sum += Math.max(0, t.getThreadCpuTime(id));
+        }
+        return sum;
     }
 
     /** Bytes allocated so far by the live threads (the benchmark's threads live through a run). */

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
+import java.util.PrimitiveIterator;
 
 /**
  * Drops the second and later copies of a proposal in a ring's decided stream. Every learner of a
@@ -22,14 +22,37 @@ final class DedupTable {
     private record Key(int ring, int node) {
     }
 
+    /** The seqs seen at or above the watermark; the watermark is the set's floor. */
     private static final class Incarnation {
-        long watermark;
-        final TreeSet<Long> seen = new TreeSet<>();
+        final SeenSeqs seen = new SeenSeqs();
     }
 
     private static final class Proposer {
         long incarnationFloor = Long.MIN_VALUE;
         final TreeMap<Long, Incarnation> incarnations = new TreeMap<>();
+        /** The incarnation looked up last (nearly every lookup is of the current one). */
+        long lastId;
+        Incarnation last;
+
+        Incarnation get(long incarnation) {
+            if (last != null && lastId == incarnation) {
+                return last;
+            }
+            Incarnation inc = incarnations.get(incarnation);
+            if (inc != null) {
+                lastId = incarnation;
+                last = inc;
+            }
+            return inc;
+        }
+
+        void dropOldest() {
+            Map.Entry<Long, Incarnation> oldest = incarnations.pollFirstEntry();
+            incarnationFloor = oldest.getKey() + 1;
+            if (last == oldest.getValue()) {
+                last = null;
+            }
+        }
     }
 
     private final Map<Key, Proposer> proposers = new HashMap<>();
@@ -40,22 +63,19 @@ final class DedupTable {
         if (p.incarnation() < pr.incarnationFloor) {
             return false;
         }
-        Incarnation inc = pr.incarnations.get(p.incarnation());
+        Incarnation inc = pr.get(p.incarnation());
         if (inc == null) {
             inc = new Incarnation();
             pr.incarnations.put(p.incarnation(), inc);
             while (pr.incarnations.size() > INCARNATIONS) {
-                pr.incarnationFloor = pr.incarnations.pollFirstEntry().getKey() + 1;
+                pr.dropOldest();
             }
             if (p.incarnation() < pr.incarnationFloor) {
                 return false;
             }
         }
-        boolean first = p.seq() >= inc.watermark && inc.seen.add(p.seq());
-        if (p.watermark() > inc.watermark) {
-            inc.watermark = p.watermark();
-            inc.seen.headSet(inc.watermark).clear();
-        }
+        boolean first = inc.seen.add(p.seq());
+        inc.seen.raiseFloor(p.watermark());
         return first;
     }
 
@@ -81,9 +101,10 @@ final class DedupTable {
             b.putInt(e.getKey().ring()).putInt(e.getKey().node()).putLong(e.getValue().incarnationFloor);
             b.putInt(e.getValue().incarnations.size());
             for (Map.Entry<Long, Incarnation> i : e.getValue().incarnations.entrySet()) {
-                b.putLong(i.getKey()).putLong(i.getValue().watermark).putInt(i.getValue().seen.size());
-                for (long s : i.getValue().seen) {
-                    b.putLong(s);
+                SeenSeqs seen = i.getValue().seen;
+                b.putLong(i.getKey()).putLong(seen.floor()).putInt(seen.size());
+                for (PrimitiveIterator.OfLong it = seen.iterator(); it.hasNext(); ) {
+                    b.putLong(it.nextLong());
                 }
             }
         }
@@ -100,7 +121,7 @@ final class DedupTable {
             for (int j = 0; j < m; j++) {
                 long incId = r.i64("incarnation");
                 Incarnation inc = new Incarnation();
-                inc.watermark = r.i64("watermark");
+                inc.seen.raiseFloor(r.i64("watermark"));
                 for (long s : r.longs("seen")) {
                     inc.seen.add(s);
                 }

@@ -87,12 +87,17 @@ final class Merger {
 
     /** Buffers a decided value; false if it is old, already held or too far ahead. */
     boolean offer(int ringId, long instance, byte[] value) {
+        return offer(ringId, instance, value, null);
+    }
+
+    /** As {@link #offer(int, long, byte[])}; {@code decoded}, if not null, is {@code value} decoded. */
+    boolean offer(int ringId, long instance, byte[] value, RingValue decoded) {
         RingStream s = stream(ringId);
         if (s == null || instance < s.nextInstance || instance >= s.nextInstance + WINDOW
                 || s.buffered.containsKey(instance)) {
             return false;
         }
-        s.buffered.put(instance, RingValue.decode(value));
+        s.buffered.put(instance, decoded != null ? decoded : RingValue.decode(value));
         return true;
     }
 

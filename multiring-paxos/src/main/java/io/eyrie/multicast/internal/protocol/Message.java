@@ -23,6 +23,13 @@ sealed interface Message {
     record Propose(int ring, Proposal proposal, boolean forwarded) implements Message {
     }
 
+    /**
+     * Several Propose messages to one node in one message: what a proposer's turn produced for the
+     * same coordinator, so that a loaded proposer pays one frame per turn, not one per multicast.
+     */
+    record Proposes(List<Propose> proposes) implements Message {
+    }
+
     /** Coordinator to proposer: these seqs of that incarnation are decided. */
     record Ordered(int ring, long incarnation, long[] seqs) implements Message {
     }

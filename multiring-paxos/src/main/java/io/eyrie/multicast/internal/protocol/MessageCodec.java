@@ -24,6 +24,7 @@ final class MessageCodec {
     static final byte SKIP_REQUEST = 11;
     static final byte CHECKPOINTED = 12;
     static final byte DIRECT = 13;
+    static final byte PROPOSES = 14;
 
     private MessageCodec() {
     }
@@ -43,6 +44,12 @@ final class MessageCodec {
         } else if (m instanceof Propose p) {
             s.put(PROPOSE).putInt(p.ring()).put((byte) (p.forwarded() ? 1 : 0));
             RingValue.writeProposal(s, p.proposal());
+        } else if (m instanceof Proposes ps) {
+            s.put(PROPOSES).putInt(ps.proposes().size());
+            for (Propose p : ps.proposes()) {
+                s.putInt(p.ring()).put((byte) (p.forwarded() ? 1 : 0));
+                RingValue.writeProposal(s, p.proposal());
+            }
         } else if (m instanceof Ordered o) {
             s.put(ORDERED).putInt(o.ring()).putLong(o.incarnation()).putInt(o.seqs().length);
             for (long q : o.seqs()) {
@@ -86,12 +93,34 @@ final class MessageCodec {
         return out;
     }
 
+    /**
+     * The wire form of {@code a} without its value: {@link #encode} of {@code a} is this followed
+     * by {@code a.value()}.
+     */
+    static byte[] encodeAcceptHead(Accept a) {
+        int size = encodedSize(a) - a.value().length;
+        ByteBuffer s = ByteBuffer.allocate(size);
+        s.put(ACCEPT).putInt(a.ring()).putLong(a.ballot()).putLong(a.instance()).putInt(a.route().length);
+        for (int n : a.route()) {
+            s.putInt(n);
+        }
+        s.putInt(a.acceptorHops()).putInt(a.hop()).putInt(a.votes()).put((byte) (a.decided() ? 1 : 0))
+                .putInt(a.value().length);
+        return s.array();
+    }
+
     /** The exact length of {@link #encode}'s result. */
     static int encodedSize(Message m) {
         if (m instanceof Heartbeat h) {
             return 1 + 4 + h.rings().size() * (4 + 8 + 8 + 8);
         } else if (m instanceof Propose p) {
             return 1 + 4 + 1 + p.proposal().encodedSize();
+        } else if (m instanceof Proposes ps) {
+            int size = 1 + 4;
+            for (Propose p : ps.proposes()) {
+                size += 4 + 1 + p.proposal().encodedSize();
+            }
+            return size;
         } else if (m instanceof Ordered o) {
             return 1 + 4 + 8 + 4 + 8 * o.seqs().length;
         } else if (m instanceof Phase1a) {
@@ -150,6 +179,20 @@ final class MessageCodec {
                 int ring = ring(r);
                 boolean forwarded = r.bool("forwarded");
                 yield new Propose(ring, RingValue.readProposal(r), forwarded);
+            }
+            case PROPOSES -> {
+                // ring (4) + forwarded (1) + the smallest proposal (36 + one group)
+                int n = r.count("proposes", 4 + 1 + 40);
+                if (n == 0) {
+                    throw new MalformedMessageException("empty proposes");
+                }
+                List<Propose> ps = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    int ring = ring(r);
+                    boolean forwarded = r.bool("forwarded");
+                    ps.add(new Propose(ring, RingValue.readProposal(r), forwarded));
+                }
+                yield new Proposes(ps);
             }
             case ORDERED -> new Ordered(ring(r), r.i64("incarnation"), r.longs("seqs"));
             case PHASE1A -> new Phase1a(ring(r), r.i64("ballot"), instance(r));

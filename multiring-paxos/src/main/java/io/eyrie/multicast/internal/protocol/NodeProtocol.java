@@ -68,8 +68,13 @@ public final class NodeProtocol {
     private final ArrayDeque<Message> toSelf = new ArrayDeque<>();
     /** Set by a runtime that calls {@link #endTurn}: Ordered notices wait for it and go out merged. */
     private boolean coalesceOrdered;
-    /** Ordered notices of this turn: proposer node -> (ring, incarnation) -> seqs. */
-    private final Map<Integer, Map<List<Long>, List<Long>>> orderedThisTurn = new TreeMap<>();
+    /** Ordered notices of this turn, merged per proposer node, ring and incarnation. */
+    private final Map<OrderedTo, LongList> orderedThisTurn = new java.util.LinkedHashMap<>();
+
+    private record OrderedTo(int node, int ring, long incarnation) {
+    }
+    /** Propose messages of this turn to other nodes, per target node (see {@link #coalesceOrderedPerTurn}). */
+    private final Map<Integer, List<Propose>> proposesThisTurn = new TreeMap<>();
     private Output out;
     private long now;
     private DecisionObserver decisionObserver;
@@ -283,7 +288,8 @@ public final class NodeProtocol {
     /**
      * From now on, the runtime calls {@link #endTurn} after every batch of steps (before it sends
      * what they produced): the Ordered notices of a turn then leave as one message per proposer and
-     * ring instead of one per decided instance (a coordinator under load decides many per turn).
+     * ring instead of one per decided instance (a coordinator under load decides many per turn), and
+     * the proposals of a turn as one message per coordinator instead of one per multicast.
      */
     public void coalesceOrderedPerTurn() {
         this.coalesceOrdered = true;
@@ -291,15 +297,17 @@ public final class NodeProtocol {
 
     /** Sends what this turn held back (see {@link #coalesceOrderedPerTurn}). */
     public void endTurn(Output out) {
-        if (orderedThisTurn.isEmpty()) {
+        if (orderedThisTurn.isEmpty() && proposesThisTurn.isEmpty()) {
             return;
         }
         Output outer = begin(now, out);
-        for (Map.Entry<Integer, Map<List<Long>, List<Long>>> p : orderedThisTurn.entrySet()) {
-            for (Map.Entry<List<Long>, List<Long>> e : p.getValue().entrySet()) {
-                long[] seqs = e.getValue().stream().mapToLong(Long::longValue).toArray();
-                dispatchOrSend(p.getKey(), new Ordered(e.getKey().get(0).intValue(), e.getKey().get(1), seqs));
-            }
+        for (Map.Entry<Integer, List<Propose>> e : proposesThisTurn.entrySet()) {
+            sendProposes(e.getKey(), e.getValue());
+        }
+        proposesThisTurn.clear();
+        for (Map.Entry<OrderedTo, LongList> e : orderedThisTurn.entrySet()) {
+            OrderedTo k = e.getKey();
+            dispatchOrSend(k.node(), new Ordered(k.ring(), k.incarnation(), e.getValue().toArray()));
         }
         orderedThisTurn.clear();
         finish(outer);
@@ -366,13 +374,35 @@ public final class NodeProtocol {
         out = outer;
     }
 
-    private void send(int to, Message m) {
-        if (coalesceOrdered && m instanceof Ordered o) {
-            List<Long> seqs = orderedThisTurn.computeIfAbsent(to, k -> new java.util.HashMap<>())
-                    .computeIfAbsent(List.of((long) o.ring(), o.incarnation()), k -> new ArrayList<>());
-            for (long q : o.seqs()) {
-                seqs.add(q);
+    /** Sends {@code proposes} in as few messages as the batch size allows (one Propose stays a Propose). */
+    private void sendProposes(int to, List<Propose> proposes) {
+        if (proposes.size() == 1) {
+            dispatchOrSend(to, proposes.get(0));
+            return;
+        }
+        int from = 0;
+        int bytes = 5;
+        for (int i = 0; i < proposes.size(); i++) {
+            int size = 5 + proposes.get(i).proposal().encodedSize();
+            if (i > from && bytes + size > params.batchMaxBytes()) {
+                dispatchOrSend(to, new Proposes(List.copyOf(proposes.subList(from, i))));
+                from = i;
+                bytes = 5;
             }
+            bytes += size;
+        }
+        List<Propose> rest = proposes.subList(from, proposes.size());
+        dispatchOrSend(to, rest.size() == 1 ? rest.get(0) : new Proposes(List.copyOf(rest)));
+    }
+
+    private void send(int to, Message m) {
+        if (coalesceOrdered && to != nodeId && m instanceof Propose p) {
+            proposesThisTurn.computeIfAbsent(to, k -> new ArrayList<>()).add(p);
+            return;
+        }
+        if (coalesceOrdered && m instanceof Ordered o) {
+            orderedThisTurn.computeIfAbsent(new OrderedTo(to, o.ring(), o.incarnation()), k -> new LongList())
+                    .addAll(o.seqs());
             return;
         }
         dispatchOrSend(to, m);
@@ -381,6 +411,9 @@ public final class NodeProtocol {
     private void dispatchOrSend(int to, Message m) {
         if (to == nodeId) {
             toSelf.add(m);
+        } else if (m instanceof Accept a) {
+            // The batch goes to the transport as it is: no copy into a message array per hop.
+            out.send(to, MessageCodec.encodeAcceptHead(a), a.value());
         } else {
             out.send(to, MessageCodec.encode(m));
         }
@@ -390,7 +423,15 @@ public final class NodeProtocol {
         if (m instanceof Heartbeat h) {
             onHeartbeat(from, h);
         } else if (m instanceof Propose p) {
-            onPropose(from, p);
+            onPropose(from, p, true);
+        } else if (m instanceof Proposes ps) {
+            // Queue them all, then batch: launching on the first would send a batch of one.
+            for (Propose p : ps.proposes()) {
+                onPropose(from, p, false);
+            }
+            for (RingCoordinator c : coordinators.values()) {
+                c.proposalsArrived(now);
+            }
         } else if (m instanceof Ordered o) {
             for (long seq : proposer.ordered(o.incarnation(), o.seqs())) {
                 out.ordered(seq);
@@ -510,14 +551,14 @@ public final class NodeProtocol {
         }
     }
 
-    private void onPropose(int from, Propose p) {
+    private void onPropose(int from, Propose p, boolean launchNow) {
         if ((p.proposal().node() != from && !p.forwarded()) || orderedBy(p.proposal().groups()) != p.ring()
                 || !config.nodes().containsKey(p.proposal().node())) {
             return;
         }
         RingCoordinator c = coordinators.get(p.ring());
         if (c != null && c.takesProposals(now)) {
-            c.onPropose(p.proposal(), now);
+            c.onPropose(p.proposal(), now, launchNow);
             return;
         }
         int coordinator = fd.coordinatorOf(config.ring(p.ring()), now);
@@ -611,7 +652,9 @@ public final class NodeProtocol {
         if (decisionObserver != null) {
             decisionObserver.decided(ring, instance, value);
         }
-        if (merger.offer(ring, instance, value)) {
+        RingCoordinator c = coordinators.get(ring);
+        RingValue known = c == null ? null : c.launched(instance, value);
+        if (merger.offer(ring, instance, value, known)) {
             merger.drain(out::deliver);
         }
     }

@@ -3,10 +3,7 @@ package io.eyrie.multicast.internal.protocol;
 import io.eyrie.multicast.MulticastException;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The local proposer: numbers multicasts, keeps them until their ring reports them decided and
@@ -23,7 +20,14 @@ final class Proposer {
     private final long incarnation;
     private final long retransmitMillis;
     private long nextSeq;
-    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    /**
+     * Pending proposals by seq: seq s at {@code pending[s % MAX_SEQ_SPREAD]}. Pending seqs lie in
+     * [lowestPending, nextSeq), which {@link #propose} keeps shorter than the array.
+     */
+    private final Pending[] pending = new Pending[MAX_SEQ_SPREAD];
+    private int pendingCount;
+    /** No seq below it is pending (equal to nextSeq when nothing is). */
+    private long lowestPending;
     /** No pending proposal is due before this (a lower bound): ticks before it need not look. */
     private long earliestDueMillis = Long.MAX_VALUE;
 
@@ -54,23 +58,32 @@ final class Proposer {
     }
 
     int pendingCount() {
-        return pending.size();
+        return pendingCount;
+    }
+
+    private Pending get(long seq) {
+        return seq >= lowestPending && seq < nextSeq ? pending[(int) (seq % MAX_SEQ_SPREAD)] : null;
     }
 
     /** Registers a new multicast; throws MulticastException when too much is pending. */
     Message.Propose propose(int ring, int[] groups, byte[] payload, long now) {
-        if (pending.size() >= MAX_PENDING) {
-            throw new MulticastException("too many multicasts pending (" + pending.size()
+        if (pendingCount >= MAX_PENDING) {
+            throw new MulticastException("too many multicasts pending (" + pendingCount
                     + "): wait for some to be ordered");
         }
-        if (!pending.isEmpty() && nextSeq - pending.firstKey() >= MAX_SEQ_SPREAD) {
-            throw new MulticastException("multicast " + pending.firstKey() + " has been pending while "
+        if (pendingCount > 0 && nextSeq - lowestPending >= MAX_SEQ_SPREAD) {
+            throw new MulticastException("multicast " + lowestPending + " has been pending while "
                     + MAX_SEQ_SPREAD + " later ones were made: its ring is not ordering; retry later");
         }
+        if (pendingCount == 0) {
+            lowestPending = nextSeq;
+        }
         long seq = nextSeq++;
-        pending.put(seq, new Pending(ring, groups.clone(), payload.clone(), now));
+        Pending p = new Pending(ring, groups.clone(), payload.clone(), now);
+        pending[(int) (seq % MAX_SEQ_SPREAD)] = p;
+        pendingCount++;
         earliestDueMillis = Math.min(earliestDueMillis, now + retransmitMillis);
-        return message(seq, pending.get(seq));
+        return message(seq, p);
     }
 
     private Message.Propose message(long seq, Pending p) {
@@ -80,9 +93,10 @@ final class Proposer {
 
     /** The lowest seq of {@code ring} still pending: everything of that ring below it is decided. */
     private long watermark(int ring) {
-        for (Map.Entry<Long, Pending> e : pending.entrySet()) {
-            if (e.getValue().ring == ring) {
-                return e.getKey();
+        for (long s = lowestPending; s < nextSeq; s++) {
+            Pending p = pending[(int) (s % MAX_SEQ_SPREAD)];
+            if (p != null && p.ring == ring) {
+                return s;
             }
         }
         return nextSeq;
@@ -93,40 +107,48 @@ final class Proposer {
     }
 
     /** Marks seqs decided; returns those that were pending (each reported once). */
-    List<Long> ordered(long inc, long[] seqs) {
-        List<Long> done = new ArrayList<>();
+    long[] ordered(long inc, long[] seqs) {
         if (inc != incarnation) {
-            return done;
+            return new long[0];
         }
+        long[] done = new long[seqs.length];
+        int n = 0;
         for (long s : seqs) {
-            if (pending.remove(s) != null) {
-                done.add(s);
+            if (get(s) != null) {
+                pending[(int) (s % MAX_SEQ_SPREAD)] = null;
+                pendingCount--;
+                done[n++] = s;
             }
         }
-        return done;
+        while (lowestPending < nextSeq && pending[(int) (lowestPending % MAX_SEQ_SPREAD)] == null) {
+            lowestPending++;
+        }
+        return n == done.length ? done : java.util.Arrays.copyOf(done, n);
     }
 
     /** When {@link #due} may next return something; Long.MAX_VALUE when nothing is pending. */
     long nextDueMillis() {
-        return pending.isEmpty() ? Long.MAX_VALUE : earliestDueMillis;
+        return pendingCount == 0 ? Long.MAX_VALUE : earliestDueMillis;
     }
 
     /** Proposals due for retransmission (their timers restart). */
     List<Message.Propose> due(long now) {
-        if (now < earliestDueMillis || pending.isEmpty()) {
+        if (now < earliestDueMillis || pendingCount == 0) {
             return List.of();
         }
         List<Message.Propose> out = new ArrayList<>();
         long earliest = Long.MAX_VALUE;
-        for (Iterator<Map.Entry<Long, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<Long, Pending> e = it.next();
-            Pending p = e.getValue();
+        for (long seq = lowestPending; seq < nextSeq; seq++) {
+            Pending p = pending[(int) (seq % MAX_SEQ_SPREAD)];
+            if (p == null) {
+                continue;
+            }
             // Back off: under load a ring can take longer than one timeout to order what it holds,
             // and resending everything pending every timeout would bury it under duplicates.
             if (now - p.lastSentMillis >= wait(p)) {
                 p.lastSentMillis = now;
                 p.retransmissions++;
-                out.add(message(e.getKey(), e.getValue()));
+                out.add(message(seq, p));
             }
             earliest = Math.min(earliest, p.lastSentMillis + wait(p));
         }

@@ -35,14 +35,17 @@ final class RingCoordinator {
 
     private static final class InFlight {
         final byte[] value;
+        /** {@code value} decoded: this node's learner takes it instead of decoding the bytes again. */
+        final RingValue decoded;
         final List<ProposalId> ids;
         /** Merge slots the value takes: 1 for a batch, k for a skip of k. */
         final long slots;
         long lastSentMillis;
         int retransmissions;
 
-        InFlight(byte[] value, List<ProposalId> ids, long slots, long now) {
+        InFlight(byte[] value, RingValue decoded, List<ProposalId> ids, long slots, long now) {
             this.value = value;
+            this.decoded = decoded;
             this.ids = ids;
             this.slots = slots;
             this.lastSentMillis = now;
@@ -258,7 +261,11 @@ final class RingCoordinator {
         return phase != Phase.IDLE || fd.coordinatorOf(ring, now) == self;
     }
 
-    void onPropose(Proposal p, long now) {
+    /**
+     * Queues a proposal; with {@code launchNow} also launches what the in-flight bound allows (else
+     * the caller calls {@link #proposalsArrived} after the last of several).
+     */
+    void onPropose(Proposal p, long now, boolean launchNow) {
         if (!takesProposals(now)) {
             return;
         }
@@ -272,6 +279,13 @@ final class RingCoordinator {
         }
         queue.add(p);
         queuedIds.add(id);
+        if (launchNow) {
+            proposalsArrived(now);
+        }
+    }
+
+    /** Launches what is queued as far as the in-flight bound allows. */
+    void proposalsArrived(long now) {
         if (phase == Phase.ACTIVE) {
             pump(now);
         }
@@ -288,20 +302,19 @@ final class RingCoordinator {
             if (queue.isEmpty()) {
                 return;
             }
-            List<Proposal> batch = new ArrayList<>();
+            List<Proposal> batch = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
+            List<ProposalId> ids = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
             int bytes = 5;
             while (!queue.isEmpty() && batch.size() < params.batchMaxMessages()
                     && (batch.isEmpty() || bytes + queue.peek().encodedSize() <= params.batchMaxBytes())) {
                 Proposal p = queue.poll();
-                queuedIds.remove(p.id());
+                ProposalId id = p.id();
+                queuedIds.remove(id);
                 batch.add(p);
+                ids.add(id);
                 bytes += p.encodedSize();
             }
-            List<ProposalId> ids = new ArrayList<>(batch.size());
-            for (Proposal p : batch) {
-                ids.add(p.id());
-            }
-            launch(nextInstance++, RingValue.encodeBatch(batch), ids, 1, now);
+            launch(nextInstance++, RingValue.encodeBatch(batch), new RingValue.Batch(batch), ids, 1, now);
         }
     }
 
@@ -314,11 +327,11 @@ final class RingCoordinator {
                 ids.add(p.id());
             }
         }
-        launch(instance, value, ids, decoded.slots(), now);
+        launch(instance, value, decoded, ids, decoded.slots(), now);
     }
 
-    private void launch(long instance, byte[] value, List<ProposalId> ids, long slots, long now) {
-        inFlight.put(instance, new InFlight(value, ids, slots, now));
+    private void launch(long instance, byte[] value, RingValue decoded, List<ProposalId> ids, long slots, long now) {
+        inFlight.put(instance, new InFlight(value, decoded, ids, slots, now));
         inFlightDueMillis = Math.min(inFlightDueMillis, now + params.retransmitTimeoutMillis());
         inFlightIds.addAll(ids);
         sendAccept(instance, value, now);
@@ -351,6 +364,15 @@ final class RingCoordinator {
         net.send(self, new Accept(ring.id(), ballot, instance, r, acceptorHops, 0, 0, false, value));
     }
 
+    /**
+     * The decoded form of {@code value} if it is the very array this coordinator launched in
+     * {@code instance} (still undecided here), else null: the local learner then skips decoding it.
+     */
+    RingValue launched(long instance, byte[] value) {
+        InFlight f = inFlight.get(instance);
+        return f != null && f.value == value ? f.decoded : null;
+    }
+
     /** {@code instance} was decided at {@code decidedBallot}. */
     void onDecided(long instance, long decidedBallot, long now) {
         if (phase != Phase.ACTIVE || decidedBallot != ballot) {
@@ -360,18 +382,21 @@ final class RingCoordinator {
         if (f == null) {
             return;
         }
-        inFlightIds.removeAll(f.ids);
-        Map<Integer, Map<Long, List<Long>>> byProposer = new TreeMap<>();
-        for (ProposalId id : f.ids) {
-            recentlyDecided.put(id, Boolean.TRUE);
-            byProposer.computeIfAbsent(id.node(), k -> new TreeMap<>())
-                    .computeIfAbsent(id.incarnation(), k -> new ArrayList<>()).add(id.seq());
-        }
-        for (Map.Entry<Integer, Map<Long, List<Long>>> e : byProposer.entrySet()) {
-            for (Map.Entry<Long, List<Long>> i : e.getValue().entrySet()) {
-                long[] seqs = i.getValue().stream().mapToLong(Long::longValue).toArray();
-                net.send(e.getKey(), new Ordered(ring.id(), i.getKey(), seqs));
+        List<ProposalId> ids = f.ids;
+        long[] seqs = new long[ids.size()];
+        for (int i = 0; i < ids.size(); ) {
+            // One notice per run of the same proposer incarnation (a batch holds long runs: the
+            // proposals of one proposer's turn arrive together); the runtime merges them per turn.
+            ProposalId first = ids.get(i);
+            int n = 0;
+            for (; i < ids.size() && ids.get(i).node() == first.node()
+                    && ids.get(i).incarnation() == first.incarnation(); i++) {
+                ProposalId id = ids.get(i);
+                inFlightIds.remove(id);
+                recentlyDecided.put(id, Boolean.TRUE);
+                seqs[n++] = id.seq();
             }
+            net.send(first.node(), new Ordered(ring.id(), first.incarnation(), java.util.Arrays.copyOf(seqs, n)));
         }
         pump(now);
     }
@@ -415,7 +440,7 @@ final class RingCoordinator {
         // doubling the gap halved the throughput of two merged busy rings).
         long gap = r.targetSlot() - frontier + 1;
         long slots = gap + 16L * params.slotsPerRound();
-        launch(nextInstance++, RingValue.encodeSkip(slots), List.of(), slots, now);
+        launch(nextInstance++, RingValue.encodeSkip(slots), new RingValue.Skip(slots), List.of(), slots, now);
     }
 
     private void stepDown() {

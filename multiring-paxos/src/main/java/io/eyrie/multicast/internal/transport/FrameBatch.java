@@ -10,15 +10,19 @@ import java.util.List;
  */
 public final class FrameBatch {
 
-    private final List<byte[]> payloads = new ArrayList<>();
+    private final List<OutboundPayload> payloads = new ArrayList<>();
     private long payloadBytes;
 
     public void add(byte[] payload) {
-        payloads.add(payload);
-        payloadBytes += payload.length;
+        add(OutboundPayload.of(payload));
     }
 
-    public List<byte[]> payloads() {
+    void add(OutboundPayload payload) {
+        payloads.add(payload);
+        payloadBytes += payload.length();
+    }
+
+    List<OutboundPayload> payloads() {
         return payloads;
     }
 

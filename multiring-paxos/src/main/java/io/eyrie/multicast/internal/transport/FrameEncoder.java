@@ -37,7 +37,7 @@ public final class FrameEncoder extends MessageToByteEncoder<Object> {
     @Override
     protected void encode(ChannelHandlerContext ctx, Object msg, ByteBuf out) {
         if (msg instanceof FrameBatch batch) {
-            for (byte[] payload : batch.payloads()) {
+            for (OutboundPayload payload : batch.payloads()) {
                 writeFrame(payload, out);
             }
         } else {
@@ -52,6 +52,18 @@ public final class FrameEncoder extends MessageToByteEncoder<Object> {
         out.writeInt(length);
         out.writeInt(FrameFormat.crc32c(payload, payload.readerIndex(), length));
         out.writeBytes(payload);
+    }
+
+    /** Appends one frame holding the head then the tail of {@code payload} to {@code out}. */
+    static void writeFrame(OutboundPayload payload, ByteBuf out) {
+        CRC32C crc = new CRC32C();
+        crc.update(payload.head(), 0, payload.head().length);
+        crc.update(payload.tail(), 0, payload.tail().length);
+        out.writeInt(FrameFormat.MAGIC);
+        out.writeInt(payload.length());
+        out.writeInt((int) crc.getValue());
+        out.writeBytes(payload.head());
+        out.writeBytes(payload.tail());
     }
 
     /** Appends one frame holding {@code payload} to {@code out}. */

@@ -34,7 +34,7 @@ final class LoopbackLink implements Link {
     private static final int MESSAGES_PER_PASS = 4096;
 
     @Override
-    public boolean send(byte[] payload) {
+    public boolean send(OutboundPayload payload) {
         if (!queue.offer(payload)) {
             return false;
         }
@@ -60,7 +60,7 @@ final class LoopbackLink implements Link {
 
     private void drain() {
         drainScheduled.set(false);
-        byte[] payload;
+        OutboundPayload payload;
         int delivered = 0;
         while (delivered < MESSAGES_PER_PASS && (payload = queue.poll()) != null) {
             delivered++;
@@ -69,7 +69,7 @@ final class LoopbackLink implements Link {
                 continue;
             }
             counters.frameSent();
-            sessions.deliver(localNodeId, ByteBuffer.wrap(payload));
+            sessions.deliver(localNodeId, ByteBuffer.wrap(payload.joined()));
         }
         if (delivered == MESSAGES_PER_PASS && queue.queuedBytes() > 0) {
             scheduleDrain();

@@ -158,7 +158,7 @@ public final class NettyTransport implements Transport {
         // A plain array: cheap to allocate on any thread, and freed by the GC wherever it ends up.
         byte[] copy = new byte[length];
         message.duplicate().get(copy);
-        if (!byId[toNodeId].send(copy)) {
+        if (!byId[toNodeId].send(OutboundPayload.of(copy))) {
             counters.frameDropped();
             return false;
         }
@@ -167,9 +167,18 @@ public final class NettyTransport implements Transport {
 
     @Override
     public boolean sendOwned(int toNodeId, byte[] message) {
+        return queue(toNodeId, OutboundPayload.of(message));
+    }
+
+    @Override
+    public boolean sendOwned(int toNodeId, byte[] head, byte[] tail) {
+        return queue(toNodeId, new OutboundPayload(head, tail));
+    }
+
+    private boolean queue(int toNodeId, OutboundPayload message) {
         Link[] byId = links;
         if (closed || byId == null || toNodeId < 0 || toNodeId >= byId.length || byId[toNodeId] == null
-                || message.length > maxFrameBytes || !byId[toNodeId].send(message)) {
+                || message.length() > maxFrameBytes || !byId[toNodeId].send(message)) {
             counters.frameDropped();
             return false;
         }

@@ -14,7 +14,7 @@ final class OutboundQueue {
     /** A rough per-entry cost of the queue node and buffer object. */
     static final int ENTRY_OVERHEAD_BYTES = 64;
 
-    private final Queue<byte[]> items = new ConcurrentLinkedQueue<>();
+    private final Queue<OutboundPayload> items = new ConcurrentLinkedQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
     private final long limitBytes;
 
@@ -23,7 +23,7 @@ final class OutboundQueue {
     }
 
     /** Adds {@code payload}, which nobody may modify any more, or returns false when the queue is full. */
-    boolean offer(byte[] payload) {
+    boolean offer(OutboundPayload payload) {
         long cost = cost(payload);
         long after = queuedBytes.addAndGet(cost);
         if (after > limitBytes && after != cost) {
@@ -35,8 +35,8 @@ final class OutboundQueue {
     }
 
     /** The oldest payload, or null. */
-    byte[] poll() {
-        byte[] payload = items.poll();
+    OutboundPayload poll() {
+        OutboundPayload payload = items.poll();
         if (payload != null) {
             queuedBytes.addAndGet(-cost(payload));
         }
@@ -56,7 +56,7 @@ final class OutboundQueue {
         return queuedBytes.get();
     }
 
-    private static long cost(byte[] payload) {
-        return payload.length + ENTRY_OVERHEAD_BYTES;
+    private static long cost(OutboundPayload payload) {
+        return payload.length() + ENTRY_OVERHEAD_BYTES;
     }
 }

@@ -77,7 +77,7 @@ final class PeerLink implements Link {
     }
 
     @Override
-    public boolean send(byte[] payload) {
+    public boolean send(OutboundPayload payload) {
         if (!queue.offer(payload)) {
             return false;
         }
@@ -126,7 +126,7 @@ final class PeerLink implements Link {
         Channel ch = channel;
         int written = 0;
         FrameBatch batch = null;
-        byte[] payload;
+        OutboundPayload payload;
         while (ch.isWritable() && (payload = queue.poll()) != null) {
             if (batch == null) {
                 batch = new FrameBatch();

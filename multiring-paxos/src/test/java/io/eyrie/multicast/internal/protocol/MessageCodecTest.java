@@ -24,6 +24,8 @@ class MessageCodecTest {
                 new Heartbeat(List.of()),
                 new Propose(1, p, false),
                 new Propose(1, p, true),
+                new Proposes(List.of(new Propose(1, p, false), new Propose(0, new Proposal(3, 7, 43, 40, new int[] {5},
+                        new byte[0]), true))),
                 new Ordered(1, 7, new long[] {1, 5, 9}),
                 new Phase1a(2, 131074, 100),
                 new Phase1b(2, 131074, 100, 5, 120, 121, List.of(new Vote(100, 65537, false, batch), new Vote(101, 65537, true, skip))),
@@ -45,6 +47,18 @@ class MessageCodecTest {
             Message back = MessageCodec.decode(ByteBuffer.wrap(wire));
             assertEquals(m.getClass(), back.getClass());
             assertArrayEquals(wire, MessageCodec.encode(back), "re-encoding " + m.getClass().getSimpleName() + " changed it");
+        }
+    }
+
+    @Test
+    void anAcceptsHeadFollowedByItsValue_isTheWholeAccept() {
+        for (Message m : samples()) {
+            if (m instanceof Accept a) {
+                byte[] head = MessageCodec.encodeAcceptHead(a);
+                byte[] joined = Arrays.copyOf(head, head.length + a.value().length);
+                System.arraycopy(a.value(), 0, joined, head.length, a.value().length);
+                assertArrayEquals(MessageCodec.encode(a), joined, "head + value of " + a);
+            }
         }
     }
 

@@ -82,6 +82,21 @@ class FrameCodecTest {
     }
 
     @Test
+    void aPayloadQueuedInTwoPartsEncodesAsTheSameFrameAsWhole() {
+        byte[] head = "accept header ".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "and the batch it carries".getBytes(StandardCharsets.UTF_8);
+        EmbeddedChannel encoder = new EmbeddedChannel(FrameEncoder.INSTANCE);
+        FrameBatch batch = new FrameBatch();
+        batch.add(new OutboundPayload(head, tail));
+        batch.add(new OutboundPayload(tail, new byte[0]));
+        assertTrue(encoder.writeOutbound(batch));
+        byte[] expected = Frames.concat(Frames.frame("accept header and the batch it carries"),
+                Frames.frame("and the batch it carries"));
+        assertEquals(expected.length, batch.frameBytes(), "frameBytes() counts both parts");
+        assertArrayEquals(expected, Frames.bytes(encoder.readOutbound()));
+    }
+
+    @Test
     void encodedFrameHasMagicLengthAndCrc32cHeader() {
         byte[] f = Frames.frame("hello");
         ByteBuf b = Unpooled.wrappedBuffer(f);
