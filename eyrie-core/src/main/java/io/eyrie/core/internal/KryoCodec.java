@@ -29,10 +29,30 @@ public final class KryoCodec {
         return kryo;
     }
 
+    /**
+     * One output buffer per thread, reused: a fresh one per value (256 bytes, doubled as it fills)
+     * cost an allocation and several copies per command and reply. A buffer a large value (a
+     * checkpoint) grew is not kept; an encode inside an encode (a user serializer) gets its own.
+     */
+    private static final int KEPT_OUTPUT_BYTES_MAX = 64 * 1024;
+    private static final ThreadLocal<Output[]> OUTPUT = ThreadLocal.withInitial(() -> new Output[1]);
+
     public static byte[] encode(Object value) {
-        Output out = new Output(256, OUTPUT_BYTES_MAX);
-        KRYO.get().writeClassAndObject(out, value);
-        return out.toBytes();
+        Output[] slot = OUTPUT.get();
+        Output out = slot[0];
+        slot[0] = null; // taken: a nested encode makes its own
+        if (out == null) {
+            out = new Output(4096, OUTPUT_BYTES_MAX);
+        }
+        try {
+            out.reset();
+            KRYO.get().writeClassAndObject(out, value);
+            return out.toBytes();
+        } finally {
+            if (out.getBuffer().length <= KEPT_OUTPUT_BYTES_MAX) {
+                slot[0] = out;
+            }
+        }
     }
 
     public static Object decode(byte[] bytes) {

@@ -85,6 +85,8 @@ public final class ReplicaRuntime implements AutoCloseable {
     private volatile long volunteerUntilNanos;
     private volatile boolean volunteered;
     private final Map<Integer, int[]> replicasByPartition;
+    /** The partition of each replica node of the cluster (nodes with one group). */
+    private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
     private final BlockingQueue<Work> queue;
     private final ExchangeInbox inbox;
     private final SentExchanges sent;
@@ -127,6 +129,11 @@ public final class ReplicaRuntime implements AutoCloseable {
                     .mapToInt(ClusterConfig.Node::id).sorted().toArray());
         }
         this.designated = replicasByPartition.get(partition)[0] == nodeId;
+        for (ClusterConfig.Node n : config.nodes().values()) {
+            if (n.groups().length == 1) {
+                partitionOfNode.put(n.id(), n.groups()[0]);
+            }
+        }
         // Unbounded on purpose: the multicast node delivers from its event loop, which also casts this
         // node's votes. Blocking it while the executor waits for another partition's exchange can
         // deadlock (that partition may need this node's vote to deliver the very command).
@@ -301,15 +308,16 @@ public final class ReplicaRuntime implements AutoCloseable {
         if (closed) {
             return;
         }
+        byte type = Wire.type(message);
+        if (type != Wire.EXCHANGE && type != Wire.ASK) {
+            return; // a reply to a client, or another protocol's message on the shared channel
+        }
         Object m;
         try {
             m = Wire.decodeDirect(message);
         } catch (RuntimeException e) {
             log.warn("node={} dropped a malformed direct message from node {}: {}", nodeId, from, e.getMessage());
             return;
-        }
-        if (m == null) {
-            return; // another protocol's message on the shared channel
         }
         if (m instanceof Wire.Exchange e) {
             if (e.to() == partition) {
@@ -419,7 +427,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), false,
                     ("cannot execute command: " + e).getBytes(StandardCharsets.UTF_8)));
             replies.record(request.clientId(), request.seq(), reply);
-            send(request.clientNode(), reply);
+            answerFirstCopy(groups, request.clientNode(), reply);
             return;
         }
         if (others.length > 0) {
@@ -454,7 +462,31 @@ public final class ReplicaRuntime implements AutoCloseable {
         stats.commandsExecuted.incrementAndGet();
         byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body));
         replies.record(request.clientId(), request.seq(), reply);
-        send(request.clientNode(), reply);
+        answerFirstCopy(groups, request.clientNode(), reply);
+    }
+
+    /**
+     * The first copy of a command is answered by the replica on the client's own node when that node is
+     * a replica of one of the command's destinations: it executes the command like every other, and its
+     * reply needs no network, while the other replicas' copies would only be received, decoded and
+     * dropped by the client (three replies per command cost the client's node as much as the command).
+     * A client elsewhere (a pure client node, or a replica of another partition) hears from every
+     * replica, the first reply winning. A retried command (RESEND) is answered by every replica, so a
+     * client whose own replica cannot answer still gets a reply after its retry period.
+     */
+    private void answerFirstCopy(int[] groups, int clientNode, byte[] reply) {
+        if (clientNode != nodeId) {
+            Integer clientPartition = partitionOfNode.get(clientNode);
+            if (clientPartition != null) {
+                for (int g : groups) {
+                    if (g == clientPartition) {
+                        stats.repliesLeftToClientNode.incrementAndGet();
+                        return;
+                    }
+                }
+            }
+        }
+        send(clientNode, reply);
     }
 
     private void send(int node, byte[] reply) {
