@@ -11,8 +11,10 @@
 #
 # Prints one line per server (CPU µs per request) and the sum; writes RESULTS_DIR/cpu.json.
 # Environment: CPU_PERCENT (default: none, uncapped), STORAGE (durable), FORCE_SYNC (yes),
-#              JFR=1 (Volery: record a profile per node; bench/flame.py draws it),
-#              WARMUP (40), DURATION (20).
+#              PROFILE=1: a JFR recording (settings=profile) of every server over the window only,
+#              RESULTS_DIR/node-N.jfr, and the bytes allocated per request from its allocation samples
+#              (CPU figures of a profiled run include JFR's own cost: take them from a run without it);
+#              bench/flame.py draws the recordings. WARMUP (40), DURATION (20).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -57,8 +59,17 @@ wait_for_second() {
     sleep 0.05
   done
 }
-wait_for_second "$first"; before="$(sample)"
-wait_for_second "$total"; after="$(sample)"
+jfr_start() {
+  [ "${PROFILE:-}" = 1 ] || return 0
+  local i=0; for p in "${pids[@]}"; do i=$((i + 1)); jcmd "$p" JFR.start name=window settings=profile \
+    filename="$results/node-$i.jfr" >/dev/null; done
+}
+jfr_stop() {
+  [ "${PROFILE:-}" = 1 ] || return 0
+  for p in "${pids[@]}"; do jcmd "$p" JFR.stop name=window >/dev/null; done
+}
+wait_for_second "$first"; jfr_start; before="$(sample)"
+wait_for_second "$total"; after="$(sample)"; jfr_stop
 wait "$bench" || { cat "$log" >&2; die "volery-bench failed"; }
 
 python3 - "$results/run.json" "$first" "$total" "$before" "$after" "$system" "${pids[*]}" > "$results/cpu.json" <<'EOF'
@@ -69,7 +80,30 @@ before = [float(x) for x in sys.argv[4].split()]
 after = [float(x) for x in sys.argv[5].split()]
 ops = sum(p["ops"] for p in run["timeline"] if first < p["second"] <= total)
 per_node = [round((a - b) * 1e6 / ops, 1) for a, b in zip(after, before)]
-print(json.dumps({"system": sys.argv[6], "windowSeconds": total - first, "requests": ops,
+alloc = []
+import glob, os, re, subprocess
+for i in range(1, len(before) + 1):
+    f = os.path.join(os.path.dirname(sys.argv[1]), "node-%d.jfr" % i)
+    if not os.path.exists(f):
+        break
+    # The samples' weights add up to the bytes allocated (JFR's ObjectAllocationSample contract), except
+    # a thread's first sample, which weighs everything since the thread started; JFR's own threads are
+    # left out.
+    out = subprocess.run(["jfr", "print", "--events", "jdk.ObjectAllocationSample", f], capture_output=True,
+                         text=True).stdout
+    unit = {"bytes": 1, "byte": 1, "kB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3}
+    seen, allocated = set(), 0.0
+    for block in out.split("jdk.ObjectAllocationSample {")[1:]:
+        w = re.search(r"weight = ([\d.,]+) (bytes|byte|kB|MB|GB)", block)
+        t = re.search(r'eventThread = "([^"]*)" \(javaThreadId = (\d+)\)', block)
+        if not w or not t or t.group(1).startswith(("JFR", "Attach Listener")):
+            continue
+        if t.group(2) not in seen:
+            seen.add(t.group(2))
+            continue
+        allocated += float(w.group(1).replace(",", "")) * unit[w.group(2)]
+    alloc.append(round(allocated / ops))
+print(json.dumps({"system": sys.argv[6], "allocBytesPerRequestPerNode": alloc, "windowSeconds": total - first, "requests": ops,
                   "opsPerSec": round(ops / (total - first), 1),
                   "cpuSecondsPerNode": [round(a - b, 2) for a, b in zip(after, before)],
                   "cpuMicrosPerRequestPerNode": per_node, "cpuMicrosPerRequestSum": round(sum(per_node), 1),
@@ -78,6 +112,7 @@ EOF
 python3 -c '
 import json, sys
 c = json.load(open(sys.argv[1]))
-print("%s: %d requests in %d s (%.0f/s), CPU us per request per node %s, sum %.0f, errors %d" % (
+print("%s: %d requests in %d s (%.0f/s), CPU us per request per node %s, sum %.0f, errors %d%s" % (
     c["system"], c["requests"], c["windowSeconds"], c["opsPerSec"], c["cpuMicrosPerRequestPerNode"],
-    c["cpuMicrosPerRequestSum"], c["errors"]))' "$results/cpu.json"
+    c["cpuMicrosPerRequestSum"], c["errors"],
+    ", alloc bytes per request per node %s" % c["allocBytesPerRequestPerNode"] if c["allocBytesPerRequestPerNode"] else ""))' "$results/cpu.json"

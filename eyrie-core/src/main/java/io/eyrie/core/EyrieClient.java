@@ -43,7 +43,7 @@ public final class EyrieClient implements AutoCloseable {
      * layer's limit of 256 pending per node (beyond it the node refuses them), leaving room for
      * anything else on the node that multicasts.
      */
-    public static final int DEFAULT_MULTICAST_WINDOW = 200;
+    public static final int DEFAULT_MULTICAST_WINDOW = 240;
 
     /** Where a command's latest multicast is: waiting for room at the proposer, at it, or ordered. */
     private enum SendState { QUEUED, AT_PROPOSER, ORDERED }

@@ -419,7 +419,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         CommandRun run;
         try {
             command = (Command) KryoCodec.decode(request.command());
-            run = new CommandRun(position, request.name(), command, others);
+            run = new CommandRun(position, request, command, others);
         } catch (RuntimeException e) {
             // an undecodable command or a failing oracle fails the same way at every destination:
             // nobody sends or awaits exchanges for it, and the client gets the error
@@ -600,7 +600,8 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** One command's execution at this replica: what it expects from whom, and what it has applied. */
     private final class CommandRun implements CurrentExecution.Access {
         final long position;
-        final String name;
+        /** Only for messages: its name is built when one needs it. */
+        final Wire.Request request;
         final int[] others;
         final Set<Object> expectedIds;
         final Map<Integer, Wire.Exchange> received = new HashMap<>();
@@ -608,9 +609,9 @@ public final class ReplicaRuntime implements AutoCloseable {
         /** Rounds of {@link #exchange} this command has run so far. */
         int valueRounds;
 
-        CommandRun(long position, String name, Command command, int[] others) {
+        CommandRun(long position, Wire.Request request, Command command, int[] others) {
             this.position = position;
-            this.name = name;
+            this.request = request;
             this.others = others;
             command.rewind();
             this.expectedIds = others.length == 0 ? Set.of() : new HashSet<>(oracle.getLocalObjects(command));
@@ -682,7 +683,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                     throw new InterruptedException("replica closed");
                 }
                 byte[] ask = Wire.encode(new Wire.Ask(position, round, partition, q, nodeId));
-                log.debug("node={} cmd={} position={} asks partition {} again", nodeId, name,
+                log.debug("node={} cmd={} position={} asks partition {} again", nodeId, request.name(),
                         Position.toString(position), q);
                 for (int node : replicasByPartition.get(q)) {
                     stats.asksSent.incrementAndGet();
@@ -703,12 +704,12 @@ public final class ReplicaRuntime implements AutoCloseable {
                 return;
             }
             if (Arrays.stream(others).noneMatch(q -> q == owner)) {
-                throw new IllegalStateException("command " + name + " calls a method of object " + id
+                throw new IllegalStateException("command " + request.name() + " calls a method of object " + id
                         + " of partition " + owner + ", which is not among its destinations " + destinations()
                         + ": PartitioningOracle.getDestinations must include the owner of every object a command uses");
             }
             if (!expectedIds.contains(id)) {
-                throw new IllegalStateException("command " + name + " calls a method of remote object " + id
+                throw new IllegalStateException("command " + request.name() + " calls a method of remote object " + id
                         + " (partition " + owner + ") that PartitioningOracle.getLocalObjects does not list, so its "
                         + "owner does not ship it; list it, or mark the method @LocalMethodCall if it needs no "
                         + "up-to-date value");
@@ -721,7 +722,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             Wire.ShippedObject shipped = e.object(id);
             if (shipped == null || shipped.kind() == Wire.ShipKind.ABSENT) {
-                throw new IllegalStateException("command " + name + " calls a method of object " + id
+                throw new IllegalStateException("command " + request.name() + " calls a method of object " + id
                         + ", which its owner partition " + owner + " does not hold");
             }
             byte[] value = shipped.value();

@@ -135,7 +135,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
     @Override
     public CompletableFuture<ZkReply> submit(ClientConnection connection, ZkRequest request) {
         long sessionId = connection.sessionId();
-        VoleryRequest r = VoleryRequest.zk(sessionId, request.frame(), System.currentTimeMillis(), nodeId);
+        VoleryRequest r = VoleryRequest.zk(sessionId, request, System.currentTimeMillis(), nodeId);
         int[] destinations = oracle.destinations(r);
         // events kept for the session go out before this request's answer
         mailboxes.requestArrived(sessionId, connection);
