@@ -428,7 +428,12 @@ public final class SimulatedMulticast implements AutoCloseable {
         @Override
         public void onDirect(Handler handler) {
             synchronized (lock) {
-                n.directHandler = handler;
+                // like a real node, several protocols may share the channel (a replica and a client)
+                io.eyrie.multicast.DirectChannel.Handler before = n.directHandler;
+                n.directHandler = before == null ? handler : (from, message) -> {
+                    before.receive(from, message);
+                    handler.receive(from, message);
+                };
                 if (n.directQueue == null) {
                     n.directQueue = new DirectQueue(n);
                 }
