@@ -24,6 +24,9 @@ import java.util.concurrent.TimeUnit;
  * carries (clientId, seq); one not answered within the retry timeout is multicast again with the
  * same pair, and the replicas' reply table makes sure it executes at most once. At most
  * {@code window} commands are outstanding; {@link #executeAsync} blocks while the window is full.
+ * At most {@code multicastWindow} multicasts are at the node's proposer at once (the multicast layer
+ * refuses more); later ones wait here in submission order, and {@link #pressured()} tells a front end
+ * to stop taking requests meanwhile (ADR 019).
  *
  * <p>The node of the endpoint must have no groups in the cluster file (clients deliver nothing), and
  * it must be running: its owner starts it (a {@code MulticastNode} of a pure client with
