@@ -152,7 +152,7 @@ class RepliesAndRetriesTest {
     void aClientOnAReplicaNodeOfTheCommandsPartitionIsAnsweredByItsOwnReplicaAlone() throws Exception {
         start(3_600_000);
         int own = cluster.sim.replicasOf(1)[1];
-        try (EyrieClient onReplica = new EyrieClient(cluster.sim.endpoint(own), new RegisterMachine.Oracle(), 4, 3_600_000)) {
+        try (EyrieClient onReplica = new EyrieClient(cluster.sim.sharedEndpoint(own), new RegisterMachine.Oracle(), 4, 3_600_000)) {
             for (int i = 1; i <= 5; i++) {
                 assertEquals(i, onReplica.execute(new Command("add", "x1", 1)), "the add's result on x1");
             }

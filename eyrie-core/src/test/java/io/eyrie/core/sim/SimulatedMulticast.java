@@ -115,6 +115,17 @@ public final class SimulatedMulticast implements AutoCloseable {
         }
     }
 
+    /**
+     * Another handle on the node's current incarnation (a second protocol on a running node, such as
+     * a client beside its replica); unlike {@link #endpoint}, it does not replace the running one.
+     */
+    public MulticastEndpoint sharedEndpoint(int nodeId) {
+        NodeState n = node(nodeId);
+        synchronized (lock) {
+            return new Endpoint(n, n.incarnation);
+        }
+    }
+
     public void pauseNode(int nodeId) {
         synchronized (lock) {
             node(nodeId).paused = true;
