@@ -24,6 +24,9 @@ import java.util.concurrent.TimeUnit;
  * carries (clientId, seq); one not answered within the retry timeout is multicast again with the
  * same pair, and the replicas' reply table makes sure it executes at most once. At most
  * {@code window} commands are outstanding; {@link #executeAsync} blocks while the window is full.
+ * At most {@code multicastWindow} multicasts are at the node's proposer at once (the multicast layer
+ * refuses more); later ones wait here in submission order, and {@link #pressured()} tells a front end
+ * to stop taking requests meanwhile (ADR 021).
  *
  * <p>The node of the endpoint must have no groups in the cluster file (clients deliver nothing), and
  * it must be running: its owner starts it (a {@code MulticastNode} of a pure client with
@@ -38,8 +41,30 @@ public final class EyrieClient implements AutoCloseable {
     /** How soon a multicast the local node refused (backpressure) is tried again. */
     static final long REFUSED_RETRY_MILLIS = 20;
 
-    private record Pending(long seq, int[] groups, byte[] payload, CompletableFuture<Object> future,
-                           java.util.concurrent.atomic.AtomicLong sentNanos) {
+    /**
+     * Multicasts this client keeps at its node's proposer at once, by default: below the multicast
+     * layer's limit of 256 pending per node (beyond it the node refuses them), leaving room for
+     * anything else on the node that multicasts.
+     */
+    public static final int DEFAULT_MULTICAST_WINDOW = 240;
+
+    /** Where a command's latest multicast is: waiting for room at the proposer, at it, or ordered. */
+    private enum SendState { QUEUED, AT_PROPOSER, ORDERED }
+
+    private static final class Pending {
+        final long seq;
+        final int[] groups;
+        final byte[] payload;
+        final CompletableFuture<Object> future = new CompletableFuture<>();
+        volatile long sentNanos;
+        /** Guarded by {@link #sendLock}. */
+        SendState state = SendState.ORDERED;
+
+        Pending(long seq, int[] groups, byte[] payload) {
+            this.seq = seq;
+            this.groups = groups;
+            this.payload = payload;
+        }
     }
 
     private final MulticastEndpoint endpoint;
@@ -54,6 +79,21 @@ public final class EyrieClient implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean warnedMulticastFailure =
             new java.util.concurrent.atomic.AtomicBoolean();
 
+    /*
+     * The multicast window: at most multicastWindow multicasts at the proposer; the rest wait in the
+     * backlog, in submission order (a session's pipelined requests must reach the ring in the order
+     * they were sent). Multicasts start under the lock so that no later one overtakes an earlier one.
+     */
+    private final Object sendLock = new Object();
+    private final int multicastWindow;
+    private final int backlogHigh;
+    private final java.util.ArrayDeque<Pending> backlog = new java.util.ArrayDeque<>();
+    private int atProposer;
+    private volatile boolean pressured;
+    private volatile Runnable pressureListener = () -> { };
+    private final java.util.concurrent.atomic.AtomicLong multicastsRefused = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong multicastsQueued = new java.util.concurrent.atomic.AtomicLong();
+
     public EyrieClient(MulticastEndpoint endpoint, PartitioningOracle oracle) {
         this(endpoint, oracle, DEFAULT_WINDOW, DEFAULT_RETRY_MILLIS);
     }
@@ -63,6 +103,24 @@ public final class EyrieClient implements AutoCloseable {
      * @param retryMillis how long to wait for a reply before multicasting the command again
      */
     public EyrieClient(MulticastEndpoint endpoint, PartitioningOracle oracle, int window, long retryMillis) {
+        this(endpoint, oracle, window, retryMillis, DEFAULT_MULTICAST_WINDOW);
+    }
+
+    /**
+     * @param window          most commands outstanding at once
+     * @param retryMillis     how long to wait for a reply before multicasting the command again
+     * @param multicastWindow most multicasts at the node's proposer at once (not yet ordered); later
+     *                        ones wait in this client, in order, and {@link #pressured()} says so
+     */
+    public EyrieClient(MulticastEndpoint endpoint, PartitioningOracle oracle, int window, long retryMillis,
+                       int multicastWindow) {
+        if (multicastWindow < 1) {
+            throw new IllegalArgumentException("multicastWindow must be at least 1, got " + multicastWindow);
+        }
+        this.multicastWindow = multicastWindow;
+        // Hysteresis: pressure starts once half a window waits and ends when nothing waits, so that a
+        // front end toggles its readers about once per half window ordered, not once per command.
+        this.backlogHigh = Math.max(1, multicastWindow / 2);
         if (window < 1) {
             throw new IllegalArgumentException("window must be at least 1, got " + window);
         }
@@ -120,12 +178,12 @@ public final class EyrieClient implements AutoCloseable {
             Map.Entry<Long, Pending> oldest = pending.firstEntry();
             long ackedBelow = oldest == null ? seq : Math.min(seq, oldest.getKey());
             byte[] payload = Wire.encode(new Wire.Request(clientId, seq, ackedBelow, KryoCodec.encode(c)));
-            p = new Pending(seq, groups, payload, new CompletableFuture<>(), new java.util.concurrent.atomic.AtomicLong());
+            p = new Pending(seq, groups, payload);
             pending.put(seq, p);
         }
-        p.future().whenComplete((r, t) -> window.release());
+        p.future.whenComplete((r, t) -> window.release());
         multicast(p);
-        return p.future();
+        return p.future;
     }
 
     public long clientId() {
@@ -137,16 +195,96 @@ public final class EyrieClient implements AutoCloseable {
         return pending.size();
     }
 
+    /**
+     * Whether commands wait in this client for room at the proposer (the multicast window is full and
+     * a backlog of half a window built up); it turns false once the backlog is gone. A front end stops
+     * reading from its clients meanwhile. Read it again on every {@link #onPressureChange} call: the
+     * calls may come from several threads, but the value read last is the current one.
+     */
+    public boolean pressured() {
+        return pressured;
+    }
+
+    /** Called (on any thread) whenever {@link #pressured()} may have changed. */
+    public void onPressureChange(Runnable listener) {
+        this.pressureListener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Multicasts the local node refused (it was full, or not running) and that were tried again. */
+    public long multicastsRefused() {
+        return multicastsRefused.get();
+    }
+
+    /** Multicasts that had to wait in this client for room at the proposer. */
+    public long multicastsQueued() {
+        return multicastsQueued.get();
+    }
+
+    /** Multicasts waiting in this client for room at the proposer now. */
+    public int backlog() {
+        synchronized (sendLock) {
+            return backlog.size();
+        }
+    }
+
+    public int multicastWindow() {
+        return multicastWindow;
+    }
+
+    private record Started(Pending p, CompletableFuture<Void> ordered) {
+    }
+
     private void multicast(Pending p) {
-        p.sentNanos().set(System.nanoTime());
-        endpoint.multicast(p.groups(), p.payload()).whenComplete((v, t) -> {
-            if (t != null && !closed) {
+        Started started;
+        boolean changed = false;
+        synchronized (sendLock) {
+            if (p.state != SendState.ORDERED) {
+                return; // already waiting or at the proposer: a second copy would only take room
+            }
+            if (atProposer >= multicastWindow || !backlog.isEmpty()) {
+                p.state = SendState.QUEUED;
+                backlog.add(p);
+                multicastsQueued.incrementAndGet();
+                if (!pressured && backlog.size() >= backlogHigh) {
+                    pressured = true;
+                    changed = true;
+                }
+                started = null;
+            } else {
+                started = start(p);
+            }
+        }
+        if (changed) {
+            pressureListener.run();
+        }
+        if (started != null) {
+            watch(started);
+        }
+    }
+
+    /** Hands {@code p} to the proposer; the caller holds {@link #sendLock}. */
+    private Started start(Pending p) {
+        atProposer++;
+        p.state = SendState.AT_PROPOSER;
+        p.sentNanos = System.nanoTime();
+        return new Started(p, endpoint.multicast(p.groups, p.payload));
+    }
+
+    private void watch(Started s) {
+        s.ordered().whenComplete((v, t) -> {
+            Pending p = s.p();
+            released(p);
+            if (t == null) {
+                return;
+            }
+            if (!closed) {
+                multicastsRefused.incrementAndGet();
                 // Refused before it left this node (the proposer is full, or the node is not running):
                 // nothing was sent, so waiting a whole retry period for a reply would only stall the
                 // command and everything ordered behind it; try again shortly instead.
                 try {
                     retries.schedule(() -> {
-                        if (!closed && pending.get(p.seq()) == p) {
+                        if (!closed && pending.get(p.seq) == p) {
                             multicast(p);
                         }
                     }, REFUSED_RETRY_MILLIS, TimeUnit.MILLISECONDS);
@@ -154,17 +292,46 @@ public final class EyrieClient implements AutoCloseable {
                     // the client is closing
                 }
             }
-            if (t != null) {
-                // the retry timer multicasts it again; the first failure is worth a warning, since a
-                // node that was never started fails every multicast and the client would wait silently
-                if (!closed && !warnedMulticastFailure.getAndSet(true)) {
-                    log.warn("client={} multicast of seq={} failed ({}); retrying in {} ms. Is the client's "
-                                    + "endpoint started?", Long.toHexString(clientId), p.seq(), t.toString(), REFUSED_RETRY_MILLIS);
-                } else {
-                    log.debug("client={} seq={} multicast failed: {}", Long.toHexString(clientId), p.seq(), t.toString());
-                }
+            // the first failure is worth a warning, since a node that was never started fails every
+            // multicast and the client would wait silently
+            if (!closed && !warnedMulticastFailure.getAndSet(true)) {
+                log.warn("client={} multicast of seq={} failed ({}); retrying in {} ms. Is the client's "
+                                + "endpoint started?", Long.toHexString(clientId), p.seq, t.toString(), REFUSED_RETRY_MILLIS);
+            } else {
+                log.debug("client={} seq={} multicast failed: {}", Long.toHexString(clientId), p.seq, t.toString());
             }
         });
+    }
+
+    /** {@code p} left the proposer (ordered or refused): the next waiting multicasts take its room. */
+    private void released(Pending p) {
+        java.util.List<Started> next = null;
+        boolean changed = false;
+        synchronized (sendLock) {
+            atProposer--;
+            p.state = SendState.ORDERED;
+            while (atProposer < multicastWindow && !backlog.isEmpty()) {
+                Pending q = backlog.poll();
+                if (pending.get(q.seq) != q) {
+                    q.state = SendState.ORDERED; // answered or failed meanwhile (by an earlier copy)
+                    continue;
+                }
+                if (next == null) {
+                    next = new java.util.ArrayList<>();
+                }
+                next.add(start(q));
+            }
+            if (pressured && backlog.isEmpty()) {
+                pressured = false;
+                changed = true;
+            }
+        }
+        if (changed) {
+            pressureListener.run();
+        }
+        if (next != null) {
+            next.forEach(this::watch);
+        }
     }
 
     private void retryOverdue() {
@@ -173,24 +340,27 @@ public final class EyrieClient implements AutoCloseable {
             if (closed) {
                 return;
             }
-            if (now - p.sentNanos().get() < TimeUnit.MILLISECONDS.toNanos(retryMillis)) {
+            if (now - p.sentNanos < TimeUnit.MILLISECONDS.toNanos(retryMillis)) {
                 continue;
             }
-            log.debug("client={} seq={} no reply yet, multicasting again", Long.toHexString(clientId), p.seq());
+            log.debug("client={} seq={} no reply yet, multicasting again", Long.toHexString(clientId), p.seq);
             multicast(p);
         }
     }
 
     private void onDirect(int from, byte[] message) {
-        Object m;
+        // Every message on the node's channel comes here (exchanges, other clients' replies, other
+        // protocols): only a reply to a command still waiting is decoded.
+        if (!Wire.isReply(message) || Wire.replyClientId(message) != clientId
+                || !pending.containsKey(Wire.replySeq(message))) {
+            return;
+        }
+        Wire.Reply r;
         try {
-            m = Wire.decodeDirect(message);
+            r = (Wire.Reply) Wire.decodeDirect(message);
         } catch (RuntimeException e) {
             log.warn("client={} dropped a malformed message from node {}: {}", Long.toHexString(clientId), from,
                     e.getMessage());
-            return;
-        }
-        if (!(m instanceof Wire.Reply r) || r.clientId() != clientId) {
             return;
         }
         Pending p = pending.remove(r.seq());
@@ -198,9 +368,9 @@ public final class EyrieClient implements AutoCloseable {
             return; // a later reply to a command already answered: the first one won
         }
         if (r.ok()) {
-            p.future().complete(KryoCodec.decode(r.body()));
+            p.future.complete(KryoCodec.decode(r.body()));
         } else {
-            p.future().completeExceptionally(new EyrieException("command failed at the replicas: "
+            p.future.completeExceptionally(new EyrieException("command failed at the replicas: "
                     + new String(r.body(), StandardCharsets.UTF_8)));
         }
     }
@@ -210,7 +380,7 @@ public final class EyrieClient implements AutoCloseable {
         closed = true;
         retries.shutdownNow();
         for (Pending p : pending.values()) {
-            p.future().completeExceptionally(new EyrieException("client closed before a reply to seq " + p.seq()));
+            p.future.completeExceptionally(new EyrieException("client closed before a reply to seq " + p.seq));
         }
         pending.clear();
     }

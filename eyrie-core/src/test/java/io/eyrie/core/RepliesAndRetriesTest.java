@@ -147,4 +147,27 @@ class RepliesAndRetriesTest {
         cluster.assertNoReplicaFailed();
         assertEquals(0, cluster.total(s -> s.exchangesSent.get()), "nobody exchanged anything for the bad requests");
     }
+
+    @Test
+    void aClientOnAReplicaNodeOfTheCommandsPartitionIsAnsweredByItsOwnReplicaAlone() throws Exception {
+        start(3_600_000);
+        int own = cluster.sim.replicasOf(1)[1];
+        try (EyrieClient onReplica = new EyrieClient(cluster.sim.sharedEndpoint(own), new RegisterMachine.Oracle(), 4, 3_600_000)) {
+            for (int i = 1; i <= 5; i++) {
+                assertEquals(i, onReplica.execute(new Command("add", "x1", 1)), "the add's result on x1");
+            }
+            // partition 2 alone: the client's node is none of its replicas, so all of them answer
+            assertEquals(7, onReplica.execute(new Command("add", "y2", 7)), "the add's result on y2");
+            cluster.awaitQuiescent();
+            for (int node : cluster.sim.replicasOf(1)) {
+                assertEquals(node == own ? 5 : 0, cluster.stats(node).repliesSent.get(),
+                        "replies sent by replica " + node + " of partition 1 (the client is on node " + own + ")");
+                assertEquals(node == own ? 0 : 5, cluster.stats(node).repliesLeftToClientNode.get(),
+                        "replies replica " + node + " left to the client's own replica");
+            }
+            for (int node : cluster.sim.replicasOf(2)) {
+                assertEquals(1, cluster.stats(node).repliesSent.get(), "replies sent by replica " + node + " of partition 2");
+            }
+        }
+    }
 }

@@ -204,6 +204,9 @@ public final class VoleryNode implements AutoCloseable {
             FourLetterWords[] words = new FourLetterWords[1];
             this.frontEnd = new ZkFrontEnd(options.clientAddress(), monitored, options.juteMaxBuffer() + 1024, 2,
                     () -> new FourLetterWordHandler(words[0], adminExecutor));
+            // the front end stops reading from its clients while the node's proposer is full
+            frontEnd.readThrottle().pauseWhile(client::pressured);
+            client.onPressureChange(frontEnd.readThrottle()::changed);
             int partition = groups[0];
             int replicas = (int) config.nodes().values().stream()
                     .filter(n -> n.groups().length == 1 && n.groups()[0] == partition).count();
@@ -303,6 +306,11 @@ public final class VoleryNode implements AutoCloseable {
     /** The front end's service (Eyrie client of its sessions): for tests and tools. */
     public VoleryService service() {
         return service;
+    }
+
+    /** The front end's Eyrie client (its multicast window and refusals): for tests and tools. */
+    public EyrieClient eyrieClient() {
+        return client;
     }
 
     public MulticastNode multicast() {

@@ -99,6 +99,8 @@ public final class ReplicaRuntime implements AutoCloseable {
     private volatile long volunteerUntilNanos;
     private volatile boolean volunteered;
     private final Map<Integer, int[]> replicasByPartition;
+    /** The partition of each replica node of the cluster (nodes with one group). */
+    private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
     private final BlockingQueue<Work> queue;
     private final ExchangeInbox inbox;
     private final SentExchanges sent;
@@ -159,6 +161,11 @@ public final class ReplicaRuntime implements AutoCloseable {
                     .mapToInt(ClusterConfig.Node::id).sorted().toArray());
         }
         this.designated = replicasByPartition.get(partition)[0] == nodeId;
+        for (ClusterConfig.Node n : config.nodes().values()) {
+            if (n.groups().length == 1) {
+                partitionOfNode.put(n.id(), n.groups()[0]);
+            }
+        }
         // Unbounded on purpose: the multicast node delivers from its event loop, which also casts this
         // node's votes. Blocking it while the executor waits for another partition's exchange can
         // deadlock (that partition may need this node's vote to deliver the very command).
@@ -349,15 +356,16 @@ public final class ReplicaRuntime implements AutoCloseable {
         if (closed) {
             return;
         }
+        byte type = Wire.type(message);
+        if (type != Wire.EXCHANGE && type != Wire.ASK) {
+            return; // a reply to a client, or another protocol's message on the shared channel
+        }
         Object m;
         try {
             m = Wire.decodeDirect(message);
         } catch (RuntimeException e) {
             log.warn("node={} dropped a malformed direct message from node {}: {}", nodeId, from, e.getMessage());
             return;
-        }
-        if (m == null) {
-            return; // another protocol's message on the shared channel
         }
         if (m instanceof Wire.Exchange e) {
             if (e.to() == partition) {
@@ -599,7 +607,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         CommandRun run;
         try {
             command = (Command) KryoCodec.decode(request.command());
-            run = new CommandRun(position, request.name(), command, others);
+            run = new CommandRun(position, request, command, others);
         } catch (RuntimeException e) {
             // an undecodable command or a failing oracle fails the same way at every destination:
             // nobody sends or awaits exchanges for it, and the client gets the error
@@ -607,7 +615,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), false,
                     ("cannot execute command: " + e).getBytes(StandardCharsets.UTF_8)));
             replies.record(request.clientId(), request.seq(), reply);
-            send(request.clientNode(), reply);
+            answerFirstCopy(groups, request.clientNode(), reply);
             return;
         }
         if (others.length > 0) {
@@ -647,7 +655,31 @@ public final class ReplicaRuntime implements AutoCloseable {
         stats.commandsExecuted.incrementAndGet();
         byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body));
         replies.record(request.clientId(), request.seq(), reply);
-        send(request.clientNode(), reply);
+        answerFirstCopy(groups, request.clientNode(), reply);
+    }
+
+    /**
+     * The first copy of a command is answered by the replica on the client's own node when that node is
+     * a replica of one of the command's destinations: it executes the command like every other, and its
+     * reply needs no network, while the other replicas' copies would only be received, decoded and
+     * dropped by the client (three replies per command cost the client's node as much as the command).
+     * A client elsewhere (a pure client node, or a replica of another partition) hears from every
+     * replica, the first reply winning. A retried command (RESEND) is answered by every replica, so a
+     * client whose own replica cannot answer still gets a reply after its retry period.
+     */
+    private void answerFirstCopy(int[] groups, int clientNode, byte[] reply) {
+        if (clientNode != nodeId) {
+            Integer clientPartition = partitionOfNode.get(clientNode);
+            if (clientPartition != null) {
+                for (int g : groups) {
+                    if (g == clientPartition) {
+                        stats.repliesLeftToClientNode.incrementAndGet();
+                        return;
+                    }
+                }
+            }
+        }
+        send(clientNode, reply);
     }
 
     private void send(int node, byte[] reply) {
@@ -815,7 +847,8 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** One command's execution at this replica: what it expects from whom, and what it has applied. */
     private final class CommandRun implements CurrentExecution.Access {
         final long position;
-        final String name;
+        /** Only for messages: its name is built when one needs it. */
+        final Wire.Request request;
         final int[] others;
         final Set<Object> expectedIds;
         final Map<Integer, Wire.Exchange> received = new HashMap<>();
@@ -825,9 +858,9 @@ public final class ReplicaRuntime implements AutoCloseable {
         /** An exchange it needs is gone: it can neither finish nor reply (see {@link ExchangeGone}). */
         boolean abandoned;
 
-        CommandRun(long position, String name, Command command, int[] others) {
+        CommandRun(long position, Wire.Request request, Command command, int[] others) {
             this.position = position;
-            this.name = name;
+            this.request = request;
             this.others = others;
             command.rewind();
             this.expectedIds = others.length == 0 ? Set.of() : new HashSet<>(oracle.getLocalObjects(command));
@@ -906,7 +939,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                     throw new ExchangeGone(position);
                 }
                 byte[] ask = Wire.encode(new Wire.Ask(position, round, partition, q, nodeId));
-                log.debug("node={} cmd={} position={} asks partition {} again", nodeId, name,
+                log.debug("node={} cmd={} position={} asks partition {} again", nodeId, request.name(),
                         Position.toString(position), q);
                 for (int node : replicasByPartition.get(q)) {
                     stats.asksSent.incrementAndGet();
@@ -927,12 +960,12 @@ public final class ReplicaRuntime implements AutoCloseable {
                 return;
             }
             if (Arrays.stream(others).noneMatch(q -> q == owner)) {
-                throw new IllegalStateException("command " + name + " calls a method of object " + id
+                throw new IllegalStateException("command " + request.name() + " calls a method of object " + id
                         + " of partition " + owner + ", which is not among its destinations " + destinations()
                         + ": PartitioningOracle.getDestinations must include the owner of every object a command uses");
             }
             if (!expectedIds.contains(id)) {
-                throw new IllegalStateException("command " + name + " calls a method of remote object " + id
+                throw new IllegalStateException("command " + request.name() + " calls a method of remote object " + id
                         + " (partition " + owner + ") that PartitioningOracle.getLocalObjects does not list, so its "
                         + "owner does not ship it; list it, or mark the method @LocalMethodCall if it needs no "
                         + "up-to-date value");
@@ -945,7 +978,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             Wire.ShippedObject shipped = e.object(id);
             if (shipped == null || shipped.kind() == Wire.ShipKind.ABSENT) {
-                throw new IllegalStateException("command " + name + " calls a method of object " + id
+                throw new IllegalStateException("command " + request.name() + " calls a method of object " + id
                         + ", which its owner partition " + owner + " does not hold");
             }
             byte[] value = shipped.value();

@@ -6,6 +6,8 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -94,17 +96,21 @@ public final class Wire {
     public record Reply(long clientId, long seq, boolean ok, byte[] body) {
     }
 
+    /** Sizes are known up front: one exact array, no stream and no growth copies (hot path). */
     public static byte[] encode(Request r) {
-        return write(out -> {
-            out.writeLong(r.clientId());
-            out.writeLong(r.seq());
-            out.writeLong(r.ackedBelow());
-            writeBytes(out, r.command());
-        });
+        byte[] command = r.command();
+        return ByteBuffer.allocate(8 + 8 + 8 + 4 + command.length)
+                .putLong(r.clientId()).putLong(r.seq()).putLong(r.ackedBelow())
+                .putInt(command.length).put(command).array();
     }
 
     public static Request decodeRequest(byte[] bytes) {
-        return read(bytes, in -> new Request(in.readLong(), in.readLong(), in.readLong(), readBytes(in)));
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        try {
+            return new Request(in.getLong(), in.getLong(), in.getLong(), bytes(in));
+        } catch (BufferUnderflowException e) {
+            throw malformed(bytes, "truncated request");
+        }
     }
 
     public static byte[] encode(Exchange e) {
@@ -136,13 +142,56 @@ public final class Wire {
     }
 
     public static byte[] encode(Reply r) {
-        return write(out -> {
-            out.writeByte(REPLY);
-            out.writeLong(r.clientId());
-            out.writeLong(r.seq());
-            out.writeBoolean(r.ok());
-            writeBytes(out, r.body());
-        });
+        byte[] body = r.body();
+        return ByteBuffer.allocate(REPLY_HEADER_BYTES + 4 + body.length)
+                .put(REPLY).putLong(r.clientId()).putLong(r.seq()).put((byte) (r.ok() ? 1 : 0))
+                .putInt(body.length).put(body).array();
+    }
+
+    /** The kind of a direct message (its first byte): lets a protocol skip the others' messages undecoded. */
+    public static byte type(byte[] message) {
+        return message.length == 0 ? 0 : message[0];
+    }
+
+    public static boolean isReply(byte[] message) {
+        return type(message) == REPLY && message.length >= REPLY_HEADER_BYTES;
+    }
+
+    /** The client a reply is for, read in place (a client drops the replies of other clients undecoded). */
+    public static long replyClientId(byte[] reply) {
+        return ByteBuffer.wrap(reply).getLong(1);
+    }
+
+    /** The seq a reply answers, read in place (the first reply wins; later copies need no decoding). */
+    public static long replySeq(byte[] reply) {
+        return ByteBuffer.wrap(reply).getLong(9);
+    }
+
+    /** type, clientId, seq, ok */
+    private static final int REPLY_HEADER_BYTES = 1 + 8 + 8 + 1;
+
+    private static Reply decodeReply(byte[] bytes) {
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        try {
+            in.get();
+            return new Reply(in.getLong(), in.getLong(), in.get() != 0, bytes(in));
+        } catch (BufferUnderflowException e) {
+            throw malformed(bytes, "truncated reply");
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer in) {
+        int n = in.getInt();
+        if (n < 0 || n > in.remaining()) {
+            throw new BufferUnderflowException();
+        }
+        byte[] b = new byte[n];
+        in.get(b);
+        return b;
+    }
+
+    private static IllegalArgumentException malformed(byte[] bytes, String what) {
+        return new IllegalArgumentException("malformed Eyrie message (" + bytes.length + " bytes): " + what);
     }
 
     public static byte[] encode(Gone g) {
@@ -197,6 +246,9 @@ public final class Wire {
      * message of another protocol on the same channel (its first byte is none of Eyrie's types).
      */
     public static Object decodeDirect(byte[] bytes) {
+        if (type(bytes) == REPLY) {
+            return decodeReply(bytes);
+        }
         return read(bytes, in -> {
             byte type = in.readByte();
             switch (type) {
@@ -221,9 +273,6 @@ public final class Wire {
                 }
                 case ASK -> {
                     return new Ask(in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt());
-                }
-                case REPLY -> {
-                    return new Reply(in.readLong(), in.readLong(), in.readBoolean(), readBytes(in));
                 }
                 case GONE -> {
                     return new Gone(in.readLong(), in.readInt());

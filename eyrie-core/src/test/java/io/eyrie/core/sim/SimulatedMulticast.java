@@ -115,6 +115,17 @@ public final class SimulatedMulticast implements AutoCloseable {
         }
     }
 
+    /**
+     * Another handle on the node's current incarnation (a second protocol on a running node, such as
+     * a client beside its replica); unlike {@link #endpoint}, it does not replace the running one.
+     */
+    public MulticastEndpoint sharedEndpoint(int nodeId) {
+        NodeState n = node(nodeId);
+        synchronized (lock) {
+            return new Endpoint(n, n.incarnation);
+        }
+    }
+
     public void pauseNode(int nodeId) {
         synchronized (lock) {
             node(nodeId).paused = true;
@@ -428,7 +439,12 @@ public final class SimulatedMulticast implements AutoCloseable {
         @Override
         public void onDirect(Handler handler) {
             synchronized (lock) {
-                n.directHandler = handler;
+                // like a real node, several protocols may share the channel (a replica and a client)
+                io.eyrie.multicast.DirectChannel.Handler before = n.directHandler;
+                n.directHandler = before == null ? handler : (from, message) -> {
+                    before.receive(from, message);
+                    handler.receive(from, message);
+                };
                 if (n.directQueue == null) {
                     n.directQueue = new DirectQueue(n);
                 }

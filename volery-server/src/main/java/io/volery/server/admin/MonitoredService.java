@@ -98,21 +98,47 @@ public final class MonitoredService implements ZkService {
         });
     }
 
+    /**
+     * The timer of the request's operation and partitions. Looked up by a number (the operation and a
+     * bit per partition) so that the common case builds no strings per request; partition ids beyond
+     * the bits take the string key.
+     */
     private Timer timer(ZkRequest request) {
-        String partitions;
+        int[] d;
         try {
-            int[] d = oracle.destinations(VoleryRequest.zk(0, request.frame(), 0, 0));
-            partitions = d.length == 1 ? String.valueOf(d[0])
-                    : d.length == 0 ? "none" : Arrays.stream(d).mapToObj(String::valueOf).collect(Collectors.joining("+"));
+            d = oracle.destinations(VoleryRequest.zk(0, request, 0, 0));
         } catch (RuntimeException e) {
-            partitions = "unknown";
+            return timer(request.opCode(), "unknown");
         }
-        String op = OpNames.tag(request.opCode());
+        long mask = 0;
+        for (int p : d) {
+            mask = p >= 0 && p < 31 && mask >= 0 ? mask | (1L << p) : -1;
+        }
+        if (mask < 0) {
+            return timer(request.opCode(), partitionsTag(d));
+        }
+        long key = ((long) request.opCode() << 32) | mask;
+        Timer t = timersByMask.get(key);
+        if (t == null) {
+            int[] destinations = d;
+            t = timersByMask.computeIfAbsent(key, k -> timer(request.opCode(), partitionsTag(destinations)));
+        }
+        return t;
+    }
+
+    private final Map<Long, Timer> timersByMask = new ConcurrentHashMap<>();
+
+    private static String partitionsTag(int[] d) {
+        return d.length == 1 ? String.valueOf(d[0])
+                : d.length == 0 ? "none" : Arrays.stream(d).mapToObj(String::valueOf).collect(Collectors.joining("+"));
+    }
+
+    private Timer timer(int opCode, String partitions) {
+        String op = OpNames.tag(opCode);
         String key = op + "/" + partitions;
-        String partitionTag = partitions;
         return timers.computeIfAbsent(key, k -> Timer.builder("volery.requests")
                 .description("ZooKeeper requests served by this node, by operation and partitions reached")
-                .tag("op", op).tag("partition", partitionTag)
+                .tag("op", op).tag("partition", partitions)
                 .register(registry));
     }
 

@@ -256,13 +256,47 @@ public final class ZkCodec {
         void write(BinaryOutputArchive a) throws IOException;
     }
 
+    /**
+     * Encodes with a per-thread archive over a reused buffer: a jute archive allocates a 1 KiB
+     * scratch buffer when made, which was most of the garbage of every reply. A buffer grown past
+     * {@link #KEPT_BUFFER_BYTES_MAX} (a large getData) is not kept; a write inside a write gets its own.
+     */
     static byte[] write(ArchiveWriter w) {
+        Encoder[] slot = ENCODER.get();
+        Encoder e = slot[0];
+        slot[0] = null;
+        if (e == null) {
+            e = new Encoder();
+        }
         try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-            w.write(BinaryOutputArchive.getArchive(bytes));
-            return bytes.toByteArray();
-        } catch (IOException e) {
-            throw new IllegalStateException("in-memory serialization cannot fail", e);
+            e.bytes.reset();
+            w.write(e.archive);
+            return e.bytes.toByteArray();
+        } catch (IOException ex) {
+            throw new IllegalStateException("in-memory serialization cannot fail", ex);
+        } finally {
+            if (e.bytes.capacity() <= KEPT_BUFFER_BYTES_MAX) {
+                slot[0] = e;
+            }
+        }
+    }
+
+    private static final int KEPT_BUFFER_BYTES_MAX = 64 * 1024;
+    private static final ThreadLocal<Encoder[]> ENCODER = ThreadLocal.withInitial(() -> new Encoder[1]);
+
+    private static final class Encoder {
+        final ReusableBytes bytes = new ReusableBytes();
+        final BinaryOutputArchive archive = new BinaryOutputArchive(new java.io.DataOutputStream(bytes));
+    }
+
+    /** A byte array stream whose capacity can be read (to drop one a large value grew). */
+    private static final class ReusableBytes extends ByteArrayOutputStream {
+        ReusableBytes() {
+            super(512);
+        }
+
+        int capacity() {
+            return buf.length;
         }
     }
 }

@@ -42,6 +42,11 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
 
     private final ZkService service;
     private final FrontEndStats stats;
+    private final ReadThrottle throttle;
+    /** A completed reply scheduled a drain on the event loop that has not run yet (one wakeup serves many). */
+    private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Between the connect request and the service's answer: nothing else may be read. */
+    private boolean awaitingSession;
     private final List<Id> authInfo = new CopyOnWriteArrayList<>();
     private final ArrayDeque<CompletableFuture<ZkReply>> inOrder = new ArrayDeque<>();
     private volatile long sessionId;
@@ -50,8 +55,32 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private boolean closing;
 
     public ZkConnectionHandler(ZkService service, FrontEndStats stats) {
+        this(service, stats, new ReadThrottle());
+    }
+
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle) {
         this.service = service;
         this.stats = stats;
+        this.throttle = throttle;
+    }
+
+    /** The throttle's condition may have changed: (un)pause reading, on this connection's event loop. */
+    void readStateChanged() {
+        Channel c = channel;
+        if (c != null) {
+            c.eventLoop().execute(this::applyReadState);
+        }
+    }
+
+    private void applyReadState() {
+        Channel c = channel;
+        if (c == null) {
+            return;
+        }
+        boolean read = !closing && !awaitingSession && !throttle.paused();
+        if (c.config().isAutoRead() != read) {
+            c.config().setAutoRead(read);
+        }
     }
 
     @Override
@@ -62,12 +91,17 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             authInfo.add(new Id("ip", remote.getAddress().getHostAddress()));
         }
         stats.connectionOpened();
+        throttle.register(this);
+        if (throttle.paused()) {
+            applyReadState();
+        }
         ctx.fireChannelActive();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         stats.connectionClosed();
+        throttle.unregister(this);
         if (handshakeDone) {
             service.disconnected(this);
         }
@@ -103,7 +137,8 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
 
     private void handshake(ChannelHandlerContext ctx, ConnectRequest req) {
         // Stop reading until the session is settled, as ZooKeeper does: requests must not race it.
-        ctx.channel().config().setAutoRead(false);
+        awaitingSession = true;
+        applyReadState();
         handshakeDone = true;
         service.connect(req, this).whenComplete((outcome, err) -> ctx.executor().execute(() -> {
             if (err != null) {
@@ -118,8 +153,9 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             }
             writeFrame(ctx, ZkCodec.encodeConnectResponse(rsp));
             ctx.flush();
+            awaitingSession = false;
             if (outcome.accepted()) {
-                ctx.channel().config().setAutoRead(true);
+                applyReadState();
             } else {
                 log.info("session 0x{} from {} is expired or invalid; closing", Long.toHexString(req.getSessionId()),
                         remoteAddress());
@@ -207,8 +243,11 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         f.whenComplete((rep, err) -> {
             if (ctx.executor().inEventLoop()) {
                 drain(ctx);
-            } else {
-                ctx.executor().execute(() -> drain(ctx));
+            } else if (drainScheduled.compareAndSet(false, true)) {
+                ctx.executor().execute(() -> {
+                    drainScheduled.set(false);
+                    drain(ctx);
+                });
             }
         });
     }
@@ -249,7 +288,11 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             if (reply == null) {
                 continue;
             }
-            writeFrame(ctx, ZkCodec.encodeReply(reply));
+            if (reply.encoded() != null) {
+                writeEncoded(ctx, reply);
+            } else {
+                writeFrame(ctx, ZkCodec.encodeReply(reply));
+            }
             wrote = true;
         }
         if (wrote) {
@@ -262,8 +305,17 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private void closeAfterReplies(ChannelHandlerContext ctx) {
         closing = true;
         closeWhenDrained = true;
-        ctx.channel().config().setAutoRead(false);
+        applyReadState();
         drain(ctx);
+    }
+
+    /** A reply a replica encoded (with xid 0): framed with this request's xid, copied once into the buffer. */
+    private void writeEncoded(ChannelHandlerContext ctx, ZkReply reply) {
+        byte[] body = reply.encoded();
+        ByteBuf buf = ctx.alloc().buffer(4 + body.length);
+        buf.writeInt(body.length).writeInt(reply.xid()).writeBytes(body, 4, body.length - 4);
+        stats.bytesSent(4 + body.length);
+        ctx.write(buf);
     }
 
     private void writeFrame(ChannelHandlerContext ctx, byte[] body) {

@@ -29,6 +29,7 @@ public final class ZkFrontEnd implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel server;
     private final FrontEndStats stats = new FrontEndStats();
+    private final ReadThrottle readThrottle = new ReadThrottle();
 
     /**
      * @param maxFrameBytes jute.maxbuffer: larger frames close the connection
@@ -60,7 +61,7 @@ public final class ZkFrontEnd implements AutoCloseable {
                             }
                             ch.pipeline()
                                     .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
-                                    .addLast("session", new ZkConnectionHandler(service, stats));
+                                    .addLast("session", new ZkConnectionHandler(service, stats, readThrottle));
                         }
                     })
                     .bind(bind).syncUninterruptibly().channel();
@@ -74,6 +75,11 @@ public final class ZkFrontEnd implements AutoCloseable {
 
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /** Pauses reading from every client connection while the service cannot take more requests. */
+    public ReadThrottle readThrottle() {
+        return readThrottle;
     }
 
     public FrontEndStats stats() {

@@ -43,7 +43,7 @@ public final class VoleryOracle extends PartitioningOracle {
         }
         ZkRequest q;
         try {
-            q = ZkCodec.decodeRequest(r.frame);
+            q = r.zkRequest();
         } catch (ZkCodec.MalformedRequestException e) {
             // The front end decoded it once already; any single partition will answer the error.
             return new int[] {localPartition};

@@ -36,8 +36,21 @@ public final class VoleryRequest {
      * partition, not answered yet when this one was sent), which must run first; 0 for none.
      */
     public long after;
+    /**
+     * ZK: {@link #frame} decoded, where the front end already holds it: the oracle reads its paths
+     * without decoding the frame again. Transient: it does not travel (replicas decode the frame).
+     */
+    transient io.volery.server.frontend.ZkRequest decoded;
 
     public VoleryRequest() {
+    }
+
+    /** ZK: the request the frame holds (decoded once per process and kept). */
+    io.volery.server.frontend.ZkRequest zkRequest() throws io.volery.server.frontend.ZkCodec.MalformedRequestException {
+        if (decoded == null) {
+            decoded = io.volery.server.frontend.ZkCodec.decodeRequest(frame);
+        }
+        return decoded;
     }
 
     public static VoleryRequest zk(long sessionId, byte[] frame, long timeMillis, int frontEnd) {
@@ -47,6 +60,14 @@ public final class VoleryRequest {
         r.frame = frame;
         r.timeMillis = timeMillis;
         r.frontEnd = frontEnd;
+        return r;
+    }
+
+    /** A ZK request whose frame the caller already decoded into {@code request}. */
+    public static VoleryRequest zk(long sessionId, io.volery.server.frontend.ZkRequest request, long timeMillis,
+                                   int frontEnd) {
+        VoleryRequest r = zk(sessionId, request.frame(), timeMillis, frontEnd);
+        r.decoded = request;
         return r;
     }
 

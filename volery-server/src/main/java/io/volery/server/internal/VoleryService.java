@@ -60,6 +60,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
     private final Map<Long, ClientConnection> connections = new ConcurrentHashMap<>();
     private final Map<Long, SessionOrder> order = new ConcurrentHashMap<>();
     private final AtomicLong lastZxid = new AtomicLong();
+    private final AtomicLong reorderedResends = new AtomicLong();
     private final ScheduledExecutorService timer;
     private final Map<String, Boolean> seenEvents = new LinkedHashMap<>(1024, 0.75f, false) {
         @Override
@@ -134,11 +135,11 @@ public final class VoleryService implements ZkService, AutoCloseable {
     @Override
     public CompletableFuture<ZkReply> submit(ClientConnection connection, ZkRequest request) {
         long sessionId = connection.sessionId();
-        VoleryRequest r = VoleryRequest.zk(sessionId, request.frame(), System.currentTimeMillis(), nodeId);
+        VoleryRequest r = VoleryRequest.zk(sessionId, request, System.currentTimeMillis(), nodeId);
         int[] destinations = oracle.destinations(r);
         // events kept for the session go out before this request's answer
         mailboxes.requestArrived(sessionId, connection);
-        SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder());
+        SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder(reorderedResends));
         CompletableFuture<ZkReply> reply = o.submit(destinations, r, req -> client.executeAsync(new Command(req)),
                         this::afterEventsQueued)
                 .thenApply(bytes -> {
@@ -286,10 +287,15 @@ public final class VoleryService implements ZkService, AutoCloseable {
      * request waits for the answers to the ones before it.
      */
     private static final class SessionOrder {
+        private final AtomicLong reorderedResends;
         private CompletableFuture<?> answered = CompletableFuture.completedFuture(null);
         private CompletableFuture<Void> sent = CompletableFuture.completedFuture(null);
         private int[] lastDestinations = new int[0];
         private long lastSeq;
+
+        SessionOrder(AtomicLong reorderedResends) {
+            this.reorderedResends = reorderedResends;
+        }
 
         /**
          * @param execute orders the request and returns the replicas' answer
@@ -304,7 +310,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
             r.after = pipeline ? lastSeq - 1 : 0;
             CompletableFuture<?> before = answered;
             java.util.function.Supplier<CompletableFuture<byte[]>> send =
-                    () -> attempt(r, before, execute).thenCompose(release);
+                    () -> attempt(r, before, execute, reorderedResends).thenCompose(release);
             // Not before the previous request went out: it may itself still wait for other partitions,
             // and sending this one first would let the ring order it first.
             CompletableFuture<?> gate = pipeline ? sent : answered;
@@ -332,18 +338,28 @@ public final class VoleryService implements ZkService, AutoCloseable {
 
         /** Sends {@code r}; if it overtook the request it follows, sends it again once that one is answered. */
         private static CompletableFuture<Object> attempt(VoleryRequest r, CompletableFuture<?> before,
-                                                         java.util.function.Function<VoleryRequest, CompletableFuture<Object>> execute) {
+                                                         java.util.function.Function<VoleryRequest, CompletableFuture<Object>> execute,
+                                                         AtomicLong reorderedResends) {
             return execute.apply(r).thenCompose(result -> {
                 if (!(result instanceof VoleryStateMachine.Reordered)) {
                     return CompletableFuture.completedFuture(result);
                 }
+                reorderedResends.incrementAndGet();
                 return before.handle((x, e) -> null).thenCompose(x -> {
                     // every earlier request is answered, so this one can only come after them now
                     r.after = 0;
-                    return attempt(r, before, execute);
+                    return attempt(r, before, execute, reorderedResends);
                 });
             });
         }
+    }
+
+    /**
+     * Requests the replicas refused because they arrived before the request they were pipelined
+     * behind (the earlier one was held up, by a refusal or a failover), and that were sent again.
+     */
+    public long reorderedResends() {
+        return reorderedResends.get();
     }
 
     /** For tests and tools: the sessions connected here. */
