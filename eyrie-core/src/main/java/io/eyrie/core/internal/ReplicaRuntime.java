@@ -357,7 +357,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         byte type = Wire.type(message);
-        if (type != Wire.EXCHANGE && type != Wire.ASK) {
+        if (!Wire.isReplicaMessage(type)) {
             return; // a reply to a client, or another protocol's message on the shared channel
         }
         Object m;

@@ -153,6 +153,11 @@ public final class Wire {
         return message.length == 0 ? 0 : message[0];
     }
 
+    /** Whether a direct message of this type is for replicas: exchanges, asks and state transfer. */
+    static boolean isReplicaMessage(byte type) {
+        return type == EXCHANGE || type == ASK || (type >= GONE && type <= CHUNK);
+    }
+
     public static boolean isReply(byte[] message) {
         return type(message) == REPLY && message.length >= REPLY_HEADER_BYTES;
     }
