@@ -161,4 +161,30 @@ class CheckpointRecoveryTest {
         assertEquals(15 + 150, client.execute(new Command("sum", "x1", "y2")),
                 "a new command across both partitions completes after the restart");
     }
+
+    /**
+     * A replica restarted without a checkpoint replays every cross-partition command it missed. The
+     * other partition sent those exchanges long ago, so the replayer must ask; an answer carries the
+     * kept exchanges that follow too, so it asks a few times, not once per command.
+     */
+    @Test
+    void aReplayingReplicaAsksForExchangesInBatchesNotOncePerCommand() throws Exception {
+        cluster = new SimCluster(2, 2, 1, 1, RegisterMachine::new, m -> m.setExchangeTimeoutMillis(50))
+                .withClients(new RegisterMachine.Oracle(), 4, 60_000);
+        EyrieClient client = cluster.client(0);
+        int victim = cluster.sim.replicasOf(1)[1];
+        cluster.crash(victim);
+        int commands = 60;
+        for (int i = 1; i <= commands; i++) {
+            client.execute(new Command("add", "y2", 1));
+            client.execute(new Command("sum", "x1", "y2"));
+        }
+        cluster.startReplica(victim);
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+        assertEquals(commands, cluster.stats(victim).commandsExecuted.get(), "the restarted replica replays the sums");
+        long asks = cluster.stats(victim).asksSent.get();
+        assertTrue(asks < commands / 2, "the replayer should get the following exchanges with each answer, but sent "
+                + asks + " asks for " + commands + " cross-partition commands");
+    }
 }

@@ -389,6 +389,9 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
+    /** How many kept exchanges after an asked one go with the answer (see {@link #answer}). */
+    static final int CATCH_UP_EXCHANGES = 256;
+
     private void answer(Wire.Ask a) {
         if (a.owner() != partition) {
             return;
@@ -404,6 +407,13 @@ public final class ReplicaRuntime implements AutoCloseable {
             stats.asksAnswered.incrementAndGet();
             stats.exchangesSent.incrementAndGet();
             endpoint.sendDirect(a.askerNode(), encoded);
+            // An asker that replays from far behind (restarted) would otherwise wait an exchange
+            // timeout for each of its next cross-partition commands: the designated sender sent those
+            // exchanges long ago. Send it the ones that follow too; its inbox buffers early exchanges.
+            for (byte[] next : sent.following(a.position(), a.asker(), CATCH_UP_EXCHANGES)) {
+                stats.exchangesSent.incrementAndGet();
+                endpoint.sendDirect(a.askerNode(), next);
+            }
         } else if (sent.highestPosition() > a.position()) {
             // executed too long ago: the asker cannot replay this command and must catch up by state transfer
             stats.gonesSent.incrementAndGet();

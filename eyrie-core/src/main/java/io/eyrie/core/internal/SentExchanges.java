@@ -39,6 +39,27 @@ final class SentExchanges {
         return m == null ? null : m.get(ExchangeInbox.key(toPartition, round));
     }
 
+    /**
+     * The kept round-0 exchanges for {@code toPartition} of the commands after {@code position}, oldest
+     * first, at most {@code limit}: what a replica replaying from far behind will ask for next.
+     */
+    synchronized java.util.List<byte[]> following(long position, int toPartition, int limit) {
+        java.util.List<byte[]> out = new java.util.ArrayList<>();
+        long key = ExchangeInbox.key(toPartition, 0);
+        for (Map.Entry<Long, Map<Long, byte[]>> e : byPosition.entrySet()) {
+            if (out.size() >= limit) {
+                break;
+            }
+            if (e.getKey() > position) {
+                byte[] bytes = e.getValue().get(key);
+                if (bytes != null) {
+                    out.add(bytes);
+                }
+            }
+        }
+        return out;
+    }
+
     synchronized long highestPosition() {
         return highestPosition;
     }
