@@ -150,7 +150,12 @@ class RepliesAndRetriesTest {
 
     @Test
     void aClientOnAReplicaNodeOfTheCommandsPartitionIsAnsweredByItsOwnReplicaAlone() throws Exception {
-        start(3_600_000);
+        System.setProperty("eyrie.localReplies", "true");
+        try {
+            start(3_600_000);
+        } finally {
+            System.clearProperty("eyrie.localReplies");
+        }
         int own = cluster.sim.replicasOf(1)[1];
         try (EyrieClient onReplica = new EyrieClient(cluster.sim.sharedEndpoint(own), new RegisterMachine.Oracle(), 4, 3_600_000)) {
             for (int i = 1; i <= 5; i++) {

@@ -101,6 +101,12 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final Map<Integer, int[]> replicasByPartition;
     /** The partition of each replica node of the cluster (nodes with one group). */
     private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
+    /**
+     * Whether only the client's own replica answers a first copy (-Deyrie.localReplies=true). Off by
+     * default: a restarted replica replaying from behind then keeps its node's clients waiting until
+     * it has caught up or their retry period ends (Jepsen's kill runs did not get answers in 120 s).
+     */
+    private final boolean localReplies = Boolean.getBoolean("eyrie.localReplies");
     private final BlockingQueue<Work> queue;
     private final ExchangeInbox inbox;
     private final SentExchanges sent;
@@ -678,7 +684,7 @@ public final class ReplicaRuntime implements AutoCloseable {
      * client whose own replica cannot answer still gets a reply after its retry period.
      */
     private void answerFirstCopy(int[] groups, int clientNode, byte[] reply) {
-        if (clientNode != nodeId) {
+        if (localReplies && clientNode != nodeId) {
             Integer clientPartition = partitionOfNode.get(clientNode);
             if (clientPartition != null) {
                 for (int g : groups) {
