@@ -39,7 +39,11 @@
 (deftest mutation-check-without-signals-the-checker-finds-the-figure-1-violation
   ;; without signals the cluster may not recover after the cuts (seen twice in five runs): the
   ;; check needs the history only, so do not wait long for it
-  (let [r (core/run-test (assoc mutation :signals-off? true :recovery-timeout-s 20))]
+  ;; the violation needs a read to be ordered inside a cut; a run of 25 s finds it most times, not
+  ;; always: up to three runs, the first that finds it ends the test
+  (let [r (loop [k 1]
+            (let [r (core/run-test (assoc mutation :signals-off? true :recovery-timeout-s 20))]
+              (if (or (false? (get-in r [:workload :valid?])) (>= k 3)) r (recur (inc k)))))]
     (is (= false (get-in r [:workload :valid?]))
         (str "with Eyrie's signals off, a read ordered by partition 2 before a write to both partitions that had "
              "already completed must be found; the checker said " (:workload r) " (history in " (:dir r) ")"))))
