@@ -14,6 +14,9 @@ import java.util.Optional;
  */
 public interface AcceptorLog extends AutoCloseable {
 
+    /** {@link #acceptedBallot} of an instance without an accepted value held here. */
+    long NO_VOTE = Long.MIN_VALUE;
+
     /** The state found at open time (empty for a fresh log). */
     RecoveredState recovered();
 
@@ -36,6 +39,22 @@ public interface AcceptorLog extends AutoCloseable {
      * The accepted record of {@code instance}, if still held (not trimmed, not evicted).
      */
     Optional<AcceptedValue> read(long instance);
+
+    /**
+     * The ballot of the value accepted for {@code instance}, or {@link #NO_VOTE} if none is held,
+     * without reading the value: the acceptor asks this on every vote and decision, and a durable
+     * log answers it from its index instead of the disk.
+     */
+    default long acceptedBallot(long instance) {
+        Optional<AcceptedValue> a = read(instance);
+        return a.isPresent() ? a.get().ballot() : NO_VOTE;
+    }
+
+    /** Whether {@code instance} is held and decided, without reading its value. */
+    default boolean isDecided(long instance) {
+        Optional<AcceptedValue> a = read(instance);
+        return a.isPresent() && a.get().decided();
+    }
 
     /** Forgets every instance below {@code instance}; a durable log deletes whole segments. */
     void trimBelow(long instance);

@@ -118,8 +118,8 @@ final class RingAcceptor {
             // promise carries the decided value (see storeDecided), so this vote is harmless.
             return true;
         }
-        Optional<AcceptedValue> cur = log.read(instance);
-        if (cur.isPresent() && (cur.get().decided() || cur.get().ballot() == ballot)) {
+        long held = log.acceptedBallot(instance);
+        if (held != AcceptorLog.NO_VOTE && (held == ballot || log.isDecided(instance))) {
             // Already voted for this ballot (a retransmission), or the instance is decided: its
             // value is the only one any higher ballot may carry.
             return true;
@@ -134,8 +134,7 @@ final class RingAcceptor {
         if (instance < log.lowestInstance()) {
             return true;
         }
-        Optional<AcceptedValue> cur = log.read(instance);
-        return cur.isPresent() && cur.get().decided();
+        return log.isDecided(instance);
     }
 
     /** The decided value of {@code instance}, if held. */
@@ -152,12 +151,12 @@ final class RingAcceptor {
 
     /** The value accepted at {@code ballot} is decided; true if this acceptor now knows it decided. */
     boolean decide(long instance, long ballot) {
-        Optional<AcceptedValue> cur = log.read(instance);
-        if (cur.isEmpty()) {
+        long held = log.acceptedBallot(instance);
+        if (held == AcceptorLog.NO_VOTE) {
             return false;
         }
-        if (!cur.get().decided()) {
-            if (cur.get().ballot() != ballot) {
+        if (!log.isDecided(instance)) {
+            if (held != ballot) {
                 return false;
             }
             log.appendDecision(instance, ballot);
@@ -227,8 +226,7 @@ final class RingAcceptor {
     private void advanceDecidedPrefix() {
         firstUndecided = Math.max(firstUndecided, log.lowestInstance());
         while (firstUndecided <= highestInstance) {
-            Optional<AcceptedValue> a = log.read(firstUndecided);
-            if (a.isEmpty() || !a.get().decided()) {
+            if (!log.isDecided(firstUndecided)) {
                 break;
             }
             firstUndecided++;

@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * {@code minKeptInstances}, which must exceed what can be undecided at once (ring.maxInFlight), or an
  * undecided vote could be forgotten.
  */
-public final class MemoryAcceptorLog implements AcceptorLog {
+public class MemoryAcceptorLog implements AcceptorLog {
 
     private final int maxInstances;
     private final long maxBytes;
@@ -94,6 +94,18 @@ public final class MemoryAcceptorLog implements AcceptorLog {
     @Override
     public synchronized Optional<AcceptedValue> read(long instance) {
         return Optional.ofNullable(accepted.get(instance));
+    }
+
+    @Override
+    public synchronized long acceptedBallot(long instance) {
+        AcceptedValue a = accepted.get(instance);
+        return a == null ? NO_VOTE : a.ballot();
+    }
+
+    @Override
+    public synchronized boolean isDecided(long instance) {
+        AcceptedValue a = accepted.get(instance);
+        return a != null && a.decided();
     }
 
     @Override

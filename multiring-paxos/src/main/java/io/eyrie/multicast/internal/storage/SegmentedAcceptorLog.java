@@ -48,6 +48,8 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     public static final long MAX_SEGMENT_BYTES = 1L << 30;
     public static final int MAX_VALUE_BYTES = RecordFormat.MAX_VALUE_BYTES;
     static final int DEFAULT_BUFFER_BYTES = 1 << 20;
+    static final int RECENT_SLOTS = 1024;
+    static final long RECENT_MAX_BYTES = 32L << 20;
     private static final Pattern SEGMENT_NAME = Pattern.compile("(\\d{20})\\" + Segment.SUFFIX);
 
     private final Path dir;
@@ -56,6 +58,8 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
     /** By first sequence; the last entry is the one appended to. */
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
     private final InstanceIndex index = new InstanceIndex();
+    /** Recently accepted values, so that reading them back right after the vote does not touch the file. */
+    private final RecentValues recent = new RecentValues(RECENT_SLOTS, RECENT_MAX_BYTES);
 
     private Segment current;
     /** Size of the current segment counting buffered bytes. */
@@ -73,6 +77,8 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
 
     /** Number of fsyncs issued (files and directory), for tests of group commit. */
     long fsyncCount;
+    /** Values read back from the files (not found among the recent ones), for tests. */
+    long fileReads;
 
     private SegmentedAcceptorLog(Path dir, long segmentBytes, int bufferBytes) {
         this.dir = dir;
@@ -141,6 +147,9 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
                     + " bytes, over the limit of " + MAX_VALUE_BYTES + " bytes (64 MiB)");
         }
         append(RecordFormat.ACCEPT, instance, ballot, value);
+        if (instance >= floorInstance) {
+            recent.put(instance, ballot, value);
+        }
     }
 
     @Override
@@ -175,8 +184,32 @@ public final class SegmentedAcceptorLog implements AcceptorLog {
             return Optional.empty();
         }
         long ballot = index.ballot(slot);
-        byte[] value = readValue(index.segment(slot), index.offset(slot), instance, ballot);
+        byte[] value = recent.get(instance, ballot);
+        if (value == null) {
+            fileReads++;
+            value = readValue(index.segment(slot), index.offset(slot), instance, ballot);
+        }
         return Optional.of(new AcceptedValue(instance, ballot, value, index.decided(slot)));
+    }
+
+    @Override
+    public synchronized long acceptedBallot(long instance) {
+        ensureUsable();
+        if (instance < floorInstance) {
+            return NO_VOTE;
+        }
+        int slot = index.find(instance);
+        return slot < 0 ? NO_VOTE : index.ballot(slot);
+    }
+
+    @Override
+    public synchronized boolean isDecided(long instance) {
+        ensureUsable();
+        if (instance < floorInstance) {
+            return false;
+        }
+        int slot = index.find(instance);
+        return slot >= 0 && index.decided(slot);
     }
 
     /**

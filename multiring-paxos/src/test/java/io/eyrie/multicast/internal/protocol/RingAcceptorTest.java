@@ -43,6 +43,30 @@ class RingAcceptorTest {
         assertEquals(Long.MAX_VALUE, page.nextFrom(), "a complete page says so");
     }
 
+    /** Voting and deciding need the ballots and decided flags only: a durable log would read every value back from disk. */
+    @Test
+    void votingAndDecidingNeverReadValuesBackFromTheLog() {
+        int[] valueReads = {0};
+        MemoryAcceptorLog log = new MemoryAcceptorLog(10_000) {
+            @Override
+            public synchronized java.util.Optional<AcceptedValue> read(long instance) {
+                valueReads[0]++;
+                return super.read(instance);
+            }
+        };
+        RingAcceptor a = new RingAcceptor(1, log, false);
+        assertTrue(a.promise(LOW));
+        for (long i = 0; i < 200; i++) {
+            assertFalse(a.isDecided(i));
+            assertTrue(a.accept(i, LOW, RingValue.encodeSkip(1)));
+            assertTrue(a.accept(i, LOW, RingValue.encodeSkip(1)), "a retransmitted Phase 2 is a vote again");
+            assertTrue(a.decide(i, LOW));
+        }
+        a.storeDecided(200, LOW, RingValue.encodeSkip(2));
+        assertEquals(201, a.firstUndecided(), "decided prefix");
+        assertEquals(0, valueReads[0], "values read back from the log while voting and deciding");
+    }
+
     @Test
     void storingADecidedValue_promisesItsBallot_soAStaleLowerBallotCannotVote() {
         RingAcceptor a = new RingAcceptor(1, new MemoryAcceptorLog(100), false);

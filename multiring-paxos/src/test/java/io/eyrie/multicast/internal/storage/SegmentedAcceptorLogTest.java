@@ -51,6 +51,45 @@ class SegmentedAcceptorLogTest {
     }
 
     @Test
+    void votesAndDecisionsOfRecentInstancesAreAnsweredWithoutReadingTheFiles() {
+        try (SegmentedAcceptorLog log = SegmentedAcceptorLog.open(tmp, BIG_SEGMENT)) {
+            log.appendPromise(B1);
+            for (long i = 0; i < 500; i++) {
+                byte[] value = bytes(1000, (int) i);
+                // what an acceptor does per instance: ask for the vote held, vote, decide, read the value back
+                assertEquals(io.eyrie.multicast.AcceptorLog.NO_VOTE, log.acceptedBallot(i), "ballot before the vote of " + i);
+                assertFalse(log.isDecided(i), "decided before the vote of " + i);
+                log.appendAccept(i, B1, value);
+                assertEquals(B1, log.acceptedBallot(i), "ballot after the vote of " + i);
+                log.appendDecision(i, B1);
+                assertTrue(log.isDecided(i), "decided after the decision of " + i);
+                assertArrayEquals(value, log.read(i).orElseThrow().value(), "value of " + i);
+            }
+            log.sync();
+            assertEquals(0, log.fileReads, "values read back from the files");
+            assertEquals(0, log.unforcedBytesForTesting(), "bytes not yet fsynced after the sync");
+        }
+    }
+
+    @Test
+    void valuesNoLongerAmongTheRecentOnesAreReadFromTheFiles() {
+        int count = 3 * SegmentedAcceptorLog.RECENT_SLOTS;
+        try (SegmentedAcceptorLog log = SegmentedAcceptorLog.open(tmp, 64L << 20)) {
+            log.appendPromise(B1);
+            for (long i = 0; i < count; i++) {
+                log.appendAccept(i, B1, bytes(100, (int) i));
+            }
+            log.appendAccept(5, B2, text("five again")); // a higher ballot replaces the recent value too
+            for (long i = 0; i < count; i++) {
+                byte[] expected = i == 5 ? text("five again") : bytes(100, (int) i);
+                assertArrayEquals(expected, log.read(i).orElseThrow().value(), "value of " + i);
+            }
+            assertTrue(log.fileReads >= count - SegmentedAcceptorLog.RECENT_SLOTS,
+                    "old values must come from the files: " + log.fileReads + " file reads for " + count + " values");
+        }
+    }
+
+    @Test
     void everythingAppendedSurvivesCloseAndOpen() {
         byte[] bigValue = bytes(3 * SegmentedAcceptorLog.DEFAULT_BUFFER_BYTES / 2, 7); // bypasses the buffer
         try (SegmentedAcceptorLog log = SegmentedAcceptorLog.open(tmp, BIG_SEGMENT)) {
@@ -277,6 +316,9 @@ class SegmentedAcceptorLogTest {
             Path segment = log.currentSegmentForTesting();
             long offset = Files.size(segment) - 2; // inside the value
             flipByte(segment, offset);
+            // Recent values are served from memory (the bytes that were written); instance 1024
+            // takes instance 0's place among them, so 0 is read from the damaged file.
+            log.appendAccept(SegmentedAcceptorLog.RECENT_SLOTS, B1, text("evicts zero"));
             CorruptLogException e = assertThrows(CorruptLogException.class, () -> log.read(0),
                     "read must verify the CRC again instead of serving damaged bytes");
             assertEquals(segment, e.file(), "file named by the exception");
