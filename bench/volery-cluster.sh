@@ -13,6 +13,8 @@
 #              (default 120), CPU_PERIOD_US (default 20000, see zk-ensemble.sh), SLOTS (merge
 #              slots per round, default: Eyrie's), JFR=1 (each node records a JFR profile,
 #              DIR/node-N/node.jfr, written when it stops; bench/flame.py turns it into a flame graph).
+#              VOLERY_JAVA_OPTS: extra JVM options for every node (NODE stands for DIR/node-N), e.g.
+#              a profiler agent: -agentpath:.../libasyncProfiler.so=start,event=itimer,file=NODE/cpu.txt,collapsed
 # Layout (as VoleryCluster's): partition p = nodes (p-1)*3+1 .. p*3 with ring p; the ALL ring 0 takes
 # three acceptors from different partitions. Node N keeps its files in DIR/node-N.
 set -euo pipefail
@@ -79,12 +81,18 @@ start() {
       echo "ring.$p.acceptors = $acc"
       echo "group.$p.ring = $p"
     done
-    local all="" taken=0
-    for ((r = 0; r < replicas && taken < 3; r++)); do
-      for ((p = 0; p < partitions && taken < 3; p++)); do all+="${all:+,}$((p * replicas + r + 1))"; taken=$((taken + 1)); done
-    done
-    echo "ring.0.acceptors = $all"
-    echo "ring.all = 0"
+    if [ "$partitions" -eq 1 ] && [ "${ALL_RING:-auto}" = auto ]; then
+      # One partition: its ring orders everything (classical SMR, the paper's ZKsmr); no second ring
+      # to merge with, so no skips. ALL_RING=separate keeps a ring 0 as with several partitions.
+      echo "ring.all = 1"
+    else
+      local all="" taken=0
+      for ((r = 0; r < replicas && taken < 3; r++)); do
+        for ((p = 0; p < partitions && taken < 3; p++)); do all+="${all:+,}$((p * replicas + r + 1))"; taken=$((taken + 1)); done
+      done
+      echo "ring.0.acceptors = $all"
+      echo "ring.all = 0"
+    fi
     echo "storage = $storage"
     echo "dataDir = $dir/data"
     [ -n "${SLOTS:-}" ] && echo "merge.slotsPerRound = $SLOTS"
@@ -99,6 +107,11 @@ start() {
     local -a java_cmd=(java -Xms128m "-Xmx${VOLERY_HEAP:-512m}" -XX:+UseG1GC
       -Dorg.slf4j.simpleLogger.defaultLogLevel=info -Dorg.slf4j.simpleLogger.showDateTime=true
       -cp "$cp" io.volery.server.VoleryMain start --config "$cfg" --node "$i")
+    if [ -n "${VOLERY_JAVA_OPTS:-}" ]; then
+      # extra JVM options, e.g. a profiler agent; NODE in them becomes the node's directory
+      local -a extra; read -r -a extra <<< "${VOLERY_JAVA_OPTS//NODE/$home}"
+      java_cmd=("${java_cmd[0]}" "${extra[@]}" "${java_cmd[@]:1}")
+    fi
     if [ "${JFR:-0}" = 1 ]; then
       java_cmd=("${java_cmd[0]}" "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=$home/node.jfr" "${java_cmd[@]:1}")
     fi

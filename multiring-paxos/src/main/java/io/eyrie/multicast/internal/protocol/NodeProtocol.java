@@ -740,12 +740,14 @@ public final class NodeProtocol {
         if (blocked == null) {
             return;
         }
-        long target = merger.slotsNeededFrom(blocked);
-        if (target < 0) {
-            return;
-        }
+        // Asked already for this instance and not yet due again: checked first, since working out
+        // the target walks the values buffered on the other rings (many under load), every turn.
         long[] last = lastSkipRequest.get(blocked.ringId);
         if (last != null && last[0] == blocked.nextInstance && now - last[1] < params.retransmitTimeoutMillis()) {
+            return;
+        }
+        long target = merger.slotsNeededFrom(blocked);
+        if (target < 0) {
             return;
         }
         lastSkipRequest.put(blocked.ringId, new long[] {blocked.nextInstance, now});
