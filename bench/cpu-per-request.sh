@@ -10,7 +10,8 @@
 #        1000 znodes, 40 s warm-up, 20 s measured
 #
 # Prints one line per server (CPU µs per request) and the sum; writes RESULTS_DIR/cpu.json.
-# Environment: CPU_PERCENT (default: none, uncapped), STORAGE (durable), FORCE_SYNC (yes),
+# Environment: CPU_PERCENT (default: none, uncapped), JIT_WARMUP (with CPU_PERCENT: seconds of uncapped
+#              load before the caps go on, default 30), STORAGE (durable), FORCE_SYNC (yes),
 #              PROFILE=1: a JFR recording (settings=profile) of every server over the window only,
 #              RESULTS_DIR/node-N.jfr, and the bytes allocated per request from its allocation samples
 #              (CPU figures of a profiled run include JFR's own cost: take them from a run without it);
@@ -29,19 +30,27 @@ rm -rf "$results"; mkdir -p "$results"
 results="$(cd "$results" && pwd)"
 dir="$results/servers"
 cpu="${CPU_PERCENT:-}"
+jit="${JIT_WARMUP:-30}"; [ -n "$cpu" ] || jit=0
+cap_later=$([ "$jit" -gt 0 ] && echo 1 || echo 0)
 
 if [ "$system" = volery ]; then
   stop() { "$BENCH_DIR/volery-cluster.sh" stop "$dir"; }
   trap stop EXIT
-  connect="$("$BENCH_DIR/volery-cluster.sh" start 1 "$dir" $cpu)"
+  connect="$(CAP_LATER=$cap_later "$BENCH_DIR/volery-cluster.sh" start 1 "$dir" $cpu)"
   mapfile -t pids < <("$BENCH_DIR/volery-cluster.sh" pids "$dir")
+  cap_now() { "$BENCH_DIR/volery-cluster.sh" cap "$dir"; }
 else
   stop() { "$BENCH_DIR/zk-ensemble.sh" stop 3 "$dir"; }
   trap stop EXIT
-  connect="$("$BENCH_DIR/zk-ensemble.sh" start 3 "$dir" $cpu)"
+  connect="$(CAP_LATER=$cap_later "$BENCH_DIR/zk-ensemble.sh" start 3 "$dir" $cpu)"
   mapfile -t pids < <("$BENCH_DIR/zk-ensemble.sh" pids "$dir")
+  cap_now() { "$BENCH_DIR/zk-ensemble.sh" cap "$dir"; }
 fi
 trap 'exit 130' INT TERM
+if [ "$jit" -gt 0 ]; then
+  jit_warmup "$connect" "$jit" --znodes 1000 --subtrees 8 --client-per-subtree
+  cap_now
+fi
 
 total=$((warmup + duration))
 first=$((warmup + 1))

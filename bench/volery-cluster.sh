@@ -7,6 +7,7 @@
 #   bench/volery-cluster.sh stop DIR                    # stops every node under DIR, removes the groups
 #   bench/volery-cluster.sh pids DIR                    # the nodes' pids, one a line
 #   bench/volery-cluster.sh kill DIR NODE               # SIGKILL one node (a crashed replica)
+#   bench/volery-cluster.sh cap DIR                     # with CAP_LATER=1 at start: apply the CPU caps now
 #
 # Environment: STORAGE=durable|memory (default durable: acceptors fsync every batch before they vote),
 #              REPLICAS (default 3), VOLERY_HEAP (default 512m, as ZooKeeper's), START_TIMEOUT seconds
@@ -20,7 +21,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-usage() { die "usage: $0 start P DIR [CPU_PERCENT] | stop DIR | pids DIR | kill DIR NODE"; }
+usage() { die "usage: $0 start P DIR [CPU_PERCENT] | stop DIR | pids DIR | kill DIR NODE | cap DIR"; }
 
 # volery-server's runtime classpath from the reactor's class directories (no install needed), built
 # first. Cached per pom checksum.
@@ -121,7 +122,9 @@ start() {
       local period="${CPU_PERIOD_US:-20000}"
       [ $((period * cpu / 100)) -ge 1000 ] || die "CPU_PERCENT $cpu of a ${period} us period is below the kernel's 1000 us minimum quota"
       echo "$period" > "$group/cpu.cfs_period_us"
-      echo $((period * cpu / 100)) > "$group/cpu.cfs_quota_us"
+      # CAP_LATER=1: the process starts (and warms up) uncapped; `apply_caps` sets the quota later
+      echo $((period * cpu / 100)) > "$home/cap-quota"
+      if [ "${CAP_LATER:-0}" = 1 ]; then echo -1 > "$group/cpu.cfs_quota_us"; else echo $((period * cpu / 100)) > "$group/cpu.cfs_quota_us"; fi
       echo "$group" > "$home/cgroup"
       # As in zk-ensemble.sh: join the group while single-threaded, then become the JVM.
       nohup bash -c 'echo $$ > "$1/tasks" && shift && exec "$@"' _ "$group" "${java_cmd[@]}" \
@@ -189,6 +192,7 @@ case "${1:-}" in
   start) [ $# -ge 3 ] || usage; start "$2" "$3" "${4:-}" ;;
   stop)  [ $# -ge 2 ] || usage; stop "$2" ;;
   pids)  [ $# -ge 2 ] || usage; pids "$2" ;;
+  cap)   [ $# -ge 2 ] || usage; apply_caps "$2"/node-* ;;
   kill)  [ $# -ge 3 ] || usage; kill_node "$2" "$3" ;;
   *) usage ;;
 esac

@@ -13,7 +13,8 @@
 # RESULTS_DIR (default bench/results/volery-vs-zk) gets STORAGE/SYSTEM/<label>-c<clients>-r<run>.json
 # (SYSTEM = zk, v1, v2, v4), kill/<system>.json with kill/<system>.fault, and the figures and tables
 # (compare.py). Environment: CPU_PERCENT (default 15: 12 Volery nodes x 15% fit in 2 cores with room
-# for the load generator), RUNS, WARMUP, DURATION, SWEEP_CLIENTS, POINT_CLIENTS, OUT (where
+# for the load generator), RUNS, WARMUP, DURATION, SWEEP_CLIENTS, POINT_CLIENTS, JIT_WARMUP (seconds of
+# uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0), OUT (where
 # compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
 # Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
 set -euo pipefail
@@ -22,12 +23,12 @@ source "$(dirname "$0")/lib.sh"
 mode="${1:-}"
 case "$mode" in
   --full)  runs="${RUNS:-3}" warmup="${WARMUP:-3}" duration="${DURATION:-6}"
-           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=30 ;;
+           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=30 jit_default=30 ;;
   --quick) runs="${RUNS:-1}" warmup="${WARMUP:-2}" duration="${DURATION:-4}"
-           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=20 znodes=250 ;;
+           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=20 znodes=250 jit_default=30 ;;
   --smoke) runs="${RUNS:-1}" warmup="${WARMUP:-1}" duration="${DURATION:-2}"
            sweep_clients="${SWEEP_CLIENTS:-2}" point="${POINT_CLIENTS:-2}" kill_run=6 znodes=50
-           CPU_PERCENT="${CPU_PERCENT:-50}" ;;
+           CPU_PERCENT="${CPU_PERCENT:-50}" jit_default=0 ;;
   *) die "usage: $0 --full|--quick|--smoke [RESULTS_DIR]" ;;
 esac
 results="${2:-$BENCH_DIR/results/volery-vs-zk}"
@@ -119,8 +120,17 @@ run_system() { # STORAGE SYSTEM
   local storage="$1" system="$2" dir="$results/$1/$2/servers" connect
   if [ "$system" = zk ]; then current_stop="'$BENCH_DIR/zk-ensemble.sh' stop 3 '$dir'"
   else current_stop="'$BENCH_DIR/volery-cluster.sh' stop '$dir'"; fi
-  connect="$(start_system "$system" "$storage" "$dir")"
+  local jit="${JIT_WARMUP:-$jit_default}"
+  [ -n "$cpu" ] || jit=0
+  connect="$(CAP_LATER=$([ "$jit" -gt 0 ] && echo 1 || echo 0) start_system "$system" "$storage" "$dir")"
   say "$storage $system up at $connect"
+  if [ "$jit" -gt 0 ]; then
+    # JIT at full speed first: at 15 % of a core the compiler threads otherwise take most of the
+    # quota for minutes (measured: 40-60 % of it 35 s after start, ZooKeeper and Volery alike).
+    jit_warmup "$connect" "$jit" "${layout[@]}"
+    if [ "$system" = zk ]; then "$BENCH_DIR/zk-ensemble.sh" cap "$dir"; else "$BENCH_DIR/volery-cluster.sh" cap "$dir"; fi
+    say "$storage $system warmed up uncapped for $jit s, caps applied"
+  fi
   if [ "$mode" = --smoke ]; then
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$point" setdata --bytes 100
     [ "$system" = zk ] || sweep "$storage" "$system" "$connect" "$dir" createdelete-10pct "$point" createdelete --bytes 100 --global-percent 10

@@ -5,6 +5,7 @@
 #   bench/zk-ensemble.sh start N DIR [CPU_PERCENT]   # prints the connect string
 #   bench/zk-ensemble.sh stop N DIR                  # N is ignored: stops every server under DIR
 #   bench/zk-ensemble.sh pids DIR                    # the servers' pids, one a line
+#   bench/zk-ensemble.sh cap DIR                     # with CAP_LATER=1 at start: apply the CPU caps now
 #
 # Environment: FORCE_SYNC=yes|no (default yes: fsync on every transaction-log write),
 #              ZK_HEAP (default 512m), START_TIMEOUT seconds (default 90),
@@ -14,7 +15,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-usage() { die "usage: $0 start N DIR [CPU_PERCENT] | stop N DIR | pids DIR"; }
+usage() { die "usage: $0 start N DIR [CPU_PERCENT] | stop N DIR | pids DIR | cap DIR"; }
 
 # Answer of the 'srvr' four-letter command on 127.0.0.1:$1, empty if the server does not answer.
 srvr() {
@@ -83,7 +84,9 @@ start() {
       local period="${CPU_PERIOD_US:-20000}"
       [ $((period * cpu / 100)) -ge 1000 ] || die "CPU_PERCENT $cpu of a ${period} us period is below the kernel's 1000 us minimum quota"
       echo "$period" > "$group/cpu.cfs_period_us"
-      echo $((period * cpu / 100)) > "$group/cpu.cfs_quota_us"
+      # CAP_LATER=1: the process starts (and warms up) uncapped; `apply_caps` sets the quota later
+      echo $((period * cpu / 100)) > "$home/cap-quota"
+      if [ "${CAP_LATER:-0}" = 1 ]; then echo -1 > "$group/cpu.cfs_quota_us"; else echo $((period * cpu / 100)) > "$group/cpu.cfs_quota_us"; fi
       echo "$group" > "$home/cgroup"
       # The shell joins the group while it is still single-threaded and then becomes the JVM, so
       # every JVM thread (GC and JIT included) is born inside the group.
@@ -144,5 +147,6 @@ case "${1:-}" in
   start) [ $# -ge 3 ] || usage; start "$2" "$3" "${4:-}" ;;
   stop)  [ $# -ge 3 ] || usage; stop "$3" ;;
   pids)  [ $# -ge 2 ] || usage; pids "$2" ;;
+  cap)   [ $# -ge 2 ] || usage; apply_caps "$2"/zk-* ;;
   *) usage ;;
 esac
