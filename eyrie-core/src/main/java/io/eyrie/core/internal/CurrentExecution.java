@@ -30,7 +30,7 @@ public final class CurrentExecution {
     }
 
     static void clear() {
-        CURRENT.remove();
+        CURRENT.set(null); // set, not remove: remove() rehashes the thread's map on every command
     }
 
     public static Access get() {

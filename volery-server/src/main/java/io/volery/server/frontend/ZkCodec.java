@@ -113,7 +113,7 @@ public final class ZkCodec {
     }
 
     private static ZkRequest decodeRequestBody(byte[] frame) throws MalformedRequestException {
-        BinaryInputArchive a = BinaryInputArchive.getArchive(new ByteArrayInputStream(frame));
+        BinaryInputArchive a = new BinaryInputArchive(new ByteArrayDataInput(frame));
         RequestHeader h = new RequestHeader();
         try {
             h.deserialize(a, "header");
@@ -285,18 +285,7 @@ public final class ZkCodec {
     private static final ThreadLocal<Encoder[]> ENCODER = ThreadLocal.withInitial(() -> new Encoder[1]);
 
     private static final class Encoder {
-        final ReusableBytes bytes = new ReusableBytes();
-        final BinaryOutputArchive archive = new BinaryOutputArchive(new java.io.DataOutputStream(bytes));
-    }
-
-    /** A byte array stream whose capacity can be read (to drop one a large value grew). */
-    private static final class ReusableBytes extends ByteArrayOutputStream {
-        ReusableBytes() {
-            super(512);
-        }
-
-        int capacity() {
-            return buf.length;
-        }
+        final GrowableDataOutput bytes = new GrowableDataOutput(512);
+        final BinaryOutputArchive archive = new BinaryOutputArchive(bytes);
     }
 }

@@ -78,6 +78,19 @@ final class AclPolicy {
     }
 
     /** True when one of {@code sessionIds} holds one of the {@code perm} bits on a node with {@code acl}. */
+    /** Whether {@code acl} grants {@code perm} to everyone (then {@link #permits} is true for any session). */
+    static boolean grantsAnyone(List<Acl> acl, int perm) {
+        if (acl == null || acl.isEmpty()) {
+            return true;
+        }
+        for (Acl entry : acl) {
+            if ((entry.perms() & perm) != 0 && entry.id().equals(Id.ANYONE)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static boolean permits(List<Acl> acl, int perm, List<Id> sessionIds) {
         for (Id own : sessionIds) {
             if (own.scheme().equals("super")) {
