@@ -41,6 +41,9 @@ public final class EyrieClient implements AutoCloseable {
     /** How soon a multicast the local node refused (backpressure) is tried again. */
     static final long REFUSED_RETRY_MILLIS = 20;
 
+    /** How long a command that asked for a local reply waits for it before every replica is asked. */
+    public static final long DEFAULT_LOCAL_REPLY_TIMEOUT_MILLIS = 2000;
+
     /**
      * Multicasts this client keeps at its node's proposer at once, by default: below the multicast
      * layer's limit of 256 pending per node (beyond it the node refuses them), leaving room for
@@ -54,16 +57,22 @@ public final class EyrieClient implements AutoCloseable {
     private static final class Pending {
         final long seq;
         final int[] groups;
-        final byte[] payload;
+        final Wire.Request request;
+        /** What is multicast: the request, first as asked, then (after a local-reply timeout) for everyone. */
+        volatile byte[] payload;
+        /** Whether the copy sent last asked for the local replica's answer only. */
+        volatile boolean localReply;
         final CompletableFuture<Object> future = new CompletableFuture<>();
         volatile long sentNanos;
         /** Guarded by {@link #sendLock}. */
         SendState state = SendState.ORDERED;
 
-        Pending(long seq, int[] groups, byte[] payload) {
+        Pending(long seq, int[] groups, Wire.Request request) {
             this.seq = seq;
             this.groups = groups;
-            this.payload = payload;
+            this.request = request;
+            this.localReply = request.localReply();
+            this.payload = Wire.encode(request);
         }
     }
 
@@ -75,6 +84,10 @@ public final class EyrieClient implements AutoCloseable {
     private final ConcurrentSkipListMap<Long, Pending> pending = new ConcurrentSkipListMap<>();
     private final ScheduledExecutorService retries;
     private long nextSeq = 1;
+    /** Partitions whose replica on this node is caught up now (see {@link #answerLocallyWhile}). */
+    private volatile java.util.function.IntPredicate localReplicaCaughtUp = g -> false;
+    private volatile long localReplyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_LOCAL_REPLY_TIMEOUT_MILLIS);
+    private final java.util.concurrent.atomic.AtomicLong localReplyFallbacks = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
     private final java.util.concurrent.atomic.AtomicBoolean warnedMulticastFailure =
             new java.util.concurrent.atomic.AtomicBoolean();
@@ -140,8 +153,8 @@ public final class EyrieClient implements AutoCloseable {
             return t;
         });
         endpoint.onDirect(this::onDirect);
-        retries.scheduleWithFixedDelay(this::retryOverdue, retryMillis, Math.max(1, retryMillis / 4),
-                TimeUnit.MILLISECONDS);
+        long scan = Math.max(1, Math.min(retryMillis, DEFAULT_LOCAL_REPLY_TIMEOUT_MILLIS) / 4);
+        retries.scheduleWithFixedDelay(this::retryOverdue, scan, scan, TimeUnit.MILLISECONDS);
     }
 
     /** Executes {@code c} and waits for its result. */
@@ -177,8 +190,12 @@ public final class EyrieClient implements AutoCloseable {
             // throw NoSuchElementException (seen under failover), failing the command and leaking a permit.
             Map.Entry<Long, Pending> oldest = pending.firstEntry();
             long ackedBelow = oldest == null ? seq : Math.min(seq, oldest.getKey());
-            byte[] payload = Wire.encode(new Wire.Request(clientId, seq, ackedBelow, KryoCodec.encode(c)));
-            p = new Pending(seq, groups, payload);
+            boolean local = false;
+            java.util.function.IntPredicate caughtUp = localReplicaCaughtUp;
+            for (int g : groups) {
+                local |= caughtUp.test(g);
+            }
+            p = new Pending(seq, groups, new Wire.Request(clientId, seq, ackedBelow, local, KryoCodec.encode(c)));
             pending.put(seq, p);
         }
         p.future.whenComplete((r, t) -> window.release());
@@ -188,6 +205,32 @@ public final class EyrieClient implements AutoCloseable {
 
     public long clientId() {
         return clientId;
+    }
+
+    /**
+     * For a client on a node that also runs replicas: while {@code partitionCaughtUp} holds for one of
+     * a command's destination partitions, the command asks that only this node's replica answer it (the
+     * other replicas execute it but send nothing, which saves two replies per command in a partition of
+     * three). The predicate says whether this node's replica of the partition is caught up (e.g.
+     * {@link StateMachine#isCaughtUp}); it is asked once per command, so keep it cheap. A command that
+     * asked for a local reply and got none within the local-reply timeout is multicast again for every
+     * replica to answer (from their reply tables: it is not executed twice). Default: never local.
+     */
+    public void answerLocallyWhile(java.util.function.IntPredicate partitionCaughtUp) {
+        this.localReplicaCaughtUp = Objects.requireNonNull(partitionCaughtUp, "partitionCaughtUp");
+    }
+
+    /** How long a local-reply command waits before every replica is asked (default 2 s; checked about every 0.5 s). */
+    public void setLocalReplyTimeoutMillis(long millis) {
+        if (millis < 1) {
+            throw new IllegalArgumentException("local reply timeout must be at least 1 ms, got " + millis);
+        }
+        this.localReplyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /** Commands that asked for a local reply, got none in time, and were sent again for every replica. */
+    public long localReplyFallbacks() {
+        return localReplyFallbacks.get();
     }
 
     /** Commands waiting for a reply. */
@@ -340,12 +383,35 @@ public final class EyrieClient implements AutoCloseable {
             if (closed) {
                 return;
             }
+            if (p.localReply && now - p.sentNanos >= localReplyTimeoutNanos && fallBackToEveryReplica(p)) {
+                continue;
+            }
             if (now - p.sentNanos < TimeUnit.MILLISECONDS.toNanos(retryMillis)) {
                 continue;
             }
             log.debug("client={} seq={} no reply yet, multicasting again", Long.toHexString(clientId), p.seq);
             multicast(p);
         }
+    }
+
+    /**
+     * The local replica did not answer in time (it fell behind after the command was sent, or it
+     * failed): the command goes out again for every replica to answer. Only once it has left the
+     * proposer, so that the copy asked for locally cannot be overtaken by a queue of its own.
+     */
+    private boolean fallBackToEveryReplica(Pending p) {
+        synchronized (sendLock) {
+            if (p.state != SendState.ORDERED) {
+                return false;
+            }
+            Wire.Request r = p.request;
+            p.payload = Wire.encode(new Wire.Request(r.clientId(), r.seq(), r.ackedBelow(), false, r.command()));
+            p.localReply = false;
+        }
+        localReplyFallbacks.incrementAndGet();
+        log.debug("client={} seq={} no local reply in time, asking every replica", Long.toHexString(clientId), p.seq);
+        multicast(p);
+        return true;
     }
 
     private void onDirect(int from, byte[] message) {

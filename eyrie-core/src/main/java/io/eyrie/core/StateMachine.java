@@ -31,7 +31,7 @@ public abstract class StateMachine implements AutoCloseable {
     private Path checkpointDirectory;
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
     private int sentPositionsMax = ReplicaOptions.defaults().sentPositionsMax();
-    private ReplicaRuntime runtime;
+    private volatile ReplicaRuntime runtime;
     private PeerCheckpoints peerCheckpoints;
 
     /**
@@ -128,6 +128,16 @@ public abstract class StateMachine implements AutoCloseable {
     }
 
     /** This replica's partition. */
+    /**
+     * Whether this replica keeps up with its partition: it runs, fetches no state image, and no
+     * delivery waits (or runs) for longer than {@code maxLagMillis}. False before
+     * {@link #runStateMachine()}. Cheap; for {@link EyrieClient#answerLocallyWhile}.
+     */
+    public boolean isCaughtUp(long maxLagMillis) {
+        ReplicaRuntime r = runtime;
+        return r != null && r.caughtUp(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(maxLagMillis));
+    }
+
     public Partition getLocalPartition() {
         int[] groups = endpoint.config().node(endpoint.nodeId()).groups();
         if (groups.length != 1) {

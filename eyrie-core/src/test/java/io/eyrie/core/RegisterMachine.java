@@ -88,8 +88,19 @@ public class RegisterMachine extends StateMachine {
         return (Register) getObject(id);
     }
 
+    /** Test hook: while set, every command waits for it on this replica (a replica held behind). */
+    volatile java.util.concurrent.CountDownLatch hold;
+
     @Override
     public Object executeCommand(Command c) {
+        java.util.concurrent.CountDownLatch h = hold;
+        if (h != null) {
+            try {
+                h.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         String op = (String) c.getNext();
         switch (op) {
             case "read" -> {

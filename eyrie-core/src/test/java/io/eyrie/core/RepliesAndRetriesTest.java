@@ -150,14 +150,10 @@ class RepliesAndRetriesTest {
 
     @Test
     void aClientOnAReplicaNodeOfTheCommandsPartitionIsAnsweredByItsOwnReplicaAlone() throws Exception {
-        System.setProperty("eyrie.localReplies", "true");
-        try {
-            start(3_600_000);
-        } finally {
-            System.clearProperty("eyrie.localReplies");
-        }
+        start(3_600_000);
         int own = cluster.sim.replicasOf(1)[1];
         try (EyrieClient onReplica = new EyrieClient(cluster.sim.sharedEndpoint(own), new RegisterMachine.Oracle(), 4, 3_600_000)) {
+            onReplica.answerLocallyWhile(g -> g == 1 && cluster.replica(own).isCaughtUp(5_000));
             for (int i = 1; i <= 5; i++) {
                 assertEquals(i, onReplica.execute(new Command("add", "x1", 1)), "the add's result on x1");
             }
@@ -173,6 +169,37 @@ class RepliesAndRetriesTest {
             for (int node : cluster.sim.replicasOf(2)) {
                 assertEquals(1, cluster.stats(node).repliesSent.get(), "replies sent by replica " + node + " of partition 2");
             }
+            assertEquals(0, onReplica.localReplyFallbacks(), "commands that had to ask every replica");
+        }
+    }
+
+    @Test
+    void whileTheOwnReplicaIsHeldBehindTheOthersAnswerLongBeforeTheRetryPeriod() throws Exception {
+        start(3_600_000);
+        int own = cluster.sim.replicasOf(1)[1];
+        RegisterMachine ownReplica = (RegisterMachine) cluster.replica(own);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (EyrieClient onReplica = new EyrieClient(cluster.sim.sharedEndpoint(own), new RegisterMachine.Oracle(), 8, 3_600_000)) {
+            onReplica.answerLocallyWhile(g -> g == 1 && ownReplica.isCaughtUp(200));
+            onReplica.setLocalReplyTimeoutMillis(300);
+            assertEquals(1, onReplica.execute(new Command("add", "x1", 1)), "a first add, answered locally");
+            ownReplica.hold = release;
+            // Sent while the own replica still looks caught up: asks for the local reply, which does not come.
+            CompletableFuture<Object> first = onReplica.executeAsync(new Command("add", "x1", 1));
+            SimCluster.awaitTrue("the own replica falls behind", () -> !ownReplica.isCaughtUp(200));
+            // Sent while it is behind: asks every replica from the start.
+            CompletableFuture<Object> second = onReplica.executeAsync(new Command("add", "x1", 1));
+            assertEquals(2, first.get(20, TimeUnit.SECONDS), "the add sent for a local reply, answered by the others");
+            assertEquals(3, second.get(20, TimeUnit.SECONDS), "the add sent while the own replica lagged");
+            assertEquals(1, onReplica.localReplyFallbacks(), "commands that had to ask every replica after the timeout");
+        } finally {
+            release.countDown();
+            ownReplica.hold = null;
+        }
+        cluster.awaitQuiescent();
+        for (int node : cluster.sim.replicasOf(1)) {
+            assertEquals(3, ((RegisterMachine) cluster.replica(node)).valueOf("x1"),
+                    "replica " + node + " executed each add exactly once");
         }
     }
 }

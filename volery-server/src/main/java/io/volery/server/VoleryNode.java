@@ -130,6 +130,9 @@ public final class VoleryNode implements AutoCloseable {
     /** Deliveries between snapshots when the cluster file does not say (ZooKeeper's snapCount default). */
     public static final int DEFAULT_SNAP_COUNT = 100_000;
 
+    /** How far behind (oldest delivery waiting) this node's replica may be and still answer its clients alone. */
+    static final long LOCAL_REPLY_MAX_LAG_MILLIS = 1000;
+
     public VoleryNode(ClusterConfig config, int nodeId, Options options) {
         this(config, nodeId, options, DEFAULT_SNAP_COUNT);
     }
@@ -190,6 +193,9 @@ public final class VoleryNode implements AutoCloseable {
         }
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);
+        // This node's replica answers its front end's commands alone while it keeps up (ADR 021).
+        int ownPartition = replica.getLocalPartition().getId();
+        client.answerLocallyWhile(g -> g == ownPartition && replica.isCaughtUp(LOCAL_REPLY_MAX_LAG_MILLIS));
         this.service = new VoleryService(multicast, client, oracle, options.touchIntervalMillis());
         int tick = options.tickTimeMillis();
         int minTimeout = options.minSessionTimeout() > 0 ? options.minSessionTimeout() : 2 * tick;

@@ -69,7 +69,7 @@ public final class ReplicaRuntime implements AutoCloseable {
     private sealed interface Work permits Deliver, Stop, CaptureImage {
     }
 
-    private record Deliver(Delivery delivery, byte[] learnerCheckpoint) implements Work {
+    private record Deliver(Delivery delivery, byte[] learnerCheckpoint, long enqueuedNanos) implements Work {
     }
 
     private record Stop() implements Work {
@@ -101,12 +101,8 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final Map<Integer, int[]> replicasByPartition;
     /** The partition of each replica node of the cluster (nodes with one group). */
     private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
-    /**
-     * Whether only the client's own replica answers a first copy (-Deyrie.localReplies=true). Off by
-     * default: a restarted replica replaying from behind then keeps its node's clients waiting until
-     * it has caught up or their retry period ends (Jepsen's kill runs did not get answers in 120 s).
-     */
-    private final boolean localReplies = Boolean.getBoolean("eyrie.localReplies");
+    /** When the delivery being executed was queued (System.nanoTime), or 0 between deliveries. */
+    private volatile long processingSinceNanos;
     private final BlockingQueue<Work> queue;
     private final ExchangeInbox inbox;
     private final SentExchanges sent;
@@ -340,7 +336,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
         }
-        queue.add(new Deliver(d, learnerCheckpoint));
+        queue.add(new Deliver(d, learnerCheckpoint, System.nanoTime()));
         int backlog = queue.size();
         if (backlog > options.deliveryQueueMax() && backlog > lastBacklogWarned * 2) {
             lastBacklogWarned = backlog;
@@ -472,6 +468,26 @@ public final class ReplicaRuntime implements AutoCloseable {
                 Arrays.copyOfRange(s.bytes(), c.offset(), end))));
     }
 
+    /**
+     * Whether this replica keeps up: running, not fetching a state image, and neither the delivery it
+     * executes nor the next one waiting was queued more than {@code maxLagNanos} ago. A client on this
+     * node asks for local replies only while this holds (a restarted replica replaying thousands of
+     * deliveries, or one stuck waiting, does not), so its commands are answered by the others meanwhile.
+     * Cheap and safe from any thread.
+     */
+    public boolean caughtUp(long maxLagNanos) {
+        if (closed || failure != null || transferring) {
+            return false;
+        }
+        long now = System.nanoTime();
+        long since = processingSinceNanos;
+        if (since != 0 && now - since > maxLagNanos) {
+            return false;
+        }
+        Work head = queue.peek();
+        return !(head instanceof Deliver d) || now - d.enqueuedNanos() <= maxLagNanos;
+    }
+
     // ---- executor thread ----
 
     private void runExecutor() {
@@ -486,7 +502,13 @@ public final class ReplicaRuntime implements AutoCloseable {
                     continue;
                 }
                 Deliver d = (Deliver) w;
-                boolean followed = process(d.delivery());
+                processingSinceNanos = d.enqueuedNanos();
+                boolean followed;
+                try {
+                    followed = process(d.delivery());
+                } finally {
+                    processingSinceNanos = 0;
+                }
                 // a skipped delivery's learner position is behind the state taken from a peer: no checkpoint pairs them
                 if (followed && d.learnerCheckpoint() != null) {
                     checkpoint(d.learnerCheckpoint());
@@ -631,7 +653,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), false,
                     ("cannot execute command: " + e).getBytes(StandardCharsets.UTF_8)));
             replies.record(request.clientId(), request.seq(), reply);
-            answerFirstCopy(groups, request.clientNode(), reply);
+            answerFirstCopy(groups, request, reply);
             return;
         }
         if (others.length > 0) {
@@ -671,20 +693,21 @@ public final class ReplicaRuntime implements AutoCloseable {
         stats.commandsExecuted.incrementAndGet();
         byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body));
         replies.record(request.clientId(), request.seq(), reply);
-        answerFirstCopy(groups, request.clientNode(), reply);
+        answerFirstCopy(groups, request, reply);
     }
 
     /**
-     * The first copy of a command is answered by the replica on the client's own node when that node is
-     * a replica of one of the command's destinations: it executes the command like every other, and its
-     * reply needs no network, while the other replicas' copies would only be received, decoded and
-     * dropped by the client (three replies per command cost the client's node as much as the command).
-     * A client elsewhere (a pure client node, or a replica of another partition) hears from every
-     * replica, the first reply winning. A retried command (RESEND) is answered by every replica, so a
-     * client whose own replica cannot answer still gets a reply after its retry period.
+     * A first copy that asks for a local reply is answered only by the replica on the client's own
+     * node, when that node is a replica of one of the command's destinations: it executes the command
+     * like every other, and its reply needs no network, while the other replicas' copies would only be
+     * received, decoded and dropped (three replies per command cost the client's node as much as the
+     * command). The client asks for it only while its own replica is caught up
+     * ({@link #caughtUp}); a copy sent again (RESEND) is answered by every replica. Without the flag
+     * every replica answers, the first reply winning.
      */
-    private void answerFirstCopy(int[] groups, int clientNode, byte[] reply) {
-        if (localReplies && clientNode != nodeId) {
+    private void answerFirstCopy(int[] groups, Wire.Request request, byte[] reply) {
+        int clientNode = request.clientNode();
+        if (request.localReply() && clientNode != nodeId) {
             Integer clientPartition = partitionOfNode.get(clientNode);
             if (clientPartition != null) {
                 for (int g : groups) {

@@ -31,8 +31,16 @@ public final class Wire {
     private Wire() {
     }
 
-    /** A client's command: {@code ackedBelow} says every seq below it has its reply at the client. */
-    public record Request(long clientId, long seq, long ackedBelow, byte[] command) {
+    /**
+     * A client's command: {@code ackedBelow} says every seq below it has its reply at the client.
+     * {@code localReply}: only the replica on the client's own node answers the first copy (the client
+     * asks for it while that replica is caught up; a copy sent again is answered by every replica).
+     */
+    public record Request(long clientId, long seq, long ackedBelow, boolean localReply, byte[] command) {
+        public Request(long clientId, long seq, long ackedBelow, byte[] command) {
+            this(clientId, seq, ackedBelow, false, command);
+        }
+
         public int clientNode() {
             return (int) (clientId >>> 32);
         }
@@ -99,15 +107,22 @@ public final class Wire {
     /** Sizes are known up front: one exact array, no stream and no growth copies (hot path). */
     public static byte[] encode(Request r) {
         byte[] command = r.command();
-        return ByteBuffer.allocate(8 + 8 + 8 + 4 + command.length)
-                .putLong(r.clientId()).putLong(r.seq()).putLong(r.ackedBelow())
+        return ByteBuffer.allocate(8 + 8 + 8 + 1 + 4 + command.length)
+                .putLong(r.clientId()).putLong(r.seq()).putLong(r.ackedBelow()).put((byte) (r.localReply() ? 1 : 0))
                 .putInt(command.length).put(command).array();
     }
 
     public static Request decodeRequest(byte[] bytes) {
         ByteBuffer in = ByteBuffer.wrap(bytes);
         try {
-            return new Request(in.getLong(), in.getLong(), in.getLong(), bytes(in));
+            long clientId = in.getLong();
+            long seq = in.getLong();
+            long ackedBelow = in.getLong();
+            byte flags = in.get();
+            if ((flags & ~1) != 0) {
+                throw malformed(bytes, "unknown request flags " + flags);
+            }
+            return new Request(clientId, seq, ackedBelow, flags == 1, bytes(in));
         } catch (BufferUnderflowException e) {
             throw malformed(bytes, "truncated request");
         }
