@@ -315,6 +315,11 @@ public final class VoleryNode implements AutoCloseable {
     }
 
     /** The front end's Eyrie client (its multicast window and refusals): for tests and tools. */
+    /** The front end's read throttle (null without a front end). */
+    public io.volery.server.frontend.ReadThrottle readThrottle() {
+        return frontEnd == null ? null : frontEnd.readThrottle();
+    }
+
     public EyrieClient eyrieClient() {
         return client;
     }

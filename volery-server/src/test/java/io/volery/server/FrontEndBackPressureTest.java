@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs.Ids;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import io.volery.server.frontend.ReadThrottle;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -75,6 +77,65 @@ class FrontEndBackPressureTest {
                 for (ZooKeeper zk : clients) {
                     zk.close();
                 }
+            }
+        }
+    }
+
+    /**
+     * A long stall (the ring has lost its quorum, nothing is ordered) with requests waiting: a client
+     * whose unanswered requests stay under the per-connection bound keeps reading, so its pings are
+     * answered and it keeps its connection for three session timeouts; a client flooding large
+     * requests is stopped at the bound. Reading off at the first sign of pressure held back every
+     * client's pings, and under a long overload clients dropped their connections.
+     */
+    @Test
+    void duringALongStallASmallClientKeepsItsConnectionAndAFloodingOneIsStoppedAtTheByteBound() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(1, 3, 0, 1000)) {
+            VoleryNode node = c.nodes().get(0);
+            String address = "127.0.0.1:" + node.clientAddress().getPort();
+            java.util.List<Watcher.Event.KeeperState> smallStates = new java.util.concurrent.CopyOnWriteArrayList<>();
+            CountDownLatch connected = new CountDownLatch(1);
+            ZooKeeper small = new ZooKeeper(address, 4000, e -> {
+                if (e.getType() == Watcher.Event.EventType.None) {
+                    smallStates.add(e.getState());
+                    if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                        connected.countDown();
+                    }
+                }
+            });
+            ZooKeeper flooder = VolerySmokeTest.connect(address);
+            try {
+                assertTrue(connected.await(20, TimeUnit.SECONDS), "the small client connected");
+                small.create("/stall", bytes(0), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                flooder.create("/flood", bytes(0), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                c.nodes().get(1).close();
+                c.nodes().get(2).close(); // no quorum left: nothing is ordered any more
+
+                EyrieClient frontEnd = node.eyrieClient();
+                for (int n = 0; n < 400; n++) {
+                    small.setData("/stall", bytes(n), -1, (rc, path, ctx, stat) -> { }, null);
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (!frontEnd.pressured() && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertTrue(frontEnd.pressured(), "the front end is under back-pressure (else this test proves nothing)");
+                byte[] large = new byte[200 * 1024];
+                for (int n = 0; n < 30; n++) { // 6 MB, three times the per-connection bound
+                    flooder.setData("/flood", large, -1, (rc, path, ctx, stat) -> { }, null);
+                }
+                // Three session timeouts without a reply to any request: only pings can keep the session.
+                Thread.sleep(12_000);
+                assertTrue(frontEnd.pressured(), "still under back-pressure at the end of the stall");
+                assertEquals(List.of(Watcher.Event.KeeperState.SyncConnected), smallStates,
+                        "connection states of the client whose requests waited through the stall");
+                assertTrue(node.readThrottle().pauses() >= 1,
+                        "the flooding connection stopped reading at its byte bound; pauses: " + node.readThrottle().pauses());
+                assertTrue(node.readThrottle().unansweredBytes() < 2 * ReadThrottle.DEFAULT_CONNECTION_BYTES + 400 * 100,
+                        "request bytes read and unanswered stay near the bounds: " + node.readThrottle().unansweredBytes());
+            } finally {
+                small.close(1000);
+                flooder.close(1000);
             }
         }
     }

@@ -49,6 +49,12 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private boolean awaitingSession;
     private final List<Id> authInfo = new CopyOnWriteArrayList<>();
     private final ArrayDeque<CompletableFuture<ZkReply>> inOrder = new ArrayDeque<>();
+    /** Request bytes behind each entry of {@link #inOrder}, in the same order. */
+    private final ArrayDeque<Integer> inOrderBytes = new ArrayDeque<>();
+    /** Bytes of requests read and not yet answered (event loop only). */
+    private long unansweredBytes;
+    /** The connection closed: its bytes were released from the throttle then. */
+    private boolean inactive;
     private volatile long sessionId;
     private volatile Channel channel;
     private boolean handshakeDone;
@@ -77,9 +83,12 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         if (c == null) {
             return;
         }
-        boolean read = !closing && !awaitingSession && !throttle.paused();
+        boolean read = !closing && !awaitingSession && !throttle.holdsBack(unansweredBytes);
         if (c.config().isAutoRead() != read) {
             c.config().setAutoRead(read);
+            if (!read && !closing && !awaitingSession) {
+                throttle.paused(this);
+            }
         }
     }
 
@@ -92,9 +101,6 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         }
         stats.connectionOpened();
         throttle.register(this);
-        if (throttle.paused()) {
-            applyReadState();
-        }
         ctx.fireChannelActive();
     }
 
@@ -102,6 +108,9 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     public void channelInactive(ChannelHandlerContext ctx) {
         stats.connectionClosed();
         throttle.unregister(this);
+        throttle.answered(unansweredBytes); // requests of a closed connection are no longer waited for here
+        unansweredBytes = 0;
+        inactive = true;
         if (handshakeDone) {
             service.disconnected(this);
         }
@@ -120,7 +129,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 handshake(ctx, ZkCodec.decodeConnect(bytes));
                 return;
             }
-            request(ctx, ZkCodec.decodeRequest(bytes));
+            request(ctx, ZkCodec.decodeRequest(bytes), bytes.length);
         } catch (ZkCodec.MalformedBodyException e) {
             // ZooKeeper answers a body it cannot read with MarshallingError and keeps serving.
             log.info("session=0x{} from {}: {}", Long.toHexString(sessionId), remoteAddress(), e.getMessage());
@@ -165,7 +174,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         }));
     }
 
-    private void request(ChannelHandlerContext ctx, ZkRequest r) {
+    private void request(ChannelHandlerContext ctx, ZkRequest r, int bytes) {
         stats.request(r.opCode());
         switch (r.opCode()) {
             case OpCodes.PING -> {
@@ -200,7 +209,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                     log.error("service failed on {} session=0x{}", r, Long.toHexString(sessionId), e);
                     f = CompletableFuture.failedFuture(e);
                 }
-                enqueue(ctx, f);
+                enqueue(ctx, f, bytes);
                 if (r.opCode() == OpCodes.CLOSE_SESSION) {
                     closeAfterReplies(ctx);
                 }
@@ -239,7 +248,20 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     }
 
     private void enqueue(ChannelHandlerContext ctx, CompletableFuture<ZkReply> f) {
+        enqueue(ctx, f, 0);
+    }
+
+    /** Queues a reply to come in order; {@code bytes} of request count against the read bounds until it is written. */
+    private void enqueue(ChannelHandlerContext ctx, CompletableFuture<ZkReply> f, int bytes) {
         inOrder.add(f);
+        inOrderBytes.add(bytes);
+        if (bytes > 0) {
+            unansweredBytes += bytes;
+            throttle.read(bytes);
+            if (throttle.holdsBack(unansweredBytes)) {
+                applyReadState();
+            }
+        }
         f.whenComplete((rep, err) -> {
             if (ctx.executor().inEventLoop()) {
                 drain(ctx);
@@ -273,8 +295,33 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
 
     private void drainNow(ChannelHandlerContext ctx) {
         boolean wrote = false;
+        long answered = 0;
+        try {
+            wrote = drainDone(ctx);
+        } finally {
+            answered = released;
+            released = 0;
+        }
+        if (answered > 0 && !inactive) {
+            unansweredBytes -= answered;
+            throttle.answered(answered);
+            if (!closing && channel != null && !channel.config().isAutoRead()) {
+                applyReadState();
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+    }
+
+    /** Bytes of the requests whose replies the current drain took off the queue. */
+    private long released;
+
+    private boolean drainDone(ChannelHandlerContext ctx) {
+        boolean wrote = false;
         while (!inOrder.isEmpty() && inOrder.peek().isDone()) {
             CompletableFuture<ZkReply> f = inOrder.poll();
+            released += inOrderBytes.poll();
             ZkReply reply;
             try {
                 reply = f.join();
@@ -283,7 +330,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 // A failure inside the service has no ZooKeeper code of its own: close like a lost server.
                 closing = true;
                 ctx.close();
-                return;
+                return wrote;
             }
             if (reply == null) {
                 continue;
@@ -295,9 +342,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             }
             wrote = true;
         }
-        if (wrote) {
-            ctx.flush();
-        }
+        return wrote;
     }
 
     private boolean closeWhenDrained;
