@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 /** Sessions of the ZooKeeper Java client on the run's connect string. */
 final class ZooKeeperTarget implements BenchTarget {
     private final BenchConfig config;
+    /** Sessions opened so far: session i starts at server i mod n (see {@link RotatingHostProvider}). */
+    private final java.util.concurrent.atomic.AtomicInteger sessions = new java.util.concurrent.atomic.AtomicInteger();
 
     ZooKeeperTarget(BenchConfig config) {
         this.config = config;
@@ -20,7 +22,7 @@ final class ZooKeeperTarget implements BenchTarget {
 
     @Override
     public BenchSession open() throws IOException, InterruptedException {
-        ZooKeeper zk = connectSession(config);
+        ZooKeeper zk = connectSession(config, sessions.getAndIncrement());
         return new BenchSession() {
             @Override
             public void setData(String path, byte[] data, Done done) {
@@ -57,13 +59,19 @@ final class ZooKeeperTarget implements BenchTarget {
 
     /** A connected ZooKeeper session, or an {@link IOException} saying what could not be reached. */
     static ZooKeeper connectSession(BenchConfig config) throws IOException, InterruptedException {
+        return connectSession(config, (int) (System.nanoTime() & 0xffff));
+    }
+
+    /** A session that tries the servers in order from server {@code first} (mod their count) on. */
+    static ZooKeeper connectSession(BenchConfig config, int first) throws IOException, InterruptedException {
         CountDownLatch connected = new CountDownLatch(1);
         Watcher watcher = (WatchedEvent event) -> {
             if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();
             }
         };
-        ZooKeeper zk = new ZooKeeper(config.connect(), (int) config.sessionTimeout().toMillis(), watcher);
+        ZooKeeper zk = new ZooKeeper(config.connect(), (int) config.sessionTimeout().toMillis(), watcher, false,
+                new RotatingHostProvider(config.connect(), first));
         if (!connected.await(config.sessionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
             zk.close();
             throw new IOException("could not connect to ZooKeeper at '" + config.connect() + "' within "
