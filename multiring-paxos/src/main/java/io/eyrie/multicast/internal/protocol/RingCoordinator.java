@@ -33,6 +33,15 @@ final class RingCoordinator {
         void send(int to, Message m);
     }
 
+    /**
+     * Most bytes of values launched and not yet decided (besides ring.maxInFlight instances), at
+     * least one value: half of a peer link's default outbound queue (8 MiB). With large batches (a
+     * Volery cluster allows 1 MiB, one jute.maxbuffer request) 64 instances in flight were 64 MiB:
+     * the links dropped what did not fit and the ring stalled in retransmission back-off (10 KB
+     * setData fell to 63 requests/s at a 15 % cap while ZooKeeper did 1,155).
+     */
+    static final long MAX_IN_FLIGHT_BYTES = 4L << 20;
+
     private static final class InFlight {
         final byte[] value;
         /** {@code value} decoded: this node's learner takes it instead of decoding the bytes again. */
@@ -76,6 +85,8 @@ final class RingCoordinator {
     private final ArrayDeque<Proposal> queue = new ArrayDeque<>();
     private final Set<ProposalId> queuedIds = new HashSet<>();
     private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
+    /** Bytes of the values in {@link #inFlight}. */
+    private long inFlightBytes;
     private final Set<ProposalId> inFlightIds = new HashSet<>();
     /** No in-flight instance is due for retransmission before this (a lower bound). */
     private long inFlightDueMillis = Long.MAX_VALUE;
@@ -293,7 +304,8 @@ final class RingCoordinator {
 
     /** Proposes what is queued, never waiting to fill a batch. */
     private void pump(long now) {
-        while (phase == Phase.ACTIVE && inFlight.size() < params.maxInFlightInstances()) {
+        while (phase == Phase.ACTIVE && inFlight.size() < params.maxInFlightInstances()
+                && (inFlight.isEmpty() || inFlightBytes < MAX_IN_FLIGHT_BYTES)) {
             if (!reproposals.isEmpty()) {
                 Map.Entry<Long, byte[]> e = reproposals.pollFirstEntry();
                 relaunch(e.getKey(), e.getValue(), now);
@@ -331,7 +343,8 @@ final class RingCoordinator {
     }
 
     private void launch(long instance, byte[] value, RingValue decoded, List<ProposalId> ids, long slots, long now) {
-        inFlight.put(instance, new InFlight(value, decoded, ids, slots, now));
+        InFlight previous = inFlight.put(instance, new InFlight(value, decoded, ids, slots, now));
+        inFlightBytes += value.length - (previous == null ? 0 : previous.value.length);
         inFlightDueMillis = Math.min(inFlightDueMillis, now + params.retransmitTimeoutMillis());
         inFlightIds.addAll(ids);
         sendAccept(instance, value, now);
@@ -382,6 +395,7 @@ final class RingCoordinator {
         if (f == null) {
             return;
         }
+        inFlightBytes -= f.value.length;
         List<ProposalId> ids = f.ids;
         long[] seqs = new long[ids.size()];
         for (int i = 0; i < ids.size(); ) {
@@ -452,6 +466,7 @@ final class RingCoordinator {
         queue.clear();
         queuedIds.clear();
         inFlight.clear();
+        inFlightBytes = 0;
         inFlightIds.clear();
     }
 }

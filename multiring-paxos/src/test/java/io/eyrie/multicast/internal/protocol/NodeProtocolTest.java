@@ -63,6 +63,33 @@ class NodeProtocolTest {
         assertArrayEquals(cpBefore, n.learnerCheckpoint());
     }
 
+    /**
+     * With batches of up to a megabyte, ring.maxInFlight (64) instances would be 64 MB on the ring at
+     * once, more than a peer link queues (8 MiB): the links dropped, the ring stalled in retransmission
+     * back-off. The coordinator keeps the bytes launched and undecided near RingCoordinator's bound.
+     */
+    @Test
+    void aCoordinatorBoundsTheBytesItHasLaunchedAndNotYetDecided() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, "batch.maxBytes = 1200000\n"), 1);
+        c.run(100);
+        c.drop = s -> s.message() instanceof Message.Accept; // nothing gets decided
+        c.sent.clear();
+        int valueBytes = 900_000;
+        for (int i = 0; i < 30; i++) {
+            c.propose(1, new int[] {1}, RingPaxosTest.payload(i, valueBytes));
+        }
+        c.run(50);
+        java.util.Set<Long> launched = new java.util.TreeSet<>();
+        for (TestCluster.Sent s : c.sent) {
+            if (s.from() == 1 && s.message() instanceof Message.Accept a) {
+                launched.add(a.instance());
+            }
+        }
+        long bound = (4L << 20) / valueBytes + 1; // 4 MiB in flight, and the value that crosses it
+        assertTrue(!launched.isEmpty() && launched.size() <= bound, "instances launched with 30 values of "
+                + valueBytes + " bytes waiting: " + launched.size() + ", expected 1.." + bound);
+    }
+
     @Test
     void propose_isBounded_andOversizedPayloadsAreRefusedClearly() {
         TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
