@@ -49,6 +49,7 @@ final class RingCoordinator {
         final List<ProposalId> ids;
         /** Merge slots the value takes: 1 for a batch, k for a skip of k. */
         final long slots;
+        final long launchedMillis;
         long lastSentMillis;
         int retransmissions;
 
@@ -57,6 +58,7 @@ final class RingCoordinator {
             this.decoded = decoded;
             this.ids = ids;
             this.slots = slots;
+            this.launchedMillis = now;
             this.lastSentMillis = now;
         }
     }
@@ -87,6 +89,8 @@ final class RingCoordinator {
     private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
     /** Bytes of the values in {@link #inFlight}. */
     private long inFlightBytes;
+    /** Moving average of launch-to-decision time of values decided without a retransmission (ms). */
+    private long decisionMillisAverage;
     private final Set<ProposalId> inFlightIds = new HashSet<>();
     /** No in-flight instance is due for retransmission before this (a lower bound). */
     private long inFlightDueMillis = Long.MAX_VALUE;
@@ -160,11 +164,20 @@ final class RingCoordinator {
             case ACTIVE -> {
                 if (now >= inFlightDueMillis) {
                     long earliest = Long.MAX_VALUE;
+                    long resent = 0;
                     for (Map.Entry<Long, InFlight> e : inFlight.entrySet()) {
                         InFlight f = e.getValue();
                         // Back off like the proposers: a loaded ring is slow, not lossy, and resending
-                        // whole batches every timeout would multiply its load.
+                        // whole batches every timeout would multiply its load. For the same reason at
+                        // most about one batch of bytes goes out again per timeout, oldest first: with
+                        // megabyte batches on a CPU-capped node, resending every overdue batch at once
+                        // overran the peer links' queues, whose drops made more batches overdue.
                         if (now - f.lastSentMillis >= retransmitWait(f)) {
+                            if (resent > 0 && resent + f.value.length > params.batchMaxBytes()) {
+                                earliest = Math.min(earliest, now + params.retransmitTimeoutMillis());
+                                continue;
+                            }
+                            resent += f.value.length;
                             f.lastSentMillis = now;
                             f.retransmissions++;
                             sendAccept(e.getKey(), f.value, now);
@@ -178,8 +191,14 @@ final class RingCoordinator {
         }
     }
 
+    /**
+     * The configured timeout, or four times the usual time to a decision when the ring is slower
+     * than that (a loaded, CPU-capped ring takes hundreds of milliseconds for megabyte batches, and
+     * resending them after 100 ms only loaded it more), doubled per retransmission up to 16x.
+     */
     private long retransmitWait(InFlight f) {
-        return params.retransmitTimeoutMillis() << Math.min(f.retransmissions, 4);
+        long base = Math.max(params.retransmitTimeoutMillis(), Math.min(4 * decisionMillisAverage, 10_000));
+        return base << Math.min(f.retransmissions, 4);
     }
 
     /**
@@ -396,6 +415,10 @@ final class RingCoordinator {
             return;
         }
         inFlightBytes -= f.value.length;
+        if (f.retransmissions == 0) {
+            long sample = Math.max(0, now - f.launchedMillis);
+            decisionMillisAverage = decisionMillisAverage == 0 ? sample : (7 * decisionMillisAverage + sample) / 8;
+        }
         List<ProposalId> ids = f.ids;
         long[] seqs = new long[ids.size()];
         for (int i = 0; i < ids.size(); ) {
