@@ -42,7 +42,8 @@ final class GrowableDataOutput implements DataOutput {
 
     @Override
     public void write(int b) {
-        buf[reserve(1)] = (byte) b;
+        int at = reserve(1); // first: reserve may replace buf, and buf[reserve(1)] would read the old one
+        buf[at] = (byte) b;
     }
 
     @Override
@@ -52,7 +53,8 @@ final class GrowableDataOutput implements DataOutput {
 
     @Override
     public void write(byte[] b, int off, int len) {
-        System.arraycopy(b, off, buf, reserve(len), len);
+        int at = reserve(len); // first, as in write(int)
+        System.arraycopy(b, off, buf, at, len);
     }
 
     @Override
