@@ -56,7 +56,7 @@ public final class ReadThrottle {
         unanswered.addAndGet(-bytes);
     }
 
-    void paused(ZkConnectionHandler c) {
+    void countPause() {
         pauses.incrementAndGet();
     }
 

@@ -87,7 +87,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         if (c.config().isAutoRead() != read) {
             c.config().setAutoRead(read);
             if (!read && !closing && !awaitingSession) {
-                throttle.paused(this);
+                throttle.countPause();
             }
         }
     }
@@ -296,32 +296,9 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private void drainNow(ChannelHandlerContext ctx) {
         boolean wrote = false;
         long answered = 0;
-        try {
-            wrote = drainDone(ctx);
-        } finally {
-            answered = released;
-            released = 0;
-        }
-        if (answered > 0 && !inactive) {
-            unansweredBytes -= answered;
-            throttle.answered(answered);
-            if (!closing && channel != null && !channel.config().isAutoRead()) {
-                applyReadState();
-            }
-        }
-        if (wrote) {
-            ctx.flush();
-        }
-    }
-
-    /** Bytes of the requests whose replies the current drain took off the queue. */
-    private long released;
-
-    private boolean drainDone(ChannelHandlerContext ctx) {
-        boolean wrote = false;
         while (!inOrder.isEmpty() && inOrder.peek().isDone()) {
             CompletableFuture<ZkReply> f = inOrder.poll();
-            released += inOrderBytes.poll();
+            answered += inOrderBytes.poll();
             ZkReply reply;
             try {
                 reply = f.join();
@@ -330,7 +307,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 // A failure inside the service has no ZooKeeper code of its own: close like a lost server.
                 closing = true;
                 ctx.close();
-                return wrote;
+                break;
             }
             if (reply == null) {
                 continue;
@@ -342,7 +319,16 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             }
             wrote = true;
         }
-        return wrote;
+        if (answered > 0 && !inactive) {
+            unansweredBytes -= answered;
+            throttle.answered(answered);
+            if (!closing && channel != null && !channel.config().isAutoRead()) {
+                applyReadState();
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
     }
 
     private boolean closeWhenDrained;
