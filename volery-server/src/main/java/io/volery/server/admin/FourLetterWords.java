@@ -178,6 +178,9 @@ public final class FourLetterWords {
         m.put("volery_acceptor_torn_bytes", d.tornLogBytes());
         m.put("volery_snapshots_fetched", d.snapshotsFetched());
         m.put("volery_state_transfers", d.stateTransfers());
+        m.put("volery_frames_dropped", monitor.framesDropped());
+        m.put("volery_proposal_gap_resends", st.proposalGapResends());
+        m.put("volery_reordered_resends", monitor.reorderedResends());
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());

@@ -142,6 +142,22 @@ public final class NodeMonitor {
         return multicast.status();
     }
 
+    /** Frames this node's transport dropped (full peer queues, peers down) since the start. */
+    public long framesDropped() {
+        return multicast.transportStats().framesDropped();
+    }
+
+    private volatile java.util.function.LongSupplier reorderedResends = () -> 0;
+
+    /** Where to read the front end's count of requests resent after the replicas refused them as reordered. */
+    public void reorderedResends(java.util.function.LongSupplier counter) {
+        this.reorderedResends = counter;
+    }
+
+    public long reorderedResends() {
+        return reorderedResends.getAsLong();
+    }
+
     /**
      * ZooKeeper's server state, mapped onto Volery: "leader" when this node coordinates its
      * partition's ring, "follower" otherwise, "standalone" for a cluster of one node.

@@ -64,6 +64,15 @@ public final class VoleryMetrics {
                 .tags(tags).register(registry);
         FunctionCounter.builder("volery.transport.frames.received", multicast, n -> n.transportStats().framesReceived())
                 .tags(tags).register(registry);
+        FunctionCounter.builder("volery.transport.frames.dropped", multicast, n -> n.transportStats().framesDropped())
+                .description("frames to peers dropped (a full queue, a peer down): the protocol resends what matters")
+                .tags(tags).register(registry);
+        FunctionCounter.builder("volery.proposals.gap.resends", multicast, n -> n.status().proposalGapResends())
+                .description("proposals sent again because their ring ordered a later one of them first")
+                .tags(tags).register(registry);
+        FunctionCounter.builder("volery.requests.reordered.resends", monitor, NodeMonitor::reorderedResends)
+                .description("pipelined requests the replicas refused for overtaking the request they follow, sent again")
+                .tags(tags).register(registry);
     }
 
     private enum RingField { DECIDED, LAG, COORDINATOR }

@@ -15,7 +15,6 @@ import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -278,79 +277,6 @@ public final class VoleryService implements ZkService, AutoCloseable {
         timer.shutdownNow();
         for (ClientConnection c : new ArrayList<>(connections.values())) {
             c.close("server shutting down");
-        }
-    }
-
-    /**
-     * ZooKeeper's FIFO promise for one session: requests to the same single partition are pipelined
-     * (one ring orders them in sending order), each sent once the one before it was sent; any other
-     * request waits for the answers to the ones before it.
-     */
-    private static final class SessionOrder {
-        private final AtomicLong reorderedResends;
-        private CompletableFuture<?> answered = CompletableFuture.completedFuture(null);
-        private CompletableFuture<Void> sent = CompletableFuture.completedFuture(null);
-        private int[] lastDestinations = new int[0];
-        private long lastSeq;
-
-        SessionOrder(AtomicLong reorderedResends) {
-            this.reorderedResends = reorderedResends;
-        }
-
-        /**
-         * @param execute orders the request and returns the replicas' answer
-         * @param release turns the answer into the reply bytes, once they may go to the client
-         */
-        synchronized CompletableFuture<byte[]> submit(int[] destinations, VoleryRequest r,
-                                                      java.util.function.Function<VoleryRequest, CompletableFuture<Object>> execute,
-                                                      java.util.function.Function<Object, CompletableFuture<byte[]>> release) {
-            boolean pipeline = destinations.length == 1 && Arrays.equals(destinations, lastDestinations);
-            // the replicas check the pipelined order, which a coordinator failover could break
-            r.seq = ++lastSeq;
-            r.after = pipeline ? lastSeq - 1 : 0;
-            CompletableFuture<?> before = answered;
-            java.util.function.Supplier<CompletableFuture<byte[]>> send =
-                    () -> attempt(r, before, execute, reorderedResends).thenCompose(release);
-            // Not before the previous request went out: it may itself still wait for other partitions,
-            // and sending this one first would let the ring order it first.
-            CompletableFuture<?> gate = pipeline ? sent : answered;
-            CompletableFuture<Void> mine = new CompletableFuture<>();
-            CompletableFuture<byte[]> f;
-            if (gate.isDone()) {
-                f = sendMarking(send, mine);
-            } else {
-                f = gate.handle((x, e) -> null).thenCompose(x -> sendMarking(send, mine));
-            }
-            answered = pipeline ? CompletableFuture.allOf(answered, f) : f;
-            sent = mine;
-            lastDestinations = destinations;
-            return f;
-        }
-
-        private static CompletableFuture<byte[]> sendMarking(java.util.function.Supplier<CompletableFuture<byte[]>> send,
-                                                             CompletableFuture<Void> sent) {
-            try {
-                return send.get();
-            } finally {
-                sent.complete(null);
-            }
-        }
-
-        /** Sends {@code r}; if it overtook the request it follows, sends it again once that one is answered. */
-        private static CompletableFuture<Object> attempt(VoleryRequest r, CompletableFuture<?> before,
-                                                         java.util.function.Function<VoleryRequest, CompletableFuture<Object>> execute,
-                                                         AtomicLong reorderedResends) {
-            return execute.apply(r).thenCompose(result -> {
-                if (!(result instanceof VoleryStateMachine.Reordered)) {
-                    return CompletableFuture.completedFuture(result);
-                }
-                reorderedResends.incrementAndGet();
-                return before.handle((x, e) -> null).thenCompose(x -> {
-                    // every earlier request is answered, so this one can only come after them now
-                    r.after = 0;
-                    return attempt(r, before, execute, reorderedResends);
-                });
-            });
         }
     }
 

@@ -343,7 +343,7 @@ public final class NodeProtocol {
             rings.add(new NodeStatus.RingStatus(r.id(), fd.coordinatorOf(r, now), ballot, decided,
                     s != null ? s.nextInstance : -1));
         }
-        return new NodeStatus(nodeId, rings, merger.lastPosition());
+        return new NodeStatus(nodeId, rings, merger.lastPosition(), proposer.gapResendCount());
     }
 
     // ---- step plumbing ------------------------------------------------------------------------
@@ -433,8 +433,11 @@ public final class NodeProtocol {
                 c.proposalsArrived(now);
             }
         } else if (m instanceof Ordered o) {
-            for (long seq : proposer.ordered(o.incarnation(), o.seqs())) {
+            for (long seq : proposer.ordered(o.incarnation(), o.seqs(), now)) {
                 out.ordered(seq);
+            }
+            for (Propose p : proposer.takeGapResends()) {
+                send(proposalTarget(config.ring(p.ring())), p);
             }
         } else if (m instanceof Phase1a p) {
             onPhase1a(from, p);

@@ -5,8 +5,13 @@ import io.eyrie.multicast.Position;
 
 import java.util.List;
 
-/** A node's protocol state for monitoring. */
-public record NodeStatus(int nodeId, List<RingStatus> rings, long lastDeliveredPosition) {
+/**
+ * A node's protocol state for monitoring.
+ *
+ * @param proposalGapResends multicasts this node's proposer sent again because their ring ordered a
+ *                           later one of them first (a proposal lost on the way), since the start
+ */
+public record NodeStatus(int nodeId, List<RingStatus> rings, long lastDeliveredPosition, long proposalGapResends) {
 
     /**
      * @param coordinatorId           the coordinator as this node sees it

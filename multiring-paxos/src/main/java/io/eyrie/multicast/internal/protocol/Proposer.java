@@ -9,6 +9,14 @@ import java.util.List;
  * The local proposer: numbers multicasts, keeps them until their ring reports them decided and
  * retransmits them meanwhile. Both the number pending and the spread of pending seqs are bounded:
  * the spread bounds the learners' dedup state (see {@link DedupTable}).
+ *
+ * <p>Retransmission has two triggers. A timer, whose wait is the configured timeout or four times the
+ * recent time to order a proposal, whichever is longer (then doubling per retransmission): under
+ * overload a coordinator holds proposals queued for seconds, and resending all of them every timeout
+ * spends the coordinator's CPU on duplicates and fills the links until they drop frames. And a gap: a
+ * ring reports a proposal ordered that was sent after one of the same ring still pending, so, since a
+ * coordinator queues and batches one proposer's proposals in arrival order, the earlier one was most
+ * likely lost on the way; it is sent again at once rather than after the timer.
  */
 final class Proposer {
     static final int MAX_PENDING = 256;
@@ -30,12 +38,22 @@ final class Proposer {
     private long lowestPending;
     /** No pending proposal is due before this (a lower bound): ticks before it need not look. */
     private long earliestDueMillis = Long.MAX_VALUE;
+    /** Numbers every transmission, first or again, in sending order. */
+    private long transmissions;
+    /** Moving average of the time from a proposal's first send to its Ordered notice (ms). */
+    private double orderMillis;
+    /** Proposals a gap showed lost, to send again now (see {@link #takeGapResends}). */
+    private final List<Message.Propose> gapResends = new ArrayList<>();
+    private long gapResendCount;
 
     private static final class Pending {
         final int ring;
         final int[] groups;
         final byte[] payload;
+        final long firstSentMillis;
         long lastSentMillis;
+        /** The transmission number of its latest send. */
+        long sent;
         /** Retransmissions so far: each doubles the wait before the next. */
         int retransmissions;
 
@@ -43,6 +61,7 @@ final class Proposer {
             this.ring = ring;
             this.groups = groups;
             this.payload = payload;
+            this.firstSentMillis = now;
             this.lastSentMillis = now;
         }
     }
@@ -80,6 +99,7 @@ final class Proposer {
         }
         long seq = nextSeq++;
         Pending p = new Pending(ring, groups.clone(), payload.clone(), now);
+        p.sent = ++transmissions;
         pending[(int) (seq % MAX_SEQ_SPREAD)] = p;
         pendingCount++;
         earliestDueMillis = Math.min(earliestDueMillis, now + retransmitMillis);
@@ -103,27 +123,75 @@ final class Proposer {
     }
 
     private long wait(Pending p) {
-        return retransmitMillis << Math.min(p.retransmissions, MAX_BACKOFF_DOUBLINGS);
+        long base = Math.max(retransmitMillis, (long) (4 * orderMillis));
+        return base << Math.min(p.retransmissions, MAX_BACKOFF_DOUBLINGS);
+    }
+
+    /** The recent time to order a proposal (a moving average, ms), which stretches the retransmission timer. */
+    double orderMillis() {
+        return orderMillis;
+    }
+
+    /** Proposals sent again because a later one of their ring was ordered first, since the start. */
+    long gapResendCount() {
+        return gapResendCount;
     }
 
     /** Marks seqs decided; returns those that were pending (each reported once). */
-    long[] ordered(long inc, long[] seqs) {
+    long[] ordered(long inc, long[] seqs, long now) {
         if (inc != incarnation) {
             return new long[0];
         }
         long[] done = new long[seqs.length];
         int n = 0;
+        int ring = -1;
+        long latestSent = 0;
         for (long s : seqs) {
-            if (get(s) != null) {
+            Pending p = get(s);
+            if (p != null) {
                 pending[(int) (s % MAX_SEQ_SPREAD)] = null;
                 pendingCount--;
                 done[n++] = s;
+                if (p.retransmissions == 0) {
+                    // a first send's time to order (a retransmitted one's includes the timer's wait)
+                    orderMillis += (Math.max(0, now - p.firstSentMillis) - orderMillis) / 16;
+                }
+                if (p.sent > latestSent) {
+                    latestSent = p.sent;
+                    ring = p.ring;
+                }
             }
         }
         while (lowestPending < nextSeq && pending[(int) (lowestPending % MAX_SEQ_SPREAD)] == null) {
             lowestPending++;
         }
+        if (ring >= 0) {
+            resendGaps(ring, latestSent, now);
+        }
         return n == done.length ? done : java.util.Arrays.copyOf(done, n);
+    }
+
+    /** Pending proposals of {@code ring} sent before transmission {@code ordered}, which the ring has ordered. */
+    private void resendGaps(int ring, long ordered, long now) {
+        for (long seq = lowestPending; seq < nextSeq; seq++) {
+            Pending p = pending[(int) (seq % MAX_SEQ_SPREAD)];
+            if (p != null && p.ring == ring && p.sent < ordered) {
+                p.sent = ++transmissions;
+                p.lastSentMillis = now;
+                gapResendCount++;
+                gapResends.add(message(seq, p));
+            }
+        }
+    }
+
+    /** The proposals {@link #ordered} found lost, to send now (each returned once). */
+    List<Message.Propose> takeGapResends() {
+        if (gapResends.isEmpty()) {
+            return List.of();
+        }
+        List<Message.Propose> out = new ArrayList<>(gapResends);
+        gapResends.clear();
+        return out;
     }
 
     /** When {@link #due} may next return something; Long.MAX_VALUE when nothing is pending. */
@@ -147,6 +215,7 @@ final class Proposer {
             // and resending everything pending every timeout would bury it under duplicates.
             if (now - p.lastSentMillis >= wait(p)) {
                 p.lastSentMillis = now;
+                p.sent = ++transmissions;
                 p.retransmissions++;
                 out.add(message(seq, p));
             }
