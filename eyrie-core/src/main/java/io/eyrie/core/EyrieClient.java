@@ -63,6 +63,7 @@ public final class EyrieClient implements AutoCloseable {
         /** Whether the copy sent last asked for the local replica's answer only. */
         volatile boolean localReply;
         final CompletableFuture<Object> future = new CompletableFuture<>();
+        /** When the copy sent last was handed to the proposer, then when the ring ordered it. */
         volatile long sentNanos;
         /** Guarded by {@link #sendLock}. */
         SendState state = SendState.ORDERED;
@@ -316,6 +317,12 @@ public final class EyrieClient implements AutoCloseable {
     private void watch(Started s) {
         s.ordered().whenComplete((v, t) -> {
             Pending p = s.p();
+            if (t == null) {
+                // The reply timers run from here: before, the multicast layer itself resends until the
+                // ring orders the command, and under overload that alone can take longer than a timer,
+                // whose copy would then only add to the load (ADR 024).
+                p.sentNanos = System.nanoTime();
+            }
             released(p);
             if (t == null) {
                 return;

@@ -202,4 +202,33 @@ class RepliesAndRetriesTest {
                     "replica " + node + " executed each add exactly once");
         }
     }
+
+    /**
+     * Under overload the ring may take longer to order a command than the local-reply timeout: the
+     * timeout runs from the ordering, so the command is not sent again for every replica (a copy that
+     * would only add to the load) while the own replica answers right after the ordering.
+     */
+    @Test
+    void aCommandTheRingTakesLongToOrderIsNotSentAgainWhileItsOwnReplicaAnswersSoonAfter() throws Exception {
+        start(3_600_000);
+        int own = cluster.sim.replicasOf(1)[1];
+        RegisterMachine ownReplica = (RegisterMachine) cluster.replica(own);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        try (EyrieClient onReplica = new EyrieClient(cluster.sim.sharedEndpoint(own), new RegisterMachine.Oracle(), 8, 3_600_000)) {
+            onReplica.answerLocallyWhile(g -> g == 1);
+            onReplica.setLocalReplyTimeoutMillis(1500);
+            cluster.sim.holdMulticasts();
+            CompletableFuture<Object> add = onReplica.executeAsync(new Command("add", "x1", 1));
+            Thread.sleep(2000); // the ring takes 2 s to order it, longer than the local-reply timeout
+            ownReplica.hold = release; // and the own replica answers 0.6 s after the ordering, longer than a timer scan
+            cluster.sim.orderHeldMulticasts();
+            Thread.sleep(600);
+            release.countDown();
+            assertEquals(1, add.get(20, TimeUnit.SECONDS), "the add's result");
+            assertEquals(0, onReplica.localReplyFallbacks(), "copies sent for every replica");
+        } finally {
+            release.countDown();
+            ownReplica.hold = null;
+        }
+    }
 }

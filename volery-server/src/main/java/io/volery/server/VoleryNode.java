@@ -220,7 +220,7 @@ public final class VoleryNode implements AutoCloseable {
                     config.parameters().dataDir(), null, tick, minTimeout, maxTimeout, options.juteMaxBuffer(),
                     options.partitioning().name().toLowerCase(java.util.Locale.ROOT), config.groups().size(), replicas);
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
-            monitor.reorderedResends(service::reorderedResends);
+            monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
             monitor.durability(new NodeMonitor.Durability() {
                 @Override

@@ -55,6 +55,8 @@ public final class SimulatedMulticast implements AutoCloseable {
     /** Multicasts still to refuse as a full proposer does (backpressure: nothing is sent). */
     private final java.util.concurrent.atomic.AtomicInteger toRefuse = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean closed;
+    /** While not null, multicasts wait here unordered, as behind a coordinator's long queue. */
+    private List<Runnable> heldMulticasts;
 
     public SimulatedMulticast(ClusterConfig config, long seed) {
         this.config = config;
@@ -202,6 +204,27 @@ public final class SimulatedMulticast implements AutoCloseable {
 
     public long multicasts() {
         return multicasts.get();
+    }
+
+    /** From now on multicasts are accepted but not ordered (their futures wait) until {@link #orderHeldMulticasts}. */
+    public void holdMulticasts() {
+        synchronized (lock) {
+            if (heldMulticasts == null) {
+                heldMulticasts = new ArrayList<>();
+            }
+        }
+    }
+
+    /** Orders the held multicasts in the order they were made, and stops holding. */
+    public void orderHeldMulticasts() {
+        List<Runnable> held;
+        synchronized (lock) {
+            held = heldMulticasts;
+            heldMulticasts = null;
+        }
+        if (held != null) {
+            held.forEach(Runnable::run);
+        }
     }
 
     /** Positions delivered so far by {@code nodeId}, in delivery order (across incarnations). */
@@ -395,6 +418,17 @@ public final class SimulatedMulticast implements AutoCloseable {
                 return CompletableFuture.failedFuture(new MulticastException("too many multicasts pending (simulated)"));
             }
             synchronized (lock) {
+                if (heldMulticasts != null) {
+                    CompletableFuture<Void> ordered = new CompletableFuture<>();
+                    heldMulticasts.add(() -> {
+                        synchronized (lock) {
+                            multicasts.incrementAndGet();
+                            multicastLocked(groups, payload);
+                        }
+                        ordered.complete(null);
+                    });
+                    return ordered;
+                }
                 multicasts.incrementAndGet();
                 multicastLocked(groups, payload);
             }

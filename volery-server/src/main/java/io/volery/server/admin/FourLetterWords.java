@@ -181,6 +181,7 @@ public final class FourLetterWords {
         m.put("volery_frames_dropped", monitor.framesDropped());
         m.put("volery_proposal_gap_resends", st.proposalGapResends());
         m.put("volery_reordered_resends", monitor.reorderedResends());
+        m.put("volery_local_reply_fallbacks", monitor.localReplyFallbacks());
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());

@@ -148,10 +148,20 @@ public final class NodeMonitor {
     }
 
     private volatile java.util.function.LongSupplier reorderedResends = () -> 0;
+    private volatile java.util.function.LongSupplier localReplyFallbacks = () -> 0;
 
-    /** Where to read the front end's count of requests resent after the replicas refused them as reordered. */
-    public void reorderedResends(java.util.function.LongSupplier counter) {
-        this.reorderedResends = counter;
+    /**
+     * Where to read the front end's counts: requests sent again after the replicas refused them as
+     * reordered, and commands sent again for every replica when the local one did not answer in time.
+     */
+    public void frontEndCounters(java.util.function.LongSupplier reorderedResends,
+                                 java.util.function.LongSupplier localReplyFallbacks) {
+        this.reorderedResends = reorderedResends;
+        this.localReplyFallbacks = localReplyFallbacks;
+    }
+
+    public long localReplyFallbacks() {
+        return localReplyFallbacks.getAsLong();
     }
 
     public long reorderedResends() {
