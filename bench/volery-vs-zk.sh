@@ -15,7 +15,7 @@
 # (compare.py). Environment: CPU_PERCENT (default 15: 12 Volery nodes x 15% fit in 2 cores with room
 # for the load generator), RUNS, WARMUP, DURATION, SWEEP_CLIENTS, POINT_CLIENTS, JIT_WARMUP (seconds of
 # uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0),
-# STORAGES (default "durable memory"), OUT (where
+# STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
 # compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
 # Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
 set -euo pipefail
@@ -161,7 +161,7 @@ if [ "$mode" = --smoke ]; then
   run_system durable v2
 else
   for storage in ${STORAGES:-durable memory}; do
-    for system in zk v1 v2 v4; do run_system "$storage" "$system"; done
+    for system in ${SYSTEMS:-zk v1 v2 v4}; do run_system "$storage" "$system"; done
   done
 fi
 
