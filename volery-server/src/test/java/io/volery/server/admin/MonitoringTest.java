@@ -152,6 +152,10 @@ class MonitoringTest {
             }
             assertEquals(String.valueOf(n.monitor().facts().partition()), v.get("volery_partition"));
             assertTrue(v.containsKey("volery_ring_0_lag"), "the ALL ring's lag: " + v.keySet());
+            for (String key : List.of("volery_frames_dropped", "volery_proposal_gap_resends", "volery_reordered_resends",
+                    "volery_local_reply_fallbacks")) {
+                assertTrue(Long.parseLong(v.get(key)) >= 0, "overload counter " + key + " of node " + n.nodeId() + ": " + v.get(key));
+            }
         }
     }
 
@@ -237,6 +241,10 @@ class MonitoringTest {
         }
         assertTrue(rm.containsKey("volery_signal_waits_total" + tags), "signal waits: " + rm.keySet());
         assertTrue(rm.containsKey("volery_signal_wait_seconds_total" + tags), "signal wait time: " + rm.keySet());
+        for (String counter : List.of("volery_transport_frames_dropped_total", "volery_proposals_gap_resends_total",
+                "volery_requests_reordered_resends_total", "volery_requests_local_reply_fallbacks_total")) {
+            assertTrue(rm.containsKey(counter + tags), counter + ": " + rm.keySet());
+        }
 
         HttpResponse<String> post = http.send(HttpRequest.newBuilder(metricsUri(first))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());

@@ -28,8 +28,13 @@ import java.util.TreeMap;
 public final class NodeProtocol {
     /** Catch-up asks for at most this many instances per fetch. */
     static final int FETCH_MAX_INSTANCES = 64;
-    /** A Phase 1b page carries about this many batches' worth of votes. */
-    static final int PHASE1_PAGE_BATCHES = 4;
+    /**
+     * A Phase 1b page carries at most one batch's worth of votes (batch.maxBytes): the transport's
+     * frame limit is batch.maxBytes plus 64 KiB, and a larger page (four batches' worth before) was
+     * dropped at every attempt, so that a coordinator taking over a ring of large values never
+     * finished Phase 1.
+     */
+    static final int PHASE1_PAGE_BATCHES = 1;
 
     /** Test-only fault switches; production code uses {@link #NONE}. */
     record Faults(boolean acceptorsForgetPromises, boolean learnersKeepDuplicates) {
@@ -477,8 +482,13 @@ public final class NodeProtocol {
                 }
                 learn(l.ring(), v.instance(), v.value());
             }
-            if (l.decided().size() >= FETCH_MAX_INSTANCES) {
-                // A full page: the sender holds more, so a lagging learner need not wait a timeout.
+            long pageBytes = 0;
+            for (Vote v : l.decided()) {
+                pageBytes += v.value().length + RingAcceptor.VOTE_OVERHEAD_BYTES;
+            }
+            if (l.decided().size() >= FETCH_MAX_INSTANCES || pageBytes >= params.batchMaxBytes() / 2) {
+                // A full page (by count, or by bytes: pages of large values stop at batch.maxBytes): the
+                // sender likely holds more, so a lagging learner need not wait a timeout.
                 long next = l.decided().get(l.decided().size() - 1).instance() + 1;
                 Merger.RingStream s = merger.stream(l.ring());
                 if ((s != null && next < s.nextInstance + Merger.WINDOW) || (a != null && next == a.firstUndecided())) {

@@ -16,6 +16,9 @@ import java.util.Optional;
  * state: everything is appended before the step's messages leave (the runtime syncs first).
  */
 final class RingAcceptor {
+    /** Bytes a vote adds to a page besides its value (instance, ballot, flag, length), rounded up. */
+    static final int VOTE_OVERHEAD_BYTES = 32;
+
     private final int ringId;
     private final AcceptorLog log;
     private final boolean forgetPromises;
@@ -95,14 +98,19 @@ final class RingAcceptor {
         long start = Math.max(from, log.lowestInstance());
         int bytes = 0;
         for (long i = start; i <= highestInstance; i++) {
-            if (i - start >= maxInstances || (bytes >= maxBytes && !votes.isEmpty())) {
+            if (i - start >= maxInstances) {
                 return new VotePage(votes, i);
             }
             Optional<AcceptedValue> a = log.read(i);
             if (a.isPresent()) {
                 AcceptedValue v = a.get();
+                // Stop before the page outgrows maxBytes (one value always goes): the page travels in
+                // one frame, and a frame over the transport's limit is dropped, every time it is asked for.
+                if (!votes.isEmpty() && bytes + v.value().length + VOTE_OVERHEAD_BYTES > maxBytes) {
+                    return new VotePage(votes, i);
+                }
                 votes.add(new Vote(i, v.ballot(), v.decided(), v.value()));
-                bytes += v.value().length + 32;
+                bytes += v.value().length + VOTE_OVERHEAD_BYTES;
             }
         }
         return new VotePage(votes, VotePage.COMPLETE);
@@ -191,14 +199,17 @@ final class RingAcceptor {
     List<Vote> decidedFrom(long from, int maxCount, int maxBytes) {
         List<Vote> out = new ArrayList<>();
         int bytes = 0;
-        for (long i = Math.max(from, log.lowestInstance()); out.size() < maxCount
-                && bytes < maxBytes; i++) {
+        for (long i = Math.max(from, log.lowestInstance()); out.size() < maxCount; i++) {
             Optional<AcceptedValue> a = log.read(i);
             if (a.isEmpty() || !a.get().decided()) {
                 break;
             }
+            // As in votesFrom: the page must fit one frame, or the learner asking for it never gets it.
+            if (!out.isEmpty() && bytes + a.get().value().length + VOTE_OVERHEAD_BYTES > maxBytes) {
+                break;
+            }
             out.add(new Vote(i, a.get().ballot(), true, a.get().value()));
-            bytes += a.get().value().length;
+            bytes += a.get().value().length + VOTE_OVERHEAD_BYTES;
         }
         return out;
     }

@@ -100,10 +100,50 @@ class RingAcceptorTest {
         RingAcceptor.VotePage byCount = a.votesFrom(2, 3, 1 << 20);
         assertEquals(3, byCount.votes().size());
         assertEquals(5, byCount.nextFrom());
-        RingAcceptor.VotePage byBytes = a.votesFrom(0, 1000, 250);
-        assertEquals(2, byBytes.votes().size(), "about 250 bytes hold two 100-byte votes");
+        RingAcceptor.VotePage byBytes = a.votesFrom(0, 1000, 300);
+        assertEquals(2, byBytes.votes().size(), "300 bytes hold two 100-byte votes (132 bytes each with overhead), not three");
         assertEquals(2, byBytes.nextFrom());
         RingAcceptor.VotePage tiny = a.votesFrom(7, 1000, 1);
         assertEquals(1, tiny.votes().size(), "a page holds at least one vote, so Phase 1 always progresses");
+    }
+
+    /**
+     * Catch-up and Phase 1 pages travel in one frame, whose limit is batch.maxBytes plus 64 KiB: a page
+     * of several large values would be dropped at every request, and the learner (or the coordinator
+     * taking over) would wait forever. Pages stop before maxBytes, and always carry at least one value.
+     */
+    @Test
+    void pagesOfLargeValuesStayWithinTheirByteBoundAndStillMove() {
+        int max = 1 << 20;
+        MemoryAcceptorLog log = new MemoryAcceptorLog(100);
+        RingAcceptor a = new RingAcceptor(1, log, false);
+        assertTrue(a.promise(LOW));
+        for (long i = 0; i < 5; i++) {
+            byte[] value = new byte[max - 100]; // a batch close to batch.maxBytes
+            value[0] = (byte) i;
+            assertTrue(a.accept(i, LOW, value));
+            assertTrue(a.decide(i, LOW));
+        }
+        long next = 0;
+        while (next < 5) {
+            java.util.List<Message.Vote> page = a.decidedFrom(next, 64, max);
+            assertEquals(1, page.size(), "one large value per catch-up page, from " + next);
+            assertEquals(next, page.get(0).instance());
+            next++;
+        }
+        RingAcceptor.VotePage p1 = a.votesFrom(0, 1000, max);
+        assertEquals(1, p1.votes().size(), "one large value per Phase 1 page");
+        assertEquals(1, p1.nextFrom(), "the next page starts after it");
+
+        // small values: many per page, still within the bound
+        RingAcceptor b = new RingAcceptor(1, new MemoryAcceptorLog(10_000), false);
+        assertTrue(b.promise(LOW));
+        for (long i = 0; i < 100; i++) {
+            assertTrue(b.accept(i, LOW, new byte[1000]));
+            assertTrue(b.decide(i, LOW));
+        }
+        java.util.List<Message.Vote> small = b.decidedFrom(0, 64, 10_000);
+        long bytes = small.stream().mapToLong(v -> v.value().length + RingAcceptor.VOTE_OVERHEAD_BYTES).sum();
+        assertTrue(bytes <= 10_000 && small.size() == 9, small.size() + " values, " + bytes + " bytes");
     }
 }
