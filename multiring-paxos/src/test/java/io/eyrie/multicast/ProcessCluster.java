@@ -26,6 +26,11 @@ final class ProcessCluster implements AutoCloseable {
 
     /** Three nodes, all acceptors of rings 1, 2 and ALL (0); node 1 learns group 1, node 2 group 2, node 3 both. */
     ProcessCluster(Path dir, String storage, List<String> loadArgs) throws IOException {
+        this(dir, storage, loadArgs, "");
+    }
+
+    /** As above, with {@code extraConfig} lines appended to the cluster file. */
+    ProcessCluster(Path dir, String storage, List<String> loadArgs, String extraConfig) throws IOException {
         this.dir = dir;
         this.logDir = dir.resolve("logs");
         this.extraArgs = loadArgs;
@@ -47,6 +52,7 @@ final class ProcessCluster implements AutoCloseable {
                 timeout.heartbeatMillis = 50
                 timeout.suspectMillis = 400
                 """);
+        cfg.append(extraConfig);
         cfg.append("storage = ").append(storage).append('\n');
         cfg.append("dataDir = ").append(dir.resolve("data")).append('\n');
         groupsOfNode.put(1, new int[] {1});

@@ -27,6 +27,28 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class RealProcessFaultTest {
 
+    /**
+     * A learner restarted from scratch replays everything from the acceptors in catch-up pages. With
+     * values near batch.maxBytes a page of several used to outgrow the transport's frame limit
+     * (batch.maxBytes + 64 KiB) and was dropped at every request: the learner never moved again.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aLearnerRestartedFromScratchCatchesUpThroughValuesNearTheBatchLimit(@TempDir Path dir) throws Exception {
+        // one 200 KB multicast per batch (batch.maxBytes 256 KiB): any two of them exceed a frame
+        try (ProcessCluster c = new ProcessCluster(dir, "durable",
+                List.of("--rate", "15", "--window", "4", "--bytes", "200000"), "batch.maxBytes = 262144\n")) {
+            for (int n = 1; n <= 3; n++) {
+                c.start(n);
+            }
+            awaitDeliveries(c, 3, 60, "initial load");
+            c.kill9(3);
+            awaitDeliveries(c, 1, c.deliveredBy(1) + 40, "node 1 while node 3 is down");
+            c.start(3);
+            awaitCaughtUp(c, 3);
+        }
+    }
+
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void killCoordinatorThenAcceptorThenLearnerThenAll_nothingAcknowledgedLostOrDuplicated(@TempDir Path dir) throws Exception {
