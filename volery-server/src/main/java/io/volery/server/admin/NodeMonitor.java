@@ -29,6 +29,8 @@ public final class NodeMonitor {
     private final ReplicaProbe probe;
     private final MulticastNode multicast;
     private final long startMillis = System.currentTimeMillis();
+    private volatile java.util.function.LongSupplier reorderedResends = () -> 0;
+    private volatile java.util.function.LongSupplier localReplyFallbacks = () -> 0;
     private volatile TreeCensus lastCensus = TreeCensus.EMPTY;
     private volatile Durability durability = Durability.NONE;
 
@@ -146,9 +148,6 @@ public final class NodeMonitor {
     public long framesDropped() {
         return multicast.transportStats().framesDropped();
     }
-
-    private volatile java.util.function.LongSupplier reorderedResends = () -> 0;
-    private volatile java.util.function.LongSupplier localReplyFallbacks = () -> 0;
 
     /**
      * Where to read the front end's counts: requests sent again after the replicas refused them as

@@ -146,6 +146,7 @@ final class Proposer {
         int n = 0;
         int ring = -1;
         long latestSent = 0;
+        long highestSeq = -1;
         for (long s : seqs) {
             Pending p = get(s);
             if (p != null) {
@@ -160,20 +161,25 @@ final class Proposer {
                     latestSent = p.sent;
                     ring = p.ring;
                 }
+                highestSeq = Math.max(highestSeq, s);
             }
         }
         while (lowestPending < nextSeq && pending[(int) (lowestPending % MAX_SEQ_SPREAD)] == null) {
             lowestPending++;
         }
         if (ring >= 0) {
-            resendGaps(ring, latestSent, now);
+            resendGaps(ring, latestSent, highestSeq, now);
         }
         return n == done.length ? done : java.util.Arrays.copyOf(done, n);
     }
 
-    /** Pending proposals of {@code ring} sent before transmission {@code ordered}, which the ring has ordered. */
-    private void resendGaps(int ring, long ordered, long now) {
-        for (long seq = lowestPending; seq < nextSeq; seq++) {
+    /**
+     * Pending proposals of {@code ring} sent before transmission {@code ordered}, which the ring has
+     * ordered. Only seqs below {@code highestSeq} can qualify: first sends go out in seq order and
+     * every later send has a higher number, so a higher seq was always sent after {@code ordered}.
+     */
+    private void resendGaps(int ring, long ordered, long highestSeq, long now) {
+        for (long seq = lowestPending; seq < highestSeq; seq++) {
             Pending p = pending[(int) (seq % MAX_SEQ_SPREAD)];
             if (p != null && p.ring == ring && p.sent < ordered) {
                 p.sent = ++transmissions;
