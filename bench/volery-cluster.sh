@@ -88,7 +88,8 @@ start() {
       echo "ring.all = 1"
     else
       local all="" taken=0
-      for ((r = 0; r < replicas && taken < 3; r++)); do
+      # last replicas first: a partition's first node coordinates its ring (as in LocalClusterFile)
+      for ((r = replicas - 1; r >= 0 && taken < 3; r--)); do
         for ((p = 0; p < partitions && taken < 3; p++)); do all+="${all:+,}$((p * replicas + r + 1))"; taken=$((taken + 1)); done
       done
       echo "ring.0.acceptors = $all"

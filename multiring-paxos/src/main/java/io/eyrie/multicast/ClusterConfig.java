@@ -65,10 +65,10 @@ public final class ClusterConfig {
                              int maxInFlightInstances, long heartbeatIntervalMillis, long suspectTimeoutMillis,
                              long retransmitTimeoutMillis, StorageMode storage, String dataDir,
                              int memoryMaxInstances, long segmentBytes, int phase1RangeInstances,
-                             long memoryMaxBytes) {
+                             long memoryMaxBytes, int partialBatchesInFlight) {
         public static Parameters defaults() {
             return new Parameters(1, 256 * 1024, 1024, 64, 50, 500, 100, StorageMode.MEMORY, "data",
-                    1_000_000, 64L * 1024 * 1024, 1_000_000, 256L * 1024 * 1024);
+                    1_000_000, 64L * 1024 * 1024, 1_000_000, 256L * 1024 * 1024, 2);
         }
     }
 
@@ -211,6 +211,9 @@ public final class ClusterConfig {
         if (p.maxInFlightInstances() < 1 || p.maxInFlightInstances() > 4096) {
             throw new ConfigException("ring.maxInFlight must be in [1, 4096]");
         }
+        if (p.partialBatchesInFlight() < 1 || p.partialBatchesInFlight() > 4096) {
+            throw new ConfigException("ring.partialBatchesInFlight must be in [1, 4096]");
+        }
         if (p.memoryMaxBytes() < 1024 * 1024) {
             throw new ConfigException("storage.memoryMaxBytes must be at least 1048576");
         }
@@ -266,6 +269,7 @@ public final class ClusterConfig {
         int batchMaxBytes = d.batchMaxBytes();
         int batchMaxMessages = d.batchMaxMessages();
         int maxInFlight = d.maxInFlightInstances();
+        int partialInFlight = d.partialBatchesInFlight();
         long heartbeat = d.heartbeatIntervalMillis();
         long suspect = d.suspectTimeoutMillis();
         long retransmit = d.retransmitTimeoutMillis();
@@ -307,6 +311,7 @@ public final class ClusterConfig {
                         case "batch.maxBytes" -> batchMaxBytes = Integer.parseInt(v);
                         case "batch.maxMessages" -> batchMaxMessages = Integer.parseInt(v);
                         case "ring.maxInFlight" -> maxInFlight = Integer.parseInt(v);
+                        case "ring.partialBatchesInFlight" -> partialInFlight = Integer.parseInt(v);
                         case "timeout.heartbeatMillis" -> heartbeat = Long.parseLong(v);
                         case "timeout.suspectMillis" -> suspect = Long.parseLong(v);
                         case "timeout.retransmitMillis" -> retransmit = Long.parseLong(v);
@@ -363,7 +368,7 @@ public final class ClusterConfig {
             rings.put(ringId, new Ring(ringId, e.getValue(), learners.stream().mapToInt(Integer::intValue).toArray()));
         }
         Parameters p = new Parameters(slotsPerRound, batchMaxBytes, batchMaxMessages, maxInFlight, heartbeat, suspect,
-                retransmit, storage, dataDir, memMax, segmentBytes, phase1Range, memMaxBytes);
+                retransmit, storage, dataDir, memMax, segmentBytes, phase1Range, memMaxBytes, partialInFlight);
         return new ClusterConfig(nodes, rings, groupRing, all, p);
     }
 

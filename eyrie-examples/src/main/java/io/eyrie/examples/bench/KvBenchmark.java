@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class KvBenchmark {
 
     static final String USAGE = "usage: KvBenchmark --config FILE --stats DIR --out CSV [--multi 0,1,5,10] "
-            + "[--warmup-seconds 5] [--seconds 10] [--window 32] [--keys 10000] [--label TEXT] [--tick-millis 2]";
+            + "[--warmup-seconds 5] [--first-warmup-seconds 2*warmup] [--seconds 10] [--window 32] [--keys 10000] [--label TEXT] [--tick-millis 2]";
 
     private KvBenchmark() {
     }
@@ -59,11 +59,12 @@ public final class KvBenchmark {
 
     public static void main(String[] argv) throws Exception {
         Args args = new Args(argv, Set.of("config", "stats", "out", "multi", "warmup-seconds", "seconds", "window",
-                "keys", "label", "tick-millis"), USAGE);
+                "keys", "label", "tick-millis", "first-warmup-seconds"), USAGE);
         ClusterConfig config = ClusterConfig.load(Path.of(args.required("config")));
         Path statsDir = Path.of(args.required("stats"));
         Path out = Path.of(args.required("out"));
         int warmup = args.getInt("warmup-seconds", 5);
+        int firstWarmup = args.getInt("first-warmup-seconds", 2 * warmup);
         int seconds = args.getInt("seconds", 10);
         int window = args.getInt("window", 32);
         int keys = args.getInt("keys", 10_000);
@@ -141,26 +142,40 @@ public final class KvBenchmark {
                 started = true;
             }
             // the first interval also warms up the JIT of capped replicas, so it gets a longer warm-up
-            Thread.sleep((p == percents[0] ? 2L : 1L) * warmup * 1000L);
+            Thread.sleep((p == percents[0] ? firstWarmup : warmup) * 1000L);
             latencies.drain();
             long c0 = completed.get();
-            long cpu0 = replicaCpuMicros(statsDir);
-            long frames0 = replicaFrames(statsDir) + clientFrames(nodes);
+            long[] perReplica0 = replicaCpuMicrosEach(statsDir);
+            long cpu0 = Arrays.stream(perReplica0).sum();
+            long driver0 = driverCpuMicros();
+            java.util.Map<Long, long[]> replicaFrames0 = replicaFrames(statsDir);
+            long clientFrames0 = clientFrames(nodes);
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L);
             long t1 = System.nanoTime();
             long c1 = completed.get();
-            long cpu1 = replicaCpuMicros(statsDir);
-            long frames1 = replicaFrames(statsDir) + clientFrames(nodes);
+            long[] perReplica1 = replicaCpuMicrosEach(statsDir);
+            long cpu1 = Arrays.stream(perReplica1).sum();
+            long driver1 = driverCpuMicros();
+            java.util.Map<Long, long[]> replicaFrames1 = replicaFrames(statsDir);
+            long clientFrames1 = clientFrames(nodes);
             long[] lat = latencies.drain();
             Arrays.sort(lat);
             long done = c1 - c0;
             double tput = done / ((t1 - t0) / 1e9);
-            String line = String.format(java.util.Locale.ROOT, "%s,%d,%d,%.0f,%.2f,%.2f,%.0f,%.1f,%d%n", label, partitions, p,
+            double wallMicros = (t1 - t0) / 1e3;
+            long busiest = 0;
+            for (int i = 0; i < Math.min(perReplica0.length, perReplica1.length); i++) {
+                busiest = Math.max(busiest, perReplica1[i] - perReplica0[i]);
+            }
+            String line = String.format(java.util.Locale.ROOT, "%s,%d,%d,%.0f,%.2f,%.2f,%.0f,%.1f,%d,%.0f,%.0f,%.0f%n", label, partitions, p,
                     tput, pct(lat, 0.50) / 1000.0, pct(lat, 0.99) / 1000.0,
-                    done == 0 ? 0.0 : (double) (cpu1 - cpu0) / done, done == 0 ? 0.0 : (double) (frames1 - frames0) / done,
-                    failed.get());
-            System.out.print("partitions,multiPct,cmdPerSec,p50ms,p99ms,replicaCpuUsPerCmd,msgsPerCmd,failed: " + line);
+                    done == 0 ? 0.0 : (double) (cpu1 - cpu0) / done,
+                    done == 0 ? 0.0 : (replicaFrameRate(replicaFrames0, replicaFrames1) + (clientFrames1 - clientFrames0) / ((t1 - t0) / 1e9)) / tput,
+                    failed.get(), done == 0 ? 0.0 : (double) (driver1 - driver0) / done,
+                    100.0 * busiest / wallMicros, 100.0 * (driver1 - driver0) / wallMicros);
+            System.out.print("partitions,multiPct,cmdPerSec,p50ms,p99ms,replicaCpuUsPerCmd,msgsPerCmd,failed,"
+                    + "driverCpuUsPerCmd,busiestReplicaCpuPct,driverCpuPct: " + line);
             Files.writeString(out, line, StandardCharsets.US_ASCII, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         }
         stop.set(true);
@@ -190,33 +205,64 @@ public final class KvBenchmark {
     private static List<long[]> readStats(Path dir) throws IOException {
         List<long[]> out = new ArrayList<>();
         try (var files = Files.list(dir)) {
-            for (Path f : files.filter(f -> f.getFileName().toString().matches("stats-\\d+")).toList()) {
+            for (Path f : files.filter(f -> f.getFileName().toString().matches("stats-\\d+")).sorted().toList()) {
                 String[] parts = Files.readString(f, StandardCharsets.US_ASCII).trim().split(" ");
-                if (parts.length == 2) {
-                    out.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])});
+                if (parts.length == 3) {
+                    out.add(new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2])});
                 }
             }
         }
         return out;
     }
 
-    private static long replicaFrames(Path dir) throws IOException {
-        return readStats(dir).stream().mapToLong(s -> s[1]).sum();
+    /** {framesSent, epochMillis} of each replica, by stats file. */
+    private static java.util.Map<Long, long[]> replicaFrames(Path dir) throws IOException {
+        java.util.Map<Long, long[]> out = new java.util.HashMap<>();
+        for (long[] s : readStats(dir)) {
+            out.put(s[0], new long[] {s[1], s[2]});
+        }
+        return out;
     }
 
-    /** utime + stime of every replica process, from /proc (clock ticks of 10 ms on Linux). */
-    private static long replicaCpuMicros(Path dir) throws IOException {
-        long total = 0;
-        for (long[] s : readStats(dir)) {
-            Path stat = Path.of("/proc", String.valueOf(s[0]), "stat");
+    /**
+     * Frames per second the replicas sent between two readings of their stats files, each replica's
+     * rate taken over the interval between its own two reports (they report once a second).
+     */
+    private static double replicaFrameRate(java.util.Map<Long, long[]> before, java.util.Map<Long, long[]> after) {
+        double rate = 0;
+        for (java.util.Map.Entry<Long, long[]> e : after.entrySet()) {
+            long[] b = before.get(e.getKey());
+            long[] a = e.getValue();
+            if (b != null && a[1] > b[1]) {
+                rate += (a[0] - b[0]) * 1000.0 / (a[1] - b[1]);
+            }
+        }
+        return rate;
+    }
+
+    /**
+     * utime + stime of each replica process, from /proc (clock ticks of 10 ms on Linux), in the
+     * order of the stats files' names (0 for a process that is gone).
+     */
+    private static long[] replicaCpuMicrosEach(Path dir) throws IOException {
+        List<long[]> stats = readStats(dir);
+        long[] each = new long[stats.size()];
+        for (int i = 0; i < each.length; i++) {
+            Path stat = Path.of("/proc", String.valueOf(stats.get(i)[0]), "stat");
             if (!Files.exists(stat)) {
                 continue;
             }
             String text = Files.readString(stat, StandardCharsets.US_ASCII);
             String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
             // fields after "(comm) ": state is index 0, so utime (14th of the line) is index 11
-            total += (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000L;
+            each[i] = (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000L;
         }
-        return total;
+        return each;
+    }
+
+    /** This driver JVM's own CPU time (every thread), so that a client bottleneck shows. */
+    private static long driverCpuMicros() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime() / 1000;
     }
 }

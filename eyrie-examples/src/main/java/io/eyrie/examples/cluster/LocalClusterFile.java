@@ -13,8 +13,9 @@ import java.util.List;
  * {@code partitions} groups of {@code replicas} replicas each, plus {@code clients} client nodes
  * without groups. Replicas of partition p are nodes {@code (p-1)*replicas+1 .. p*replicas}, so the
  * designated sender of p (its lowest node id) is {@code (p-1)*replicas+1}; clients follow. Group p
- * is ordered by ring p, whose acceptors are p's replicas; the ALL ring (0) takes its three acceptors
- * from different partitions when there are several, so no partition carries all of its load.
+ * is ordered by ring p, whose acceptors are p's replicas (its coordinator is the designated sender);
+ * the ALL ring (0) takes its three acceptors from different partitions when there are several, last
+ * replicas first, so that neither one partition nor one node carries all of its load.
  */
 public final class LocalClusterFile {
 
@@ -54,10 +55,12 @@ public final class LocalClusterFile {
             b.append("ring.").append(p).append(".acceptors = ").append(String.join(",", members)).append('\n');
             b.append("group.").append(p).append(".ring = ").append(p).append('\n');
         }
+        // Last replicas first: a partition's first replica already coordinates its ring and sends its
+        // exchanges, and the ALL ring's coordinator (its first acceptor) answers every learner's skips.
         List<String> allAcceptors = new ArrayList<>();
         for (int i = 0; i < Math.min(3, partitions * replicas); i++) {
             int p = i % partitions;
-            int r = i / partitions;
+            int r = replicas - 1 - i / partitions;
             allAcceptors.add(String.valueOf(p * replicas + 1 + r));
         }
         b.append("ring.0.acceptors = ").append(String.join(",", allAcceptors)).append('\n');

@@ -57,10 +57,16 @@ final class Clients {
 
     /** Polls {@code condition} until it holds; fails with {@code what} when patience runs out. */
     static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
+        eventually(() -> what, condition);
+    }
+
+    /** As {@link #eventually(String, BooleanSupplier)}, with a message made when patience runs out. */
+    static void eventually(java.util.function.Supplier<String> what, BooleanSupplier condition)
+            throws InterruptedException {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                fail("expected within " + PATIENCE + ": " + what);
+                fail("expected within " + PATIENCE + ": " + what.get());
             }
             Thread.sleep(20);
         }

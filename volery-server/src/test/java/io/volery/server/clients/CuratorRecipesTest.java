@@ -232,12 +232,13 @@ class CuratorRecipesTest {
         for (int i = 0; i < items; i++) {
             producer.put("item-" + i);
         }
-        eventually("all " + items + " items consumed (so far " + deliveries.size() + ")",
+        CuratorFramework observer = client();
+        eventually(() -> "all " + items + " items consumed (so far " + deliveries.size() + ": "
+                        + new java.util.TreeMap<>(deliveries) + "; the queue holds " + childrenOf(observer, "/queues/work") + "; queue threads: " + queueThreads() + ")",
                 () -> deliveries.size() == items);
         for (int i = 0; i < items; i++) {
             assertEquals(1, deliveries.get("item-" + i), "deliveries of item-" + i);
         }
-        CuratorFramework observer = client();
         eventually("the queue holds no items once all are consumed", () -> {
             try {
                 return observer.getChildren().forPath("/queues/work").isEmpty();
@@ -343,4 +344,31 @@ class CuratorRecipesTest {
             throw new AssertionError("checkExists(" + path + ") failed", e);
         }
     }
+
+    /** The children of {@code path} for a failure message, or what reading them failed with. */
+    private static String childrenOf(CuratorFramework c, String path) {
+        try {
+            return c.getChildren().forPath(path).toString();
+        } catch (Exception e) {
+            return "(getChildren failed: " + e + ")";
+        }
+    }
+
+    /**
+     * Where Curator's queue threads stand, for a failure message: waiting for a children change
+     * (a watch event that never came) or for an answer to a getData/delete (a reply that never came).
+     */
+    private static String queueThreads() {
+        StringBuilder out = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (java.util.Arrays.stream(stack).anyMatch(f -> f.getClassName().contains("recipes.queue"))) {
+                out.append("\n  ").append(t.getName()).append(" ").append(t.getState());
+                for (int i = 0; i < Math.min(stack.length, 12); i++) {
+                    out.append("\n    at ").append(stack[i]);
+                }
+            }
+        });
+        return out.length() == 0 ? "none" : out.toString();
+    }
+
 }

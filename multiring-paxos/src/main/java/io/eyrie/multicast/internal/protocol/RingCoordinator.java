@@ -85,6 +85,8 @@ final class RingCoordinator {
     private long nextInstance;
     private final TreeMap<Long, byte[]> reproposals = new TreeMap<>();
     private final ArrayDeque<Proposal> queue = new ArrayDeque<>();
+    /** Sum of {@link Proposal#encodedSize()} over {@link #queue}. */
+    private long queuedBytes;
     private final Set<ProposalId> queuedIds = new HashSet<>();
     private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
     /** Bytes of the values in {@link #inFlight}. */
@@ -308,6 +310,7 @@ final class RingCoordinator {
             return;
         }
         queue.add(p);
+        queuedBytes += p.encodedSize();
         queuedIds.add(id);
         if (launchNow) {
             proposalsArrived(now);
@@ -321,7 +324,14 @@ final class RingCoordinator {
         }
     }
 
-    /** Proposes what is queued, never waiting to fill a batch. */
+    /**
+     * Proposes what is queued. A batch that is not full goes out only while fewer than
+     * ring.partialBatchesInFlight instances are undecided: an idle ring launches a proposal at once,
+     * and a busy one lets proposals gather into fuller batches behind the instances in flight
+     * instead of spending an Accept, a Decision and their system calls on every few proposals (on
+     * CPU-capped nodes, 4 rings each launching batches of about 10 commands spent 1.8x the CPU per
+     * command of one ring with batches of hundreds). Full batches go out up to ring.maxInFlight.
+     */
     private void pump(long now) {
         while (phase == Phase.ACTIVE && inFlight.size() < params.maxInFlightInstances()
                 && (inFlight.isEmpty() || inFlightBytes < MAX_IN_FLIGHT_BYTES)) {
@@ -333,12 +343,17 @@ final class RingCoordinator {
             if (queue.isEmpty()) {
                 return;
             }
+            boolean fullBatch = queue.size() >= params.batchMaxMessages() || 5 + queuedBytes >= params.batchMaxBytes();
+            if (!fullBatch && inFlight.size() >= params.partialBatchesInFlight()) {
+                return; // the next decision (onDecided pumps) launches what gathered meanwhile
+            }
             List<Proposal> batch = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
             List<ProposalId> ids = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
             int bytes = 5;
             while (!queue.isEmpty() && batch.size() < params.batchMaxMessages()
                     && (batch.isEmpty() || bytes + queue.peek().encodedSize() <= params.batchMaxBytes())) {
                 Proposal p = queue.poll();
+                queuedBytes -= p.encodedSize();
                 ProposalId id = p.id();
                 queuedIds.remove(id);
                 batch.add(p);
@@ -487,6 +502,7 @@ final class RingCoordinator {
         phase1Replies.clear();
         reproposals.clear();
         queue.clear();
+        queuedBytes = 0;
         queuedIds.clear();
         inFlight.clear();
         inFlightBytes = 0;

@@ -147,9 +147,66 @@ class RingPaxosTest {
         assertTrue(Arrays.stream(new int[] {1, 2, 3}).allMatch(n -> c.deliveriesAt(n).size() == 10));
     }
 
+    /** Sizes of the batches ring 1's coordinator launched (first hop of each Accept), in launch order. */
+    private static List<Integer> launchedBatches(TestCluster c) {
+        return c.sent.stream()
+                .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1
+                        && RingValue.decode(a.value()) instanceof RingValue.Batch)
+                .map(s -> ((RingValue.Batch) RingValue.decode(((Accept) s.message()).value())).proposals().size())
+                .toList();
+    }
+
+    /** One proposal per millisecond for 60 ms to a ring whose instances take several ms to decide. */
+    private static List<Integer> batchesUnderSteadyLoad(String extra) {
+        TestCluster c = new TestCluster(cluster(3, extra), 2);
+        c.run(100);
+        c.sent.clear();
+        for (int i = 0; i < 60; i++) {
+            c.propose(2, new int[] {1}, payload(i, 20));
+            c.run(1);
+        }
+        c.run(100);
+        for (int n = 1; n <= 3; n++) {
+            assertEquals(60, c.deliveriesAt(n).size(), "every proposal delivered at node " + n);
+        }
+        return launchedBatches(c);
+    }
+
+    @Test
+    void batching_partialBatchesWaitBehindTheInstancesInFlight() {
+        List<Integer> eager = batchesUnderSteadyLoad("ring.partialBatchesInFlight = 64\n");
+        List<Integer> gathered = batchesUnderSteadyLoad("ring.partialBatchesInFlight = 1\n");
+        assertEquals(60, eager.size(), "with 64 partial batches allowed in flight every proposal is its own instance: " + eager);
+        assertEquals(1, gathered.get(0), "an idle ring launches the first proposal at once: " + gathered);
+        assertTrue(gathered.size() <= 60 / 3, "behind one instance in flight, proposals gather into fuller batches: " + gathered);
+        assertEquals(60, gathered.stream().mapToInt(Integer::intValue).sum(), "every proposal in exactly one batch");
+    }
+
+    @Test
+    void batching_fullBatchesDoNotWaitForPartialOnesInFlight() {
+        TestCluster c = new TestCluster(cluster(3, "batch.maxMessages = 4\nring.partialBatchesInFlight = 1\n"), 1);
+        c.run(100);
+        c.sent.clear();
+        c.propose(1, new int[] {1}, payload(0, 20));
+        c.run(1);
+        long start = c.now;
+        for (int i = 1; i <= 18; i++) {
+            c.propose(1, new int[] {1}, payload(i, 20));
+        }
+        c.run(1);
+        List<Long> launchTimes = c.sent.stream()
+                .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1).map(TestCluster.Sent::at).toList();
+        assertEquals(List.of(1, 4, 4, 4, 4), launchedBatches(c), "four full batches join the partial one in flight; two proposals wait");
+        assertTrue(launchTimes.subList(1, launchTimes.size()).stream().allMatch(t -> t <= start), "full batches go out at once: " + launchTimes);
+        c.run(50);
+        assertEquals(List.of(1, 4, 4, 4, 4, 2), launchedBatches(c), "the rest goes once the ring has room for a partial batch");
+        assertEquals(19, c.deliveriesAt(3).size());
+    }
+
     @Test
     void coordinatorFailover_phase1InPages_recoversEveryUndecidedInstance() {
-        TestCluster c = new TestCluster(cluster(5, "ring.phase1Range = 5\n"), 1);
+        // every proposal its own instance, all launched although none is ever decided here
+        TestCluster c = new TestCluster(cluster(5, "ring.phase1Range = 5\nring.partialBatchesInFlight = 64\n"), 1);
         // Only acceptor 3 (the third hop, completing the quorum of 3) learns the decisions, and
         // node 2 never hears from it: node 2 knows of no decision at all.
         c.drop = s -> s.message() instanceof Decision || s.message() instanceof Message.Fetch

@@ -196,6 +196,7 @@ final class Simulation {
         sb.append("batch.maxMessages = ").append(1 + rnd.nextInt(8)).append('\n');
         sb.append("batch.maxBytes = ").append(rnd.nextBoolean() ? 1024 : 65536).append('\n');
         sb.append("ring.maxInFlight = ").append(1 + rnd.nextInt(8)).append('\n');
+        sb.append("ring.partialBatchesInFlight = ").append(1 + rnd.nextInt(8)).append('\n');
         sb.append("timeout.heartbeatMillis = 20\ntimeout.suspectMillis = 100\ntimeout.retransmitMillis = 30\n");
         return ClusterConfig.parse(sb.toString(), "sim-seed-" + seed);
     }
