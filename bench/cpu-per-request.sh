@@ -10,7 +10,7 @@
 #        1000 znodes, 40 s warm-up, 20 s measured
 #
 # Prints one line per server (CPU µs per request) and the sum; writes RESULTS_DIR/cpu.json.
-# Environment: CPU_PERCENT (default: none, uncapped), JIT_WARMUP (with CPU_PERCENT: seconds of uncapped
+# Environment: PARTITIONS (Volery, default 1), CPU_PERCENT (default: none, uncapped), JIT_WARMUP (with CPU_PERCENT: seconds of uncapped
 #              load before the caps go on, default 30), STORAGE (durable), FORCE_SYNC (yes),
 #              PROFILE=1: a JFR recording (settings=profile) of every server over the window only,
 #              RESULTS_DIR/node-N.jfr, and the bytes allocated per request from its allocation samples
@@ -36,7 +36,7 @@ cap_later=$([ "$jit" -gt 0 ] && echo 1 || echo 0)
 if [ "$system" = volery ]; then
   stop() { "$BENCH_DIR/volery-cluster.sh" stop "$dir"; }
   trap stop EXIT
-  connect="$(CAP_LATER=$cap_later "$BENCH_DIR/volery-cluster.sh" start 1 "$dir" $cpu)"
+  connect="$(CAP_LATER=$cap_later "$BENCH_DIR/volery-cluster.sh" start "${PARTITIONS:-1}" "$dir" $cpu)"
   mapfile -t pids < <("$BENCH_DIR/volery-cluster.sh" pids "$dir")
   cap_now() { "$BENCH_DIR/volery-cluster.sh" cap "$dir"; }
 else

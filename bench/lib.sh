@@ -48,16 +48,58 @@ apply_caps() {
   done
 }
 
+# CPU time (ms) the JIT compiler threads of process PID have used so far.
+compiler_cpu_millis() {
+  local t total=0 ns
+  for t in /proc/"$1"/task/*; do
+    case "$(cat "$t/comm" 2>/dev/null)" in
+      C1\ CompilerThre*|C2\ CompilerThre*) ns="$(cut -d' ' -f1 "$t/schedstat" 2>/dev/null || echo 0)"; total=$((total + ns / 1000000)) ;;
+    esac
+  done
+  echo "$total"
+}
+
+# jit_settle CONNECT MAX_SECONDS PERMILLE [volery-bench layout options]: with JIT_PIDS (the servers'
+# pids), 10 s rounds of writes (JIT_CLIENTS clients, default 64: the load of the measured points;
+# lighter load leaves paths uncompiled) while some server's compiler threads used more than PERMILLE
+# per mille of a core in the last round, for at most MAX_SECONDS. 12 JVMs sharing 2 cores need several
+# times as long as 3 to compile their hot paths, and a C2 that is still compiling under a 6 % cap was
+# measured taking 60 % of the quota.
+jit_settle() {
+  local connect="$1" max="$2" permille="$3"; shift 3
+  [ -n "${JIT_PIDS:-}" ] || return 0
+  local -a pids; read -r -a pids <<< "$JIT_PIDS"
+  local spent=0 worst used i
+  local -a before
+  while [ "$spent" -lt "$max" ]; do
+    for i in "${!pids[@]}"; do before[i]="$(compiler_cpu_millis "${pids[i]}")"; done
+    "$BENCH_DIR/volery-bench" --connect "$connect" --workload setdata --bytes 100 --clients "${JIT_CLIENTS:-64}" --warmup 0 --duration 10 \
+      --quiet --out /dev/null "$@" >/dev/null 2>&1 || echo "jit_settle: volery-bench failed" >&2
+    spent=$((spent + 10)); worst=0
+    for i in "${!pids[@]}"; do
+      used=$(( $(compiler_cpu_millis "${pids[i]}") - before[i] ))
+      [ "$used" -le "$worst" ] || worst="$used"
+    done
+    echo "jit_settle: round $((spent / 10)): the busiest server's compilers used ${worst} ms in 10 s (limit $((permille * 10)))" >&2
+    [ "$worst" -gt $((permille * 10)) ] || return 0
+  done
+  echo "jit_settle: still compiling after ${max} s; measuring anyway" >&2
+}
+
 # jit_warmup CONNECT SECONDS [volery-bench layout options]: drives the servers for SECONDS with
 # writes of two sizes and a read mix (every request path the measured runs take), so that their JIT
-# has compiled the hot code before the caps go on. Nothing of it is measured.
+# has compiled the hot code before the caps go on. Nothing of it is measured. With JIT_PIDS it then
+# settles (jit_settle) until no server's compilers use more than JIT_SETTLED_PERMILLE (default 20,
+# i.e. 2 % of a core), for at most JIT_MAX seconds in all (default 300).
 jit_warmup() {
   local connect="$1" seconds="$2"; shift 2
   [ "$seconds" -gt 0 ] || return 0
   local part=$(( (seconds + 2) / 3 )) w
   for w in "setdata --bytes 100" "setdata --bytes 1000" "mixed-read90 --bytes 100"; do
     # shellcheck disable=SC2086
-    "$BENCH_DIR/volery-bench" --connect "$connect" --workload $w --clients 16 --warmup 0 --duration "$part" \
+    "$BENCH_DIR/volery-bench" --connect "$connect" --workload $w --clients "${JIT_CLIENTS:-64}" --warmup 0 --duration "$part" \
       --quiet --out /dev/null "$@" >/dev/null 2>&1 || echo "jit_warmup: volery-bench failed ($w)" >&2
   done
+  jit_settle "$connect" $(( ${JIT_MAX:-300} - 3 * part )) "${JIT_SETTLED_PERMILLE:-20}" "$@"
 }
+

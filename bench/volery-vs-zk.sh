@@ -14,7 +14,9 @@
 # (SYSTEM = zk, v1, v2, v4), kill/<system>.json with kill/<system>.fault, and the figures and tables
 # (compare.py). Environment: CPU_PERCENT (default 15: 12 Volery nodes x 15% fit in 2 cores with room
 # for the load generator), RUNS, WARMUP, DURATION, SWEEP_CLIENTS, POINT_CLIENTS, JIT_WARMUP (seconds of
-# uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0),
+# uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0; then
+# more 10 s rounds while the servers' JIT compilers are still busy, see jit_warmup in lib.sh: JIT_MAX,
+# JIT_SETTLED_PERMILLE, JIT_CLIENTS; then, capped, rounds until they are quiet, at most JIT_CAPPED_MAX),
 # STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
 # compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
 # Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
@@ -128,9 +130,14 @@ run_system() { # STORAGE SYSTEM
   if [ "$jit" -gt 0 ]; then
     # JIT at full speed first: at 15 % of a core the compiler threads otherwise take most of the
     # quota for minutes (measured: 40-60 % of it 35 s after start, ZooKeeper and Volery alike).
-    jit_warmup "$connect" "$jit" "${layout[@]}"
+    if [ "$system" = zk ]; then JIT_PIDS="$("$BENCH_DIR/zk-ensemble.sh" pids "$dir" | tr '\n' ' ')"
+    else JIT_PIDS="$("$BENCH_DIR/volery-cluster.sh" pids "$dir" | tr '\n' ' ')"; fi
+    JIT_PIDS="$JIT_PIDS" jit_warmup "$connect" "$jit" "${layout[@]}" 2>&1 | tee -a "$log" >&2
     if [ "$system" = zk ]; then "$BENCH_DIR/zk-ensemble.sh" cap "$dir"; else "$BENCH_DIR/volery-cluster.sh" cap "$dir"; fi
-    say "$storage $system warmed up uncapped for $jit s, caps applied"
+    say "$storage $system warmed up uncapped for $jit s or more, caps applied"
+    # Under the cap the load takes other paths (deeper queues, back-pressure) and C2 compiles again:
+    # go on, capped, until no server's compilers use more than a tenth of its quota (CPU_PERCENT per mille).
+    JIT_PIDS="$JIT_PIDS" jit_settle "$connect" "${JIT_CAPPED_MAX:-120}" "$cpu" "${layout[@]}" 2>&1 | tee -a "$log" >&2
   fi
   if [ "$mode" = --smoke ]; then
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$point" setdata --bytes 100
