@@ -69,19 +69,21 @@ jit_settle() {
   local connect="$1" max="$2" permille="$3"; shift 3
   [ -n "${JIT_PIDS:-}" ] || return 0
   local -a pids; read -r -a pids <<< "$JIT_PIDS"
-  local spent=0 worst used i
+  local spent=0 worst used i started elapsed
   local -a before
   while [ "$spent" -lt "$max" ]; do
     for i in "${!pids[@]}"; do before[i]="$(compiler_cpu_millis "${pids[i]}")"; done
+    started="$(date +%s%N)"
     "$BENCH_DIR/volery-bench" --connect "$connect" --workload setdata --bytes 100 --clients "${JIT_CLIENTS:-64}" --warmup 0 --duration 10 \
       --quiet --out /dev/null "$@" >/dev/null 2>&1 || echo "jit_settle: volery-bench failed" >&2
-    spent=$((spent + 10)); worst=0
+    # a round lasts longer than its 10 s of load (sessions open and drain): per mille of the wall time
+    elapsed=$(( ($(date +%s%N) - started) / 1000000 )); spent=$((spent + elapsed / 1000)); worst=0
     for i in "${!pids[@]}"; do
-      used=$(( $(compiler_cpu_millis "${pids[i]}") - before[i] ))
+      used=$(( ($(compiler_cpu_millis "${pids[i]}") - before[i]) * 1000 / (elapsed > 0 ? elapsed : 1) ))
       [ "$used" -le "$worst" ] || worst="$used"
     done
-    echo "jit_settle: round $((spent / 10)): the busiest server's compilers used ${worst} ms in 10 s (limit $((permille * 10)))" >&2
-    [ "$worst" -gt $((permille * 10)) ] || return 0
+    echo "jit_settle: after ${spent} s: the busiest server's compilers used ${worst} per mille of a core in the last round of $((elapsed / 1000)) s (limit ${permille})" >&2
+    [ "$worst" -gt "$permille" ] || return 0
   done
   echo "jit_settle: still compiling after ${max} s; measuring anyway" >&2
 }

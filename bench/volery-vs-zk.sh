@@ -17,7 +17,7 @@
 # uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0; then
 # more 10 s rounds while the servers' JIT compilers are still busy, see jit_warmup in lib.sh: JIT_MAX,
 # JIT_SETTLED_PERMILLE, JIT_CLIENTS; then, capped, rounds until they are quiet, at most JIT_CAPPED_MAX),
-# STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
+# WORKLOADS (all, or setdata: durable setData 100 and 1000 B only), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
 # compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
 # Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
 set -euo pipefail
@@ -143,6 +143,10 @@ run_system() { # STORAGE SYSTEM
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$point" setdata --bytes 100
     [ "$system" = zk ] || sweep "$storage" "$system" "$connect" "$dir" createdelete-10pct "$point" createdelete --bytes 100 --global-percent 10
     kill_run "$system" "$connect" "$dir"
+  elif [ "$storage" = durable ] && [ "${WORKLOADS:-all}" = setdata ]; then
+    # the 1.5x goal's two points only (setData 100 and 1000 B), e.g. to check a change quickly
+    sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$sweep_clients" setdata --bytes 100
+    sweep "$storage" "$system" "$connect" "$dir" setdata-1000B "$point" setdata --bytes 1000
   elif [ "$storage" = durable ]; then
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$sweep_clients" setdata --bytes 100
     sweep "$storage" "$system" "$connect" "$dir" setdata-1000B "$point" setdata --bytes 1000
