@@ -200,6 +200,7 @@ class CuratorRecipesTest {
     void distributedQueueDeliversEveryItemExactlyOnce() throws Exception {
         int items = 40;
         Map<String, Integer> deliveries = new ConcurrentHashMap<>();
+        List<String> connectionStates = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         QueueSerializer<String> utf8 = new QueueSerializer<>() {
             @Override
             public byte[] serialize(String item) {
@@ -219,6 +220,8 @@ class CuratorRecipesTest {
 
             @Override
             public void stateChanged(CuratorFramework client, ConnectionState newState) {
+                // for the failure message: a reconnect re-registers watches through setWatches
+                connectionStates.add(newState + "@" + System.currentTimeMillis() % 100_000);
             }
         };
         for (int i = 0; i < 2; i++) {
@@ -234,7 +237,8 @@ class CuratorRecipesTest {
         }
         CuratorFramework observer = client();
         eventually(() -> "all " + items + " items consumed (so far " + deliveries.size() + ": "
-                        + new java.util.TreeMap<>(deliveries) + "; the queue holds " + childrenOf(observer, "/queues/work") + "; queue threads: " + queueThreads() + ")",
+                        + new java.util.TreeMap<>(deliveries) + "; the queue holds " + childrenOf(observer, "/queues/work") + "; consumers' connection changes: "
+                        + connectionStates + "; queue threads: " + queueThreads() + ")",
                 () -> deliveries.size() == items);
         for (int i = 0; i < items; i++) {
             assertEquals(1, deliveries.get("item-" + i), "deliveries of item-" + i);
