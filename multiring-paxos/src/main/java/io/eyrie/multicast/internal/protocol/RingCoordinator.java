@@ -343,13 +343,13 @@ final class RingCoordinator {
             if (queue.isEmpty()) {
                 return;
             }
-            boolean fullBatch = queue.size() >= params.batchMaxMessages() || 5 + queuedBytes >= params.batchMaxBytes();
+            boolean fullBatch = queue.size() >= params.batchMaxMessages() || RingValue.BATCH_HEADER_BYTES + queuedBytes >= params.batchMaxBytes();
             if (!fullBatch && inFlight.size() >= params.partialBatchesInFlight()) {
                 return; // the next decision (onDecided pumps) launches what gathered meanwhile
             }
             List<Proposal> batch = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
             List<ProposalId> ids = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
-            int bytes = 5;
+            int bytes = RingValue.BATCH_HEADER_BYTES;
             while (!queue.isEmpty() && batch.size() < params.batchMaxMessages()
                     && (batch.isEmpty() || bytes + queue.peek().encodedSize() <= params.batchMaxBytes())) {
                 Proposal p = queue.poll();

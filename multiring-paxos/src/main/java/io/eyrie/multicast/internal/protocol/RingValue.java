@@ -28,8 +28,11 @@ sealed interface RingValue {
         return ByteBuffer.allocate(9).put(SKIP).putLong(slots).array();
     }
 
+    /** A batch's bytes before its proposals: the kind and the count. */
+    static final int BATCH_HEADER_BYTES = 1 + 4;
+
     static byte[] encodeBatch(List<Proposal> proposals) {
-        int size = 1 + 4;
+        int size = BATCH_HEADER_BYTES;
         for (Proposal p : proposals) {
             size += p.encodedSize();
         }

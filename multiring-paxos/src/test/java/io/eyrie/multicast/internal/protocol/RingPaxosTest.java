@@ -136,10 +136,7 @@ class RingPaxosTest {
             c.propose(1, new int[] {1}, payload(i, 20));
         }
         c.run(50);
-        List<Integer> batchSizes = c.sent.stream()
-                .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1)
-                .map(s -> ((RingValue.Batch) RingValue.decode(((Accept) s.message()).value())).proposals().size())
-                .toList();
+        List<Integer> batchSizes = launchedBatches(c);
         assertEquals(1, batchSizes.get(0), "the first proposal should go out at once, not wait for a batch");
         assertTrue(batchSizes.stream().allMatch(n -> n <= 4), "batches should respect batch.maxMessages: " + batchSizes);
         assertEquals(10, batchSizes.stream().mapToInt(Integer::intValue).sum(), "every proposal in exactly one batch");
@@ -150,9 +147,10 @@ class RingPaxosTest {
     /** Sizes of the batches ring 1's coordinator launched (first hop of each Accept), in launch order. */
     private static List<Integer> launchedBatches(TestCluster c) {
         return c.sent.stream()
-                .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1
-                        && RingValue.decode(a.value()) instanceof RingValue.Batch)
-                .map(s -> ((RingValue.Batch) RingValue.decode(((Accept) s.message()).value())).proposals().size())
+                .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1)
+                .map(s -> RingValue.decode(((Accept) s.message()).value()))
+                .filter(v -> v instanceof RingValue.Batch)
+                .map(v -> ((RingValue.Batch) v).proposals().size())
                 .toList();
     }
 
