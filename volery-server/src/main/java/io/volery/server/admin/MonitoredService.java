@@ -143,6 +143,11 @@ public final class MonitoredService implements ZkService {
     }
 
     @Override
+    public void writeReply(ClientConnection connection, long zxid, Runnable write) {
+        delegate.writeReply(connection, zxid, write);
+    }
+
+    @Override
     public long ping(ClientConnection connection) {
         ConnectionStats stats = connections.get(connection);
         if (stats != null) {

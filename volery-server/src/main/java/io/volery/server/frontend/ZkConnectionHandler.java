@@ -51,6 +51,8 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private final ArrayDeque<CompletableFuture<ZkReply>> inOrder = new ArrayDeque<>();
     /** Request bytes behind each entry of {@link #inOrder}, in the same order. */
     private final ArrayDeque<Integer> inOrderBytes = new ArrayDeque<>();
+    /** Whether each entry of {@link #inOrder} is the service's reply to a submitted request. */
+    private final ArrayDeque<Boolean> inOrderSubmitted = new ArrayDeque<>();
     /** Bytes of requests read and not yet answered (event loop only). */
     private long unansweredBytes;
     /** The connection closed: its bytes were released from the throttle then. */
@@ -209,7 +211,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                     log.error("service failed on {} session=0x{}", r, Long.toHexString(sessionId), e);
                     f = CompletableFuture.failedFuture(e);
                 }
-                enqueue(ctx, f, bytes);
+                enqueue(ctx, f, bytes, true);
                 if (r.opCode() == OpCodes.CLOSE_SESSION) {
                     closeAfterReplies(ctx);
                 }
@@ -228,7 +230,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
      */
     private void auth(ChannelHandlerContext ctx, ZkRequest r) {
         CompletableFuture<ZkReply> f = service.submit(this, r);
-        enqueue(ctx, f);
+        enqueue(ctx, f, 0, true);
         f.whenComplete((rep, err) -> ctx.executor().execute(() -> {
             if (err != null || rep == null || rep.err() != 0) {
                 log.warn("auth failed for scheme '{}' from {}", ((AuthPacket) r.body()).getScheme(), remoteAddress());
@@ -248,13 +250,17 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     }
 
     private void enqueue(ChannelHandlerContext ctx, CompletableFuture<ZkReply> f) {
-        enqueue(ctx, f, 0);
+        enqueue(ctx, f, 0, false);
     }
 
-    /** Queues a reply to come in order; {@code bytes} of request count against the read bounds until it is written. */
-    private void enqueue(ChannelHandlerContext ctx, CompletableFuture<ZkReply> f, int bytes) {
+    /**
+     * Queues a reply to come in order; {@code bytes} of request count against the read bounds until it is
+     * written; {@code submitted}: the service's reply to a submitted request (written through the service).
+     */
+    private void enqueue(ChannelHandlerContext ctx, CompletableFuture<ZkReply> f, int bytes, boolean submitted) {
         inOrder.add(f);
         inOrderBytes.add(bytes);
+        inOrderSubmitted.add(submitted);
         if (bytes > 0) {
             unansweredBytes += bytes;
             throttle.read(bytes);
@@ -299,6 +305,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         while (!inOrder.isEmpty() && inOrder.peek().isDone()) {
             CompletableFuture<ZkReply> f = inOrder.poll();
             answered += inOrderBytes.poll();
+            boolean submitted = inOrderSubmitted.poll();
             ZkReply reply;
             try {
                 reply = f.join();
@@ -312,10 +319,10 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             if (reply == null) {
                 continue;
             }
-            if (reply.encoded() != null) {
-                writeEncoded(ctx, reply);
+            if (submitted) {
+                service.writeReply(this, reply.zxid(), () -> write(ctx, reply));
             } else {
-                writeFrame(ctx, ZkCodec.encodeReply(reply));
+                write(ctx, reply);
             }
             wrote = true;
         }
@@ -328,6 +335,14 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         }
         if (wrote) {
             ctx.flush();
+        }
+    }
+
+    private void write(ChannelHandlerContext ctx, ZkReply reply) {
+        if (reply.encoded() != null) {
+            writeEncoded(ctx, reply);
+        } else {
+            writeFrame(ctx, ZkCodec.encodeReply(reply));
         }
     }
 

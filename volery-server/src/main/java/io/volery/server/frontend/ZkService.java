@@ -26,6 +26,14 @@ public interface ZkService {
      */
     CompletableFuture<ZkReply> submit(ClientConnection connection, ZkRequest request);
 
+    /**
+     * The reply of a request {@link #submit submitted} on {@code connection}, at {@code zxid}, is to be
+     * written now by {@code write} (on the connection's event loop, in submission order). The service
+     * runs {@code write} once, after notifying the connection of the watch events that must come
+     * before the reply.
+     */
+    void writeReply(ClientConnection connection, long zxid, Runnable write);
+
     /** A ping: keeps the session alive; returns the zxid to put in the ping's reply. */
     long ping(ClientConnection connection);
 

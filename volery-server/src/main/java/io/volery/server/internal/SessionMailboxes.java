@@ -18,6 +18,14 @@ import java.util.Map;
  * reconnected here from another front end whose kept events have not arrived yet. Kept events are
  * handed over, oldest first, before any event that came later. Bounded per session: beyond
  * {@link #KEPT_PER_SESSION} the oldest are dropped (and logged).
+ *
+ * <p>Events also wait while the session has requests whose replies are not written yet: ZooKeeper's
+ * client registers a watch only when the reply that set it arrives and drops an event for a path it
+ * has no watch on, so an event must never overtake the reply of the request that set its watch. An
+ * event comes from whichever replica sends it first and a reply from another (or from several
+ * partitions), so either can arrive first. Before each reply go the events the reply's command or an
+ * earlier one fired (zxid at most the reply's); the rest wait until the session has no reply
+ * outstanding. ZooKeeper writes both in zxid order on one connection; this is that order.
  */
 final class SessionMailboxes {
     private static final Logger log = LoggerFactory.getLogger(SessionMailboxes.class);
@@ -35,6 +43,8 @@ final class SessionMailboxes {
          * the one-shot watches the client sets again, the events it kept for the session while away.
          */
         final java.util.Set<String> delivered = new java.util.HashSet<>();
+        /** Requests of this connection whose replies are not written yet. */
+        int unanswered;
     }
 
     private final Map<Long, Box> boxes = new HashMap<>();
@@ -44,19 +54,60 @@ final class SessionMailboxes {
         Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
         b.connection = c;
         b.live = false;
+        b.unanswered = 0;
         b.delivered.clear();
         b.awaitingHandoff = awaitingHandoff && !b.handedOff;
         b.handedOff = false;
     }
 
-    /** A request of the session arrived on {@code c}: from now on its events go out at once. */
+    /**
+     * A request of the session arrived on {@code c}: the events kept so far go out before its reply,
+     * later ones in zxid order with the replies (see {@link #replying}).
+     */
     synchronized void requestArrived(long sessionId, ClientConnection c) {
         Box b = boxes.get(sessionId);
-        if (b == null || b.connection != c || b.live) {
+        if (b == null || b.connection != c) {
             return;
         }
-        b.live = true;
+        if (!b.live) {
+            b.live = true;
+            flush(b);
+        }
+        b.unanswered++;
+    }
+
+    /**
+     * The reply at {@code zxid} of a request of the session is about to be written on {@code c} (by
+     * {@code write}, on the connection's event loop): the events it must not overtake go out first,
+     * and once no reply is outstanding every event that waited.
+     */
+    synchronized void replying(long sessionId, ClientConnection c, long zxid, Runnable write) {
+        Box b = boxes.get(sessionId);
+        if (b == null || b.connection != c) {
+            write.run();
+            return;
+        }
+        if (canSend(b)) {
+            int n = b.kept.size();
+            for (int i = 0; i < n; i++) {
+                WatchEvent e = b.kept.removeFirst();
+                if (commandZxid(e) <= zxid) {
+                    send(b, e);
+                } else {
+                    b.kept.addLast(e);
+                }
+            }
+        }
+        write.run();
+        if (b.unanswered > 0) {
+            b.unanswered--;
+        }
         flush(b);
+    }
+
+    /** The zxid of the command that fired {@code e} (setWatches' events carry theirs encoded). */
+    private static long commandZxid(WatchEvent e) {
+        return e.zxid() < 0 ? VoleryWire.setWatchesCommandZxid(e.zxid()) : e.zxid();
     }
 
     synchronized void disconnected(long sessionId, ClientConnection c) {
@@ -115,22 +166,29 @@ final class SessionMailboxes {
         b.kept.addLast(e);
     }
 
+    private static boolean canSend(Box b) {
+        return b.live && !b.awaitingHandoff && b.connection != null;
+    }
+
     private static void flush(Box b) {
-        if (!b.live || b.awaitingHandoff || b.connection == null) {
+        if (!canSend(b) || b.unanswered > 0) {
             return;
         }
         while (!b.kept.isEmpty()) {
-            WatchEvent e = b.kept.removeFirst();
-            String key = e.type() + " " + e.path();
-            if (e.zxid() < 0) {
-                // setWatches' own event (VoleryWire.setWatchesZxid): the client has it already if kept
-                if (b.delivered.remove(key)) {
-                    continue;
-                }
-            } else if (b.delivered.size() < KEPT_PER_SESSION) {
-                b.delivered.add(key);
-            }
-            b.connection.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
+            send(b, b.kept.removeFirst());
         }
+    }
+
+    private static void send(Box b, WatchEvent e) {
+        String key = e.type() + " " + e.path();
+        if (e.zxid() < 0) {
+            // setWatches' own event (VoleryWire.setWatchesZxid): the client has it already if kept
+            if (b.delivered.remove(key)) {
+                return;
+            }
+        } else if (b.delivered.size() < KEPT_PER_SESSION) {
+            b.delivered.add(key);
+        }
+        b.connection.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
     }
 }

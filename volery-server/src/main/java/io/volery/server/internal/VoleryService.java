@@ -53,6 +53,9 @@ public final class VoleryService implements ZkService, AutoCloseable {
     static final long HANDOFF_TIMEOUT_MILLIS = 2_000;
     /** For tests: while set, incoming event messages wait here instead of reaching the sessions. */
     private java.util.List<Runnable> heldEvents;
+    /** For tests: while set, replies to requests of {@link #heldSession} wait here instead of going out. */
+    private volatile java.util.List<Runnable> heldReplies;
+    private volatile long heldSession;
     private final VoleryOracle oracle;
     private final int nodeId;
     private final SecureRandom random = new SecureRandom();
@@ -139,8 +142,12 @@ public final class VoleryService implements ZkService, AutoCloseable {
         // events kept for the session go out before this request's answer
         mailboxes.requestArrived(sessionId, connection);
         SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder(reorderedResends));
-        CompletableFuture<ZkReply> reply = o.submit(destinations, r, req -> client.executeAsync(new Command(req)),
-                        this::afterEventsQueued)
+        CompletableFuture<byte[]> answered = o.submit(destinations, r, req -> client.executeAsync(new Command(req)),
+                this::afterEventsQueued);
+        if (heldReplies != null && heldSession == sessionId) {
+            answered = answered.thenCompose(this::held);
+        }
+        CompletableFuture<ZkReply> reply = answered
                 .thenApply(bytes -> {
                     ZkReply rep = ZkReply.encoded(request.xid(), bytes);
                     lastZxid.accumulateAndGet(rep.zxid(), Math::max);
@@ -163,6 +170,11 @@ public final class VoleryService implements ZkService, AutoCloseable {
      */
     private CompletableFuture<byte[]> afterEventsQueued(Object result) {
         return acks.released(result).thenApply(bytes -> (byte[]) bytes);
+    }
+
+    @Override
+    public void writeReply(ClientConnection connection, long zxid, Runnable write) {
+        mailboxes.replying(connection.sessionId(), connection, zxid, write);
     }
 
     @Override
@@ -270,6 +282,43 @@ public final class VoleryService implements ZkService, AutoCloseable {
             heldEvents.forEach(Runnable::run);
             heldEvents = null;
         }
+    }
+
+    /**
+     * For tests: holds the replies to the requests of {@code sessionId} submitted from now on (once the
+     * partitions have answered) until {@link #releaseReplies}, as a slow replica would.
+     */
+    public synchronized void holdRepliesOf(long sessionId) {
+        heldSession = sessionId;
+        heldReplies = new ArrayList<>();
+    }
+
+    /** For tests: how many replies are held. */
+    public synchronized int heldReplyCount() {
+        return heldReplies == null ? 0 : heldReplies.size();
+    }
+
+    /** For tests: lets the held replies go, in the order they were answered, and stops holding. */
+    public void releaseReplies() {
+        List<Runnable> released;
+        synchronized (this) {
+            released = heldReplies;
+            heldReplies = null;
+        }
+        if (released != null) {
+            released.forEach(Runnable::run);
+        }
+    }
+
+    private CompletableFuture<byte[]> held(byte[] bytes) {
+        synchronized (this) {
+            if (heldReplies != null) {
+                CompletableFuture<byte[]> later = new CompletableFuture<>();
+                heldReplies.add(() -> later.complete(bytes));
+                return later;
+            }
+        }
+        return CompletableFuture.completedFuture(bytes);
     }
 
     @Override

@@ -65,6 +65,11 @@ public final class VoleryWire {
         return -2 - commandZxid;
     }
 
+    /** The zxid of the setWatches command that fired an event carrying {@code eventZxid}. */
+    static long setWatchesCommandZxid(long eventZxid) {
+        return -2 - eventZxid;
+    }
+
     /** The zxid a client is told for an event: setWatches' events carry none. */
     static long clientZxid(long eventZxid) {
         return eventZxid < 0 ? WatchEvent.NO_ZXID : eventZxid;

@@ -39,6 +39,11 @@ class ZkConnectionHandlerTest {
         boolean accept = true;
 
         @Override
+        public void writeReply(ClientConnection connection, long zxid, Runnable write) {
+            write.run();
+        }
+
+        @Override
         public CompletableFuture<ConnectOutcome> connect(ConnectRequest request, ClientConnection connection) {
             return CompletableFuture.completedFuture(accept
                     ? new ConnectOutcome(true, 0x1234L, Math.min(request.getTimeOut(), 20_000), new byte[16])
