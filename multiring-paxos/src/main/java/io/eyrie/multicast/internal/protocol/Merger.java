@@ -201,16 +201,26 @@ final class Merger {
             }
             // Ask for enough to merge everything ring a already holds in a row, not just its next
             // value: under load a holds many, and one skip per value would pace a by round trips.
+            // Only batches count: slots a skips carry nothing to deliver, and matching them would
+            // make a busy ring skip ahead of its own queued batches whenever an idle ring skipped
+            // ahead of it (each ring then skipping past the other's lookahead, over and over).
             long end = a.slotsConsumed + a.pendingSkipSlots;
+            long lastBatchEnd = -1;
             int counted = 0;
             for (Map.Entry<Long, RingValue> e : a.buffered.tailMap(a.nextInstance).entrySet()) {
                 if (e.getKey() != a.nextInstance + counted || counted == MAX_SKIP_LOOKAHEAD_VALUES) {
                     break;
                 }
                 end += e.getValue().slots();
+                if (e.getValue() instanceof RingValue.Batch) {
+                    lastBatchEnd = end;
+                }
                 counted++;
             }
-            long roundOfA = (end - 1) / slotsPerRound;
+            if (lastBatchEnd < 0) {
+                continue;
+            }
+            long roundOfA = (lastBatchEnd - 1) / slotsPerRound;
             long need = i > ringIndex ? (roundOfA + 1) * slotsPerRound : roundOfA * slotsPerRound;
             target = Math.max(target, need);
         }

@@ -67,6 +67,24 @@ class MergeTest {
     }
 
     @Test
+    void skipRequests_countOnlyBatchesOfTheOtherRings_notTheSlotsTheySkip() {
+        Merger m = new Merger(new int[] {0, 1}, 1, new int[] {1}, null);
+        m.offer(0, 0, batch(p(1, 0, 0, "a1", 1)));
+        List<Delivery> sink = new ArrayList<>();
+        assertEquals(List.of("a1@0.0.0.0"), delivered(m, sink));
+        Merger.RingStream ring1 = m.blockedOn();
+        assertEquals(1, ring1.ringId, "the merge waits on ring 1's slot 0");
+        // ring 0 (an idle ring asked by another learner) skipped 20 slots ahead: nothing to deliver
+        m.offer(0, 1, RingValue.encodeSkip(20));
+        assertEquals(-1, m.slotsNeededFrom(ring1),
+                "ring 1 must not skip ahead of its own batches to match slots that ring 0 skipped");
+        // a batch behind the skip is something to deliver: ring 1 must reach its round
+        m.offer(0, 2, batch(p(1, 1, 0, "a2", 1)));
+        assertEquals(21, m.slotsNeededFrom(ring1),
+                "a2 takes ring 0's slot 21, in round 21 before ring 1's: ring 1 must pass rounds 0-20, 21 slots");
+    }
+
+    @Test
     void merge_sameOrderWhateverTheArrivalOrder() {
         for (long seed = 0; seed < 50; seed++) {
             List<Object[]> v = streams();
