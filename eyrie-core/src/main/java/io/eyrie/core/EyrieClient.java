@@ -60,8 +60,8 @@ public final class EyrieClient implements AutoCloseable {
         final Wire.Request request;
         /** What is multicast: the request, first as asked, then (after a local-reply timeout) for everyone. */
         volatile byte[] payload;
-        /** Whether the copy sent last asked for the local replica's answer only. */
-        volatile boolean localReply;
+        /** The replica the copy sent last asked to answer alone, or {@link Wire.Request#EVERY_REPLICA}. */
+        volatile int replier;
         final CompletableFuture<Object> future = new CompletableFuture<>();
         /** When the copy sent last was handed to the proposer, then when the ring ordered it. */
         volatile long sentNanos;
@@ -72,7 +72,7 @@ public final class EyrieClient implements AutoCloseable {
             this.seq = seq;
             this.groups = groups;
             this.request = request;
-            this.localReply = request.localReply();
+            this.replier = request.replier();
             this.payload = Wire.encode(request);
         }
     }
@@ -89,6 +89,14 @@ public final class EyrieClient implements AutoCloseable {
     private volatile java.util.function.IntPredicate localReplicaCaughtUp = g -> false;
     private volatile long localReplyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_LOCAL_REPLY_TIMEOUT_MILLIS);
     private final java.util.concurrent.atomic.AtomicLong localReplyFallbacks = new java.util.concurrent.atomic.AtomicLong();
+    /** Replicas that may answer for each partition (nodes of that partition alone), ascending. */
+    private final Map<Integer, int[]> repliersByPartition = new java.util.HashMap<>();
+    /** Whether commands no local replica answers name one replica of a destination to answer them. */
+    private volatile boolean nameRemoteReplier;
+    /** Replicas that let a named reply time out, and until when (System.nanoTime) none is asked of them. */
+    private final Map<Integer, Long> avoidedUntilNanos = new java.util.concurrent.ConcurrentHashMap<>();
+    /** How long a replica that let a named reply time out is not named again. */
+    static final long AVOID_MILLIS = 10_000;
     private volatile boolean closed;
     private final java.util.concurrent.atomic.AtomicBoolean warnedMulticastFailure =
             new java.util.concurrent.atomic.AtomicBoolean();
@@ -153,6 +161,11 @@ public final class EyrieClient implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        for (int g : endpoint.config().groups()) {
+            repliersByPartition.put(g, endpoint.config().nodes().values().stream()
+                    .filter(n -> n.groups().length == 1 && n.groups()[0] == g && n.id() != endpoint.nodeId())
+                    .mapToInt(io.eyrie.multicast.ClusterConfig.Node::id).sorted().toArray());
+        }
         endpoint.onDirect(this::onDirect);
         long scan = Math.max(1, Math.min(retryMillis, DEFAULT_LOCAL_REPLY_TIMEOUT_MILLIS) / 4);
         retries.scheduleWithFixedDelay(this::retryOverdue, scan, scan, TimeUnit.MILLISECONDS);
@@ -191,12 +204,18 @@ public final class EyrieClient implements AutoCloseable {
             // throw NoSuchElementException (seen under failover), failing the command and leaking a permit.
             Map.Entry<Long, Pending> oldest = pending.firstEntry();
             long ackedBelow = oldest == null ? seq : Math.min(seq, oldest.getKey());
-            boolean local = false;
+            int replier = Wire.Request.EVERY_REPLICA;
             java.util.function.IntPredicate caughtUp = localReplicaCaughtUp;
             for (int g : groups) {
-                local |= caughtUp.test(g);
+                if (caughtUp.test(g)) {
+                    replier = endpoint.nodeId();
+                    break;
+                }
             }
-            p = new Pending(seq, groups, new Wire.Request(clientId, seq, ackedBelow, local, KryoCodec.encode(c)));
+            if (replier == Wire.Request.EVERY_REPLICA && nameRemoteReplier) {
+                replier = remoteReplier(groups[0], seq);
+            }
+            p = new Pending(seq, groups, new Wire.Request(clientId, seq, ackedBelow, replier, KryoCodec.encode(c)));
             pending.put(seq, p);
         }
         p.future.whenComplete((r, t) -> window.release());
@@ -204,8 +223,47 @@ public final class EyrieClient implements AutoCloseable {
         return p.future;
     }
 
+    /**
+     * A replica of {@code partition} to answer command {@code seq} alone: in turn by seq, so that the
+     * replicas share the replies, skipping those that recently let a reply time out; or
+     * {@link Wire.Request#EVERY_REPLICA} if none is left.
+     */
+    private int remoteReplier(int partition, long seq) {
+        int[] replicas = repliersByPartition.get(partition);
+        if (replicas == null || replicas.length == 0) {
+            return Wire.Request.EVERY_REPLICA;
+        }
+        long now = System.nanoTime();
+        for (int i = 0; i < replicas.length; i++) {
+            int node = replicas[(int) ((seq + i) % replicas.length)];
+            Long until = avoidedUntilNanos.get(node);
+            if (until == null || until - now <= 0) {
+                return node;
+            }
+        }
+        return Wire.Request.EVERY_REPLICA;
+    }
+
     public long clientId() {
         return clientId;
+    }
+
+    /**
+     * Whether a command that no replica on this node answers names one replica of a destination
+     * partition to answer it alone (default false): the other replicas then send nothing, two network
+     * replies fewer per command with three replicas. A named replica that has not answered within the
+     * local-reply timeout (it failed, or lags) is replaced by every replica for that command, and is
+     * not named again for {@value #AVOID_MILLIS} ms.
+     *
+     * <p>Off by default because of what it gives up: when every replica answers, the first reply of a
+     * command reaches the client before the first copy of anything a replica sent after executing it
+     * (each replica's link is FIFO), so replies come in execution order and before the watch events or
+     * other messages that later commands cause. A named replica's reply can come after another
+     * replica's later messages: a client that turns this on must put replies and such messages in order
+     * itself (ADR 030).
+     */
+    public void nameRemoteReplier(boolean on) {
+        this.nameRemoteReplier = on;
     }
 
     /**
@@ -221,7 +279,10 @@ public final class EyrieClient implements AutoCloseable {
         this.localReplicaCaughtUp = Objects.requireNonNull(partitionCaughtUp, "partitionCaughtUp");
     }
 
-    /** How long a local-reply command waits before every replica is asked (default 2 s; checked about every 0.5 s). */
+    /**
+     * How long a command that named one replica to answer (this node's, or a remote one) waits before
+     * every replica is asked (default 2 s; checked about every 0.5 s).
+     */
     public void setLocalReplyTimeoutMillis(long millis) {
         if (millis < 1) {
             throw new IllegalArgumentException("local reply timeout must be at least 1 ms, got " + millis);
@@ -229,7 +290,7 @@ public final class EyrieClient implements AutoCloseable {
         this.localReplyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
-    /** Commands that asked for a local reply, got none in time, and were sent again for every replica. */
+    /** Commands that named one replica to answer, got no reply in time, and were sent again for every replica. */
     public long localReplyFallbacks() {
         return localReplyFallbacks.get();
     }
@@ -390,7 +451,8 @@ public final class EyrieClient implements AutoCloseable {
             if (closed) {
                 return;
             }
-            if (p.localReply && now - p.sentNanos >= localReplyTimeoutNanos && fallBackToEveryReplica(p)) {
+            if (p.replier != Wire.Request.EVERY_REPLICA && now - p.sentNanos >= localReplyTimeoutNanos
+                    && fallBackToEveryReplica(p)) {
                 continue;
             }
             if (now - p.sentNanos < TimeUnit.MILLISECONDS.toNanos(retryMillis)) {
@@ -407,18 +469,33 @@ public final class EyrieClient implements AutoCloseable {
      * proposer, so that the copy asked for locally cannot be overtaken by a queue of its own.
      */
     private boolean fallBackToEveryReplica(Pending p) {
+        int replier;
         synchronized (sendLock) {
             if (p.state != SendState.ORDERED) {
                 return false;
             }
             Wire.Request r = p.request;
-            p.payload = Wire.encode(new Wire.Request(r.clientId(), r.seq(), r.ackedBelow(), false, r.command()));
-            p.localReply = false;
+            p.payload = Wire.encode(new Wire.Request(r.clientId(), r.seq(), r.ackedBelow(), Wire.Request.EVERY_REPLICA,
+                    r.command()));
+            replier = p.replier;
+            p.replier = Wire.Request.EVERY_REPLICA;
+        }
+        if (replier != endpoint.nodeId() && avoid(replier)) {
+            log.info("client={} replica {} did not answer seq={} in time: asking every replica, and not it for {} ms",
+                    Long.toHexString(clientId), replier, p.seq, AVOID_MILLIS);
         }
         localReplyFallbacks.incrementAndGet();
-        log.debug("client={} seq={} no local reply in time, asking every replica", Long.toHexString(clientId), p.seq);
+        log.debug("client={} seq={} no reply from replica {} in time, asking every replica", Long.toHexString(clientId),
+                p.seq, replier);
         multicast(p);
         return true;
+    }
+
+    /** Names {@code replica} no more for a while; true if it was not avoided already. */
+    private boolean avoid(int replica) {
+        long now = System.nanoTime();
+        Long before = avoidedUntilNanos.put(replica, now + TimeUnit.MILLISECONDS.toNanos(AVOID_MILLIS));
+        return before == null || before - now <= 0;
     }
 
     private void onDirect(int from, byte[] message) {

@@ -163,13 +163,56 @@ class RepliesAndRetriesTest {
             for (int node : cluster.sim.replicasOf(1)) {
                 assertEquals(node == own ? 5 : 0, cluster.stats(node).repliesSent.get(),
                         "replies sent by replica " + node + " of partition 1 (the client is on node " + own + ")");
-                assertEquals(node == own ? 0 : 5, cluster.stats(node).repliesLeftToClientNode.get(),
+                assertEquals(node == own ? 0 : 5, cluster.stats(node).repliesLeftToReplier.get(),
                         "replies replica " + node + " left to the client's own replica");
             }
             for (int node : cluster.sim.replicasOf(2)) {
                 assertEquals(1, cluster.stats(node).repliesSent.get(), "replies sent by replica " + node + " of partition 2");
             }
             assertEquals(0, onReplica.localReplyFallbacks(), "commands that had to ask every replica");
+        }
+    }
+
+    @Test
+    void aClientOnNoReplicaNodeNamesOneReplicaOfThePartitionToAnswer_inTurn() throws Exception {
+        start(3_600_000);
+        cluster.client(0).nameRemoteReplier(true);
+        for (int i = 1; i <= 6; i++) {
+            assertEquals(i, cluster.client(0).execute(new Command("add", "x1", 1)), "the add's result on x1");
+        }
+        cluster.awaitQuiescent();
+        for (int node : cluster.sim.replicasOf(1)) {
+            assertEquals(2, cluster.stats(node).repliesSent.get(), "replies sent by replica " + node
+                    + " (6 commands, each answered by the one replica it named, in turn)");
+            assertEquals(4, cluster.stats(node).repliesLeftToReplier.get(), "replies replica " + node + " left to another");
+        }
+        assertEquals(0, cluster.client(0).localReplyFallbacks(), "commands that had to ask every replica");
+    }
+
+    @Test
+    void aNamedReplicaThatDoesNotAnswerIsReplacedByEveryReplica_andNotNamedAgainForAWhile() throws Exception {
+        start(3_600_000);
+        int stuck = cluster.sim.replicasOf(1)[0];
+        RegisterMachine stuckReplica = (RegisterMachine) cluster.replica(stuck);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        EyrieClient client = cluster.client(0);
+        client.nameRemoteReplier(true);
+        client.setLocalReplyTimeoutMillis(300);
+        stuckReplica.hold = release; // as a replica that crashed or fell far behind
+        try {
+            for (int i = 1; i <= 6; i++) {
+                assertEquals(i, client.executeAsync(new Command("add", "x1", 1)).get(20, TimeUnit.SECONDS),
+                        "the add's result on x1 (retry period: an hour)");
+            }
+            assertEquals(1, client.localReplyFallbacks(),
+                    "only the first command naming the stuck replica waits for it; later ones name the others");
+        } finally {
+            release.countDown();
+            stuckReplica.hold = null;
+        }
+        cluster.awaitQuiescent();
+        for (int node : cluster.sim.replicasOf(1)) {
+            assertEquals(6, ((RegisterMachine) cluster.replica(node)).valueOf("x1"), "replica " + node + " executed each add once");
         }
     }
 

@@ -697,28 +697,27 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     /**
-     * A first copy that asks for a local reply is answered only by the replica on the client's own
-     * node, when that node is a replica of one of the command's destinations: it executes the command
-     * like every other, and its reply needs no network, while the other replicas' copies would only be
-     * received, decoded and dropped (three replies per command cost the client's node as much as the
-     * command). The client asks for it only while its own replica is caught up
-     * ({@link #caughtUp}); a copy sent again (RESEND) is answered by every replica. Without the flag
-     * every replica answers, the first reply winning.
+     * A first copy that names a replier is answered by that replica alone when it is a replica of one of
+     * the command's destinations: the others execute it like it and send nothing (three replies per
+     * command cost the client's node as much as the command, and two of them were only received,
+     * decoded and dropped). The client names its own node's replica while that one is caught up
+     * ({@link #caughtUp}), else a replica of a destination partition; a copy sent again (RESEND) is
+     * answered by every replica. Without a replier every replica answers, the first reply winning.
      */
     private void answerFirstCopy(int[] groups, Wire.Request request, byte[] reply) {
-        int clientNode = request.clientNode();
-        if (request.localReply() && clientNode != nodeId) {
-            Integer clientPartition = partitionOfNode.get(clientNode);
-            if (clientPartition != null) {
+        int replier = request.replier();
+        if (replier != Wire.Request.EVERY_REPLICA && replier != nodeId) {
+            Integer replierPartition = partitionOfNode.get(replier);
+            if (replierPartition != null) {
                 for (int g : groups) {
-                    if (g == clientPartition) {
-                        stats.repliesLeftToClientNode.incrementAndGet();
+                    if (g == replierPartition) {
+                        stats.repliesLeftToReplier.incrementAndGet();
                         return;
                     }
                 }
             }
         }
-        send(clientNode, reply);
+        send(request.clientNode(), reply);
     }
 
     private void send(int node, byte[] reply) {

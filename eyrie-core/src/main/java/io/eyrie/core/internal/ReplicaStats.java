@@ -15,8 +15,8 @@ public final class ReplicaStats {
     public final AtomicLong asksSent = new AtomicLong();
     public final AtomicLong asksAnswered = new AtomicLong();
     public final AtomicLong repliesSent = new AtomicLong();
-    /** First copies not answered here because the replica on the client's node answers them. */
-    public final AtomicLong repliesLeftToClientNode = new AtomicLong();
+    /** First copies not answered here because the request named another replica to answer them. */
+    public final AtomicLong repliesLeftToReplier = new AtomicLong();
     public final AtomicLong commandsExecuted = new AtomicLong();
     public final AtomicLong duplicatesAnswered = new AtomicLong();
     /** Checkpoints written to disk (in the background). */

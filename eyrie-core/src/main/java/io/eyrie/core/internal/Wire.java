@@ -33,12 +33,17 @@ public final class Wire {
 
     /**
      * A client's command: {@code ackedBelow} says every seq below it has its reply at the client.
-     * {@code localReply}: only the replica on the client's own node answers the first copy (the client
-     * asks for it while that replica is caught up; a copy sent again is answered by every replica).
+     * {@code replier}: the one replica that answers the first copy (the others execute it and send
+     * nothing), or {@link #EVERY_REPLICA}. The client names its own node's replica while that one is
+     * caught up, else one replica of a destination partition; a copy sent again is answered by every
+     * replica.
      */
-    public record Request(long clientId, long seq, long ackedBelow, boolean localReply, byte[] command) {
+    public record Request(long clientId, long seq, long ackedBelow, int replier, byte[] command) {
+        /** No replier named: every replica of every destination answers (the first reply wins). */
+        public static final int EVERY_REPLICA = -1;
+
         public Request(long clientId, long seq, long ackedBelow, byte[] command) {
-            this(clientId, seq, ackedBelow, false, command);
+            this(clientId, seq, ackedBelow, EVERY_REPLICA, command);
         }
 
         public int clientNode() {
@@ -104,12 +109,22 @@ public final class Wire {
     public record Reply(long clientId, long seq, boolean ok, byte[] body) {
     }
 
+    /** Request flags: who answers (every replica; the client's node; the node in the next int). */
+    private static final byte REPLY_EVERY = 0;
+    private static final byte REPLY_CLIENT_NODE = 1;
+    private static final byte REPLY_NAMED = 2;
+
     /** Sizes are known up front: one exact array, no stream and no growth copies (hot path). */
     public static byte[] encode(Request r) {
         byte[] command = r.command();
-        return ByteBuffer.allocate(8 + 8 + 8 + 1 + 4 + command.length)
-                .putLong(r.clientId()).putLong(r.seq()).putLong(r.ackedBelow()).put((byte) (r.localReply() ? 1 : 0))
-                .putInt(command.length).put(command).array();
+        byte flag = r.replier() == Request.EVERY_REPLICA ? REPLY_EVERY
+                : r.replier() == r.clientNode() ? REPLY_CLIENT_NODE : REPLY_NAMED;
+        ByteBuffer out = ByteBuffer.allocate(8 + 8 + 8 + 1 + (flag == REPLY_NAMED ? 4 : 0) + 4 + command.length)
+                .putLong(r.clientId()).putLong(r.seq()).putLong(r.ackedBelow()).put(flag);
+        if (flag == REPLY_NAMED) {
+            out.putInt(r.replier());
+        }
+        return out.putInt(command.length).put(command).array();
     }
 
     public static Request decodeRequest(byte[] bytes) {
@@ -119,10 +134,19 @@ public final class Wire {
             long seq = in.getLong();
             long ackedBelow = in.getLong();
             byte flags = in.get();
-            if ((flags & ~1) != 0) {
-                throw malformed(bytes, "unknown request flags " + flags);
-            }
-            return new Request(clientId, seq, ackedBelow, flags == 1, bytes(in));
+            int replier = switch (flags) {
+                case REPLY_EVERY -> Request.EVERY_REPLICA;
+                case REPLY_CLIENT_NODE -> (int) (clientId >>> 32);
+                case REPLY_NAMED -> {
+                    int node = in.getInt();
+                    if (node < 0) {
+                        throw malformed(bytes, "negative replier " + node);
+                    }
+                    yield node;
+                }
+                default -> throw malformed(bytes, "unknown request flags " + flags);
+            };
+            return new Request(clientId, seq, ackedBelow, replier, bytes(in));
         } catch (BufferUnderflowException e) {
             throw malformed(bytes, "truncated request");
         }
