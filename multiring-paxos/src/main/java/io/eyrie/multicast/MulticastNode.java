@@ -36,6 +36,11 @@ import java.util.function.Function;
  * batch of events, then syncs every acceptor log once (group commit) and only then sends the
  * messages the turn produced, so a vote never leaves before it is durable. Deliveries and direct
  * messages are handed to the application on the event-loop thread.
+ *
+ * <p>That thread is the transport's own event loop when the transport offers one
+ * ({@link Transport#protocolLoop}, the Netty transport does): messages read there are queued for the
+ * turn that runs right after the read, and the turn's sends are written by the same thread, so no
+ * message costs a hand-off between threads (ADR 031). Other transports get a thread of their own.
  */
 public final class MulticastNode implements MulticastEndpoint {
     private static final Logger log = LoggerFactory.getLogger(MulticastNode.class);
@@ -64,6 +69,17 @@ public final class MulticastNode implements MulticastEndpoint {
     private final TurnOutput out = new TurnOutput();
     private volatile NodeStatus lastStatus;
     private Thread loop;
+    /** The transport's event loop the protocol runs on, or null (then {@link #loop} runs it). */
+    private final Transport.Loop onLoop;
+    // Owned by the transport's event loop (loop mode).
+    private final ArrayDeque<Runnable> turnEvents = new ArrayDeque<>();
+    private boolean turnScheduled;
+    private java.util.concurrent.Future<?> timer;
+    private long timerAt = Long.MAX_VALUE;
+    private long lastTick;
+    private long nextTick;
+    /** Events handed to the event loop from other threads and not yet queued for a turn (bounded). */
+    private final java.util.concurrent.atomic.AtomicInteger inHandOff = new java.util.concurrent.atomic.AtomicInteger();
 
     private MulticastNode(Builder b) {
         this.config = b.config;
@@ -77,6 +93,7 @@ public final class MulticastNode implements MulticastEndpoint {
             m.put(ring, b.logFactory != null ? b.logFactory.apply(ring) : defaultLog(ring));
         }
         this.logs = m;
+        this.onLoop = transport.protocolLoop();
         long torn = 0;
         for (AcceptorLog l : m.values()) {
             torn += l.recovered().tornBytesDiscarded();
@@ -131,16 +148,25 @@ public final class MulticastNode implements MulticastEndpoint {
         this.protocol = new NodeProtocol(config, nodeId, incarnation, logs, learnerCheckpoint, nowMillis());
         protocol.coalesceOrderedPerTurn();
         this.lastStatus = protocol.status();
-        this.loop = new Thread(this::runLoop, "mrp-node-" + nodeId);
-        loop.setDaemon(true);
-        loop.start();
+        if (onLoop == null) {
+            this.loop = new Thread(this::runLoop, "mrp-node-" + nodeId);
+            loop.setDaemon(true);
+            loop.start();
+        } else {
+            // the transport's loop exists before it starts (a failed start shuts it down; close copes)
+            onLoop.execute(() -> {
+                lastTick = nowMillis();
+                nextTick = lastTick + tickMillis;
+                armTimer(nextTick);
+            });
+        }
         transport.start(new Transport.InboundHandler() {
             @Override
             public void onMessage(int fromNodeId, ByteBuffer message) {
-                // Decoded here, on the transport thread: straight from the transport's buffer, and
-                // in parallel with the event loop.
+                // Decoded here, straight from the transport's buffer (on another I/O thread than the
+                // protocol's, in parallel with it).
                 NodeProtocol.Inbound decoded = decode(fromNodeId, message);
-                if (decoded != null && !events.offer(() -> inbound(fromNodeId, decoded))) {
+                if (decoded != null && !post(() -> inbound(fromNodeId, decoded))) {
                     // Dropping is safe: the protocol retransmits; overload shows in the log.
                     log.warn("node={} event queue full, dropped a message from node={}", nodeId, fromNodeId);
                 }
@@ -177,7 +203,7 @@ public final class MulticastNode implements MulticastEndpoint {
                     + " bytes exceeds batch.maxBytes=" + config.parameters().batchMaxBytes()));
             return f;
         }
-        if (!events.offer(() -> propose(sorted, payload, f))) {
+        if (!post(() -> propose(sorted, payload, f))) {
             f.completeExceptionally(new MulticastException("node " + nodeId + " overloaded: event queue full"));
         }
         return f;
@@ -188,7 +214,7 @@ public final class MulticastNode implements MulticastEndpoint {
         byte[] framed = NodeProtocol.encodeDirect(message);
         if (toNodeId == nodeId) {
             NodeProtocol.Inbound decoded = decode(nodeId, ByteBuffer.wrap(framed));
-            return decoded != null && events.offer(() -> inbound(nodeId, decoded));
+            return decoded != null && post(() -> inbound(nodeId, decoded));
         }
         return transport.sendOwned(toNodeId, framed);
     }
@@ -201,7 +227,7 @@ public final class MulticastNode implements MulticastEndpoint {
 
     @Override
     public byte[] learnerCheckpoint() {
-        if (Thread.currentThread() != loop) {
+        if (onLoop != null ? !onLoop.inLoop() : Thread.currentThread() != loop) {
             throw new IllegalStateException("learnerCheckpoint() must be called from inside deliver()");
         }
         return protocol.learnerCheckpoint();
@@ -210,7 +236,7 @@ public final class MulticastNode implements MulticastEndpoint {
     @Override
     public void checkpointed(byte[] learnerCheckpoint) {
         byte[] copy = learnerCheckpoint.clone();
-        if (!events.offer(() -> protocol.checkpointed(copy, nowMillis(), out))) {
+        if (!post(() -> protocol.checkpointed(copy, nowMillis(), out))) {
             log.warn("node={} event queue full, dropped a checkpoint notice", nodeId);
         }
     }
@@ -229,8 +255,23 @@ public final class MulticastNode implements MulticastEndpoint {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        boolean await = false;
         if (loop != null) {
             events.offer(() -> { });
+            await = true;
+        } else if (onLoop != null && started.get()) {
+            if (onLoop.inLoop()) {
+                stopped.countDown(); // closed from a callback: no turn runs after this one
+            } else {
+                try {
+                    onLoop.execute(stopped::countDown); // after the turn that may be running
+                    await = true;
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    stopped.countDown(); // the transport's loop is gone already (it failed to start)
+                }
+            }
+        }
+        if (await) {
             try {
                 if (!stopped.await(5, TimeUnit.SECONDS)) {
                     log.warn("node={} event loop did not stop within 5 s", nodeId);
@@ -282,6 +323,97 @@ public final class MulticastNode implements MulticastEndpoint {
         } catch (MalformedMessageException e) {
             log.warn("node={} dropped a message from node={}: {}", nodeId, from, e.getMessage());
         }
+    }
+
+    /**
+     * Queues an event for the protocol; false if too many wait. On the transport's event loop it joins
+     * the turn that runs once the loop has handled what it read; from other threads it is handed over.
+     */
+    private boolean post(Runnable event) {
+        if (onLoop == null) {
+            return events.offer(event);
+        }
+        if (onLoop.inLoop()) {
+            queueForTurn(event);
+            return true;
+        }
+        if (inHandOff.incrementAndGet() > EVENT_QUEUE_LIMIT) {
+            inHandOff.decrementAndGet();
+            return false;
+        }
+        try {
+            onLoop.execute(() -> {
+                inHandOff.decrementAndGet();
+                queueForTurn(event);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            inHandOff.decrementAndGet(); // the transport is closed
+            return false;
+        }
+        return true;
+    }
+
+    /** Event loop: queues an event for the next turn and makes sure one comes. */
+    private void queueForTurn(Runnable event) {
+        turnEvents.add(event);
+        if (!turnScheduled && !closed.get()) {
+            turnScheduled = true;
+            // A task runs after the loop has handled the reads it is in: one turn (and one sync) for all.
+            try {
+                onLoop.execute(this::turn);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                turnScheduled = false; // the transport is shutting down
+            }
+        }
+    }
+
+    /** Event loop: one turn, as {@link #runLoop} runs them on a thread of its own. */
+    private void turn() {
+        turnScheduled = false;
+        if (closed.get()) {
+            return;
+        }
+        try {
+            Runnable e;
+            for (int n = 0; n < EVENTS_PER_TURN && (e = turnEvents.poll()) != null; n++) {
+                e.run();
+            }
+            long now = nowMillis();
+            if (now >= nextTick) {
+                protocol.onTick(now, out);
+                lastTick = now;
+                lastStatus = protocol.status();
+            }
+            protocol.endTurn(out);
+            out.endTurn();
+            nextTick = Math.max(lastTick + tickMillis, protocol.nextTickMillis());
+            if (!turnEvents.isEmpty() && !turnScheduled) {
+                turnScheduled = true;
+                onLoop.execute(this::turn);
+            }
+            armTimer(nextTick);
+        } catch (RuntimeException | Error e) {
+            // A bug in the protocol: crash loudly rather than run on in an unknown state.
+            log.error("node={} event loop failed; the node stops", nodeId, e);
+            closed.set(true);
+            stopped.countDown();
+        }
+    }
+
+    /** Event loop: a turn at {@code at} (node millis) unless one is due by then already. */
+    private void armTimer(long at) {
+        if (timer != null && timerAt <= at) {
+            return;
+        }
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        timerAt = at;
+        timer = onLoop.schedule(() -> {
+            timer = null;
+            timerAt = Long.MAX_VALUE;
+            turn();
+        }, Math.max(0, at - nowMillis()));
     }
 
     private void runLoop() {
@@ -380,7 +512,7 @@ public final class MulticastNode implements MulticastEndpoint {
                 if (to == nodeId) {
                     // Loopback without the transport; handled in a later turn like any message.
                     NodeProtocol.Inbound decoded = decode(nodeId, ByteBuffer.wrap(msg));
-                    if (decoded != null && !events.offer(() -> inbound(nodeId, decoded))) {
+                    if (decoded != null && !post(() -> inbound(nodeId, decoded))) {
                         log.warn("node={} event queue full, dropped a message to itself", nodeId);
                     }
                 } else {

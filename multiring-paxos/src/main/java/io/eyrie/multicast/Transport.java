@@ -42,6 +42,28 @@ public interface Transport extends AutoCloseable {
         return sendOwned(nodeId, all);
     }
 
+    /**
+     * The event loop this transport reads its messages on, if the node may run its protocol there too
+     * (one thread for reading, the protocol and writing: no hand-off and wake-up per message); null
+     * (the default) makes the node run its protocol on a thread of its own. Available before
+     * {@link #start}.
+     */
+    default Loop protocolLoop() {
+        return null;
+    }
+
+    /** A single-threaded event loop that runs tasks in submission order. */
+    interface Loop {
+        /** Whether the calling thread is the loop's. */
+        boolean inLoop();
+
+        /** Runs {@code task} on the loop, after the tasks already submitted. */
+        void execute(Runnable task);
+
+        /** Runs {@code task} on the loop after {@code delayMillis}. */
+        java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis);
+    }
+
     /** Counters for monitoring: frames sent, received, dropped, rejected. */
     TransportStats stats();
 

@@ -8,6 +8,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -58,6 +59,8 @@ public final class NettyTransport implements Transport {
     private volatile Link[] links;
     private volatile boolean closed;
     private EventLoopGroup group;
+    private Loop protocolLoop;
+    private boolean started;
     private Channel serverChannel;
     private SocketFlavor flavor;
 
@@ -83,17 +86,55 @@ public final class NettyTransport implements Transport {
         this.fingerprint = ClusterFingerprint.of(config);
     }
 
+    /** The event loops, made on first need (the protocol's loop is asked for before start). */
+    private void ensureGroup() {
+        if (group == null) {
+            flavor = SocketFlavor.choose(options.preferNative());
+            group = flavor.newGroup(options.ioThreads(), new DefaultThreadFactory("eyrie-transport-" + nodeId, true));
+            EventLoop first = group.next();
+            protocolLoop = new Loop() {
+                @Override
+                public boolean inLoop() {
+                    return first.inEventLoop();
+                }
+
+                @Override
+                public void execute(Runnable task) {
+                    first.execute(task);
+                }
+
+                @Override
+                public java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis) {
+                    return first.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+                }
+            };
+        }
+    }
+
+    /**
+     * The first of the transport's event loops. With one I/O thread every connection is on it; with
+     * more, messages read on the others are handed to it.
+     */
+    @Override
+    public synchronized Loop protocolLoop() {
+        if (closed) {
+            throw new IllegalStateException("transport of node " + nodeId + " is closed");
+        }
+        ensureGroup();
+        return protocolLoop;
+    }
+
     @Override
     public synchronized void start(InboundHandler handler) {
         Objects.requireNonNull(handler, "handler");
-        if (group != null) {
+        if (started) {
             throw new IllegalStateException("transport of node " + nodeId + " already started");
         }
         if (closed) {
             throw new IllegalStateException("transport of node " + nodeId + " is closed");
         }
-        flavor = SocketFlavor.choose(options.preferNative());
-        group = flavor.newGroup(options.ioThreads(), new DefaultThreadFactory("eyrie-transport-" + nodeId, true));
+        started = true;
+        ensureGroup();
         InboundSessions sessions = new InboundSessions(nodeId, counters, handler);
         WriteBufferWaterMark waterMark = new WriteBufferWaterMark(options.writeBufferLowBytes(), options.writeBufferHighBytes());
 
@@ -214,8 +255,11 @@ public final class NettyTransport implements Transport {
         if (group == null) {
             return; // never started, failed to start, or already closed
         }
-        serverChannel.close().awaitUninterruptibly();
-        for (Link link : links) {
+        if (serverChannel != null) {
+            serverChannel.close().awaitUninterruptibly();
+        }
+        Link[] byId = links;
+        for (Link link : byId == null ? new Link[0] : byId) {
             if (link != null) {
                 link.close();
             }
