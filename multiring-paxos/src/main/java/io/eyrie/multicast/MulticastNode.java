@@ -71,13 +71,14 @@ public final class MulticastNode implements MulticastEndpoint {
     private Thread loop;
     /** The transport's event loop the protocol runs on, or null (then {@link #loop} runs it). */
     private final Transport.Loop onLoop;
+    /** Node millis of the last timer run and of the next one due (owned by the protocol's thread or loop). */
+    private long lastTick;
+    private long nextTick;
     // Owned by the transport's event loop (loop mode).
     private final ArrayDeque<Runnable> turnEvents = new ArrayDeque<>();
     private boolean turnScheduled;
     private java.util.concurrent.Future<?> timer;
     private long timerAt = Long.MAX_VALUE;
-    private long lastTick;
-    private long nextTick;
     /** Events handed to the event loop from other threads and not yet queued for a turn (bounded). */
     private final java.util.concurrent.atomic.AtomicInteger inHandOff = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -378,15 +379,7 @@ public final class MulticastNode implements MulticastEndpoint {
             for (int n = 0; n < EVENTS_PER_TURN && (e = turnEvents.poll()) != null; n++) {
                 e.run();
             }
-            long now = nowMillis();
-            if (now >= nextTick) {
-                protocol.onTick(now, out);
-                lastTick = now;
-                lastStatus = protocol.status();
-            }
-            protocol.endTurn(out);
-            out.endTurn();
-            nextTick = Math.max(lastTick + tickMillis, protocol.nextTickMillis());
+            endTurn();
             if (!turnEvents.isEmpty() && !turnScheduled) {
                 turnScheduled = true;
                 onLoop.execute(this::turn);
@@ -398,6 +391,23 @@ public final class MulticastNode implements MulticastEndpoint {
             closed.set(true);
             stopped.countDown();
         }
+    }
+
+    /**
+     * The end of a turn, after its events: the timers if due, then the acceptor logs' sync and the turn's
+     * sends. Sets {@link #nextTick}: an idle node wakes once per heartbeat instead of every tick, and a
+     * busy one runs its timers no more than every tick.
+     */
+    private void endTurn() {
+        long now = nowMillis();
+        if (now >= nextTick) {
+            protocol.onTick(now, out);
+            lastTick = now;
+            lastStatus = protocol.status();
+        }
+        protocol.endTurn(out);
+        out.endTurn();
+        nextTick = Math.max(lastTick + tickMillis, protocol.nextTickMillis());
     }
 
     /** Event loop: a turn at {@code at} (node millis) unless one is due by then already. */
@@ -418,8 +428,8 @@ public final class MulticastNode implements MulticastEndpoint {
 
     private void runLoop() {
         List<Runnable> batch = new ArrayList<>(EVENTS_PER_TURN);
-        long lastTick = nowMillis();
-        long nextTick = lastTick + tickMillis;
+        lastTick = nowMillis();
+        nextTick = lastTick + tickMillis;
         try {
             while (!closed.get()) {
                 long wait = nextTick - nowMillis();
@@ -432,17 +442,8 @@ public final class MulticastNode implements MulticastEndpoint {
                     batch.get(i).run();
                 }
                 batch.clear();
-                long now = nowMillis();
-                if (now >= nextTick) {
-                    protocol.onTick(now, out);
-                    lastTick = now;
-                    lastStatus = protocol.status();
-                }
-                protocol.endTurn(out);
-                out.endTurn();
-                // Sleep until the protocol has timed work (or an event comes): an idle node wakes
-                // once per heartbeat instead of every tick, and a busy one no more than every tick.
-                nextTick = Math.max(lastTick + tickMillis, protocol.nextTickMillis());
+                // then sleep until the protocol has timed work (or an event comes)
+                endTurn();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

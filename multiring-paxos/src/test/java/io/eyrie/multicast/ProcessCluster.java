@@ -17,6 +17,24 @@ import java.util.stream.Stream;
  * acknowledged multicasts, for fault tests: kill -9, restart on the same data directory.
  */
 final class ProcessCluster implements AutoCloseable {
+    /**
+     * Nodes 1-3 (addresses added by the user): group 1 on node 1, group 2 on node 2, both on node 3;
+     * three rings (one per group and the ALL ring 0) with every node an acceptor.
+     */
+    static final String TWO_GROUPS = """
+            node.1.groups = 1
+            node.2.groups = 2
+            node.3.groups = 1,2
+            ring.1.acceptors = 1,2,3
+            ring.2.acceptors = 1,2,3
+            ring.0.acceptors = 1,2,3
+            group.1.ring = 1
+            group.2.ring = 2
+            ring.all = 0
+            timeout.heartbeatMillis = 50
+            timeout.suspectMillis = 400
+            """;
+
     final Path dir;
     final Path configFile;
     final Path logDir;
@@ -39,19 +57,7 @@ final class ProcessCluster implements AutoCloseable {
         for (int id = 1; id <= 3; id++) {
             cfg.append("node.").append(id).append(" = 127.0.0.1:").append(freePort()).append('\n');
         }
-        cfg.append("""
-                node.1.groups = 1
-                node.2.groups = 2
-                node.3.groups = 1,2
-                ring.1.acceptors = 1,2,3
-                ring.2.acceptors = 1,2,3
-                ring.0.acceptors = 1,2,3
-                group.1.ring = 1
-                group.2.ring = 2
-                ring.all = 0
-                timeout.heartbeatMillis = 50
-                timeout.suspectMillis = 400
-                """);
+        cfg.append(TWO_GROUPS);
         cfg.append(extraConfig);
         cfg.append("storage = ").append(storage).append('\n');
         cfg.append("dataDir = ").append(dir.resolve("data")).append('\n');

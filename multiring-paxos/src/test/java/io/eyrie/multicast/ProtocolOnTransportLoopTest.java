@@ -29,19 +29,7 @@ class ProtocolOnTransportLoopTest {
         for (int id = 1; id <= 3; id++) {
             cfg.append("node.").append(id).append(" = 127.0.0.1:").append(LoopbackPorts.free()).append('\n');
         }
-        return cfg + """
-                node.1.groups = 1
-                node.2.groups = 2
-                node.3.groups = 1,2
-                ring.1.acceptors = 1,2,3
-                ring.2.acceptors = 1,2,3
-                ring.0.acceptors = 1,2,3
-                group.1.ring = 1
-                group.2.ring = 2
-                ring.all = 0
-                timeout.heartbeatMillis = 50
-                timeout.suspectMillis = 400
-                """ + "storage = " + storage + "\ndataDir = " + dir + "\n";
+        return cfg + ProcessCluster.TWO_GROUPS + "storage = " + storage + "\ndataDir = " + dir + "\n";
     }
 
     @Test

@@ -1,12 +1,13 @@
 package io.volery.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static io.volery.server.EventBeforeLaterResponseTest.bytes;
+import static io.volery.server.EventBeforeLaterResponseTest.nameOn;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.volery.server.config.VoleryConfig;
 import io.volery.server.internal.PathPartitioner;
 import io.volery.server.internal.VoleryService;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -92,17 +93,5 @@ class EventAfterTheReplyThatSetItsWatchTest {
                 writer.close();
             }
         }
-    }
-
-    private static String nameOn(PathPartitioner p, int partition, String stem) {
-        for (int i = 0; ; i++) {
-            if (p.ownerOf(stem + i) == partition) {
-                return stem + i;
-            }
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

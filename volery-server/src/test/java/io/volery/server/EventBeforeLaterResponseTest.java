@@ -95,7 +95,8 @@ class EventBeforeLaterResponseTest {
         }
     }
 
-    private static String nameOn(PathPartitioner p, int partition, String stem) {
+    /** The first name {@code stem}N that {@code partition} owns. */
+    static String nameOn(PathPartitioner p, int partition, String stem) {
         for (int i = 0; ; i++) {
             if (p.ownerOf(stem + i) == partition) {
                 return stem + i;
@@ -103,7 +104,7 @@ class EventBeforeLaterResponseTest {
         }
     }
 
-    private static byte[] bytes(String s) {
+    static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 }
