@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -161,10 +162,10 @@ public final class EyrieClient implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        for (int g : endpoint.config().groups()) {
-            repliersByPartition.put(g, endpoint.config().nodes().values().stream()
-                    .filter(n -> n.groups().length == 1 && n.groups()[0] == g && n.id() != endpoint.nodeId())
-                    .mapToInt(io.eyrie.multicast.ClusterConfig.Node::id).sorted().toArray());
+        io.eyrie.multicast.ClusterConfig config = endpoint.config();
+        for (int g : config.groups()) {
+            repliersByPartition.put(g, Arrays.stream(config.nodesInGroup(g))
+                    .filter(n -> config.node(n).groups().length == 1 && n != endpoint.nodeId()).toArray());
         }
         endpoint.onDirect(this::onDirect);
         long scan = Math.max(1, Math.min(retryMillis, DEFAULT_LOCAL_REPLY_TIMEOUT_MILLIS) / 4);

@@ -120,6 +120,12 @@ public final class ClusterConfig {
         return groupToRing.keySet();
     }
 
+    /** The nodes whose groups contain {@code group}, ascending. */
+    public int[] nodesInGroup(int group) {
+        return nodes.values().stream().filter(n -> Arrays.binarySearch(n.groups(), group) >= 0)
+                .mapToInt(Node::id).sorted().toArray();
+    }
+
     public int allRingId() {
         return allRingId;
     }

@@ -158,9 +158,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         this.partition = groups[0];
         this.replicasByPartition = new TreeMap<>();
         for (int g : config.groups()) {
-            replicasByPartition.put(g, config.nodes().values().stream()
-                    .filter(n -> Arrays.binarySearch(n.groups(), g) >= 0)
-                    .mapToInt(ClusterConfig.Node::id).sorted().toArray());
+            replicasByPartition.put(g, config.nodesInGroup(g));
         }
         this.designated = replicasByPartition.get(partition)[0] == nodeId;
         for (ClusterConfig.Node n : config.nodes().values()) {

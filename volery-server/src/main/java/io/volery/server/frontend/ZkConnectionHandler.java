@@ -48,11 +48,14 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     /** Between the connect request and the service's answer: nothing else may be read. */
     private boolean awaitingSession;
     private final List<Id> authInfo = new CopyOnWriteArrayList<>();
-    private final ArrayDeque<CompletableFuture<ZkReply>> inOrder = new ArrayDeque<>();
-    /** Request bytes behind each entry of {@link #inOrder}, in the same order. */
-    private final ArrayDeque<Integer> inOrderBytes = new ArrayDeque<>();
-    /** Whether each entry of {@link #inOrder} is the service's reply to a submitted request. */
-    private final ArrayDeque<Boolean> inOrderSubmitted = new ArrayDeque<>();
+    private final ArrayDeque<Queued> inOrder = new ArrayDeque<>();
+
+    /**
+     * A reply to come, the request bytes behind it, and whether it is the service's reply to a
+     * submitted request (then written through {@link ZkService#writeReply}).
+     */
+    private record Queued(CompletableFuture<ZkReply> reply, int bytes, boolean submitted) {
+    }
     /** Bytes of requests read and not yet answered (event loop only). */
     private long unansweredBytes;
     /** The connection closed: its bytes were released from the throttle then. */
@@ -258,9 +261,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
      * written; {@code submitted}: the service's reply to a submitted request (written through the service).
      */
     private void enqueue(ChannelHandlerContext ctx, CompletableFuture<ZkReply> f, int bytes, boolean submitted) {
-        inOrder.add(f);
-        inOrderBytes.add(bytes);
-        inOrderSubmitted.add(submitted);
+        inOrder.add(new Queued(f, bytes, submitted));
         if (bytes > 0) {
             unansweredBytes += bytes;
             throttle.read(bytes);
@@ -302,10 +303,11 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private void drainNow(ChannelHandlerContext ctx) {
         boolean wrote = false;
         long answered = 0;
-        while (!inOrder.isEmpty() && inOrder.peek().isDone()) {
-            CompletableFuture<ZkReply> f = inOrder.poll();
-            answered += inOrderBytes.poll();
-            boolean submitted = inOrderSubmitted.poll();
+        while (!inOrder.isEmpty() && inOrder.peek().reply().isDone()) {
+            Queued q = inOrder.poll();
+            CompletableFuture<ZkReply> f = q.reply();
+            answered += q.bytes();
+            boolean submitted = q.submitted();
             ZkReply reply;
             try {
                 reply = f.join();
