@@ -327,14 +327,18 @@ public final class MulticastNode implements MulticastEndpoint {
     }
 
     /**
-     * Queues an event for the protocol; false if too many wait. On the transport's event loop it joins
-     * the turn that runs once the loop has handled what it read; from other threads it is handed over.
+     * Queues an event for the protocol, in the order of the calls; false if too many wait. On the
+     * transport's event loop it joins the turn that runs once the loop has handled what it read; from
+     * other threads (or behind events they handed over) it goes through the loop's task queue.
      */
     private boolean post(Runnable event) {
         if (onLoop == null) {
             return events.offer(event);
         }
-        if (onLoop.inLoop()) {
+        if (onLoop.inLoop() && inHandOff.get() == 0) {
+            // Nothing handed over from another thread is still on its way to the turn's queue, so joining
+            // it directly keeps the events in the order they were posted (a client's multicasts from its
+            // own thread and from a callback on this loop must reach the proposer in its order).
             queueForTurn(event);
             return true;
         }
