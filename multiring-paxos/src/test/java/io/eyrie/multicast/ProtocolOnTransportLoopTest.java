@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,6 +98,60 @@ class ProtocolOnTransportLoopTest {
                     "deliveries run on the transports' event loops, not on " + new TreeSet<>(threads));
             assertTrue(Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith("mrp-node-")),
                     "no protocol thread of its own");
+        } finally {
+            for (MulticastNode n : nodes) {
+                n.close();
+            }
+        }
+    }
+
+    /**
+     * A multicast another thread hands to the loop while a callback runs there, followed by one the
+     * callback makes itself, reaches the ring in that order (as one queue of calls would): a client
+     * that starts multicasts under one lock from its threads and from its callbacks relies on it.
+     */
+    @Test
+    void multicastsKeepTheirCallOrderBetweenAnotherThreadAndACallbackOnTheLoop() throws Exception {
+        ClusterConfig config = ClusterConfig.parse(config("memory", Path.of("unused")), "test");
+        List<MulticastNode> nodes = new ArrayList<>();
+        List<String> delivered = new ArrayList<>();
+        CountDownLatch done = new CountDownLatch(2);
+        try {
+            for (int id = 1; id <= 3; id++) {
+                MulticastNode node = MulticastNode.builder(config, id).build();
+                nodes.add(node);
+            }
+            MulticastNode one = nodes.get(0);
+            for (MulticastNode n : nodes) {
+                n.start(d -> {
+                    if (n != one) {
+                        return;
+                    }
+                    String m = new String(d.payload(), StandardCharsets.UTF_8);
+                    synchronized (delivered) {
+                        delivered.add(m);
+                    }
+                    if (m.equals("trigger")) {
+                        // on node 1's loop: another thread multicasts "first" and returns; its hand-off
+                        // cannot run before this callback ends; then this callback multicasts "second"
+                        Thread t = new Thread(() -> one.multicast(new int[] {1}, "first".getBytes(StandardCharsets.UTF_8)));
+                        t.start();
+                        try {
+                            t.join();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        one.multicast(new int[] {1}, "second".getBytes(StandardCharsets.UTF_8));
+                    } else {
+                        done.countDown();
+                    }
+                });
+            }
+            one.multicast(new int[] {1}, "trigger".getBytes(StandardCharsets.UTF_8)).get(30, TimeUnit.SECONDS);
+            assertTrue(done.await(30, TimeUnit.SECONDS), "both multicasts delivered: " + delivered);
+            synchronized (delivered) {
+                assertEquals(List.of("trigger", "first", "second"), delivered, "node 1 delivers its multicasts in call order");
+            }
         } finally {
             for (MulticastNode n : nodes) {
                 n.close();
