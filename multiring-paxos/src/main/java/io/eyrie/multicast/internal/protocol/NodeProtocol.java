@@ -753,8 +753,7 @@ public final class NodeProtocol {
         if (blocked == null) {
             return;
         }
-        // Asked already for this instance and not yet due again: checked first, since working out
-        // the target walks the values buffered on the other rings (many under load), every turn.
+        // Asked already for this instance and not yet due again: nothing to do.
         long[] last = lastSkipRequest.get(blocked.ringId);
         if (last != null && last[0] == blocked.nextInstance && now - last[1] < params.retransmitTimeoutMillis()) {
             return;

@@ -84,6 +84,69 @@ class MergeTest {
                 "a2 takes ring 0's slot 21, in round 21 before ring 1's: ring 1 must pass rounds 0-20, 21 slots");
     }
 
+    /** The target of a skip request by walking every buffered value (the definition). */
+    private static long slotsNeededByWalking(Merger m, int[] rings, int slotsPerRound, Merger.RingStream blocked,
+                                             int ringIndex) {
+        long target = -1;
+        for (int i = 0; i < rings.length; i++) {
+            Merger.RingStream a = m.stream(rings[i]);
+            if (a == blocked || !a.buffered.containsKey(a.nextInstance)) {
+                continue;
+            }
+            long end = a.slotsConsumed + a.pendingSkipSlots;
+            long lastBatchEnd = -1;
+            for (long k = a.nextInstance; a.buffered.containsKey(k); k++) {
+                end += a.buffered.get(k).slots();
+                if (a.buffered.get(k) instanceof RingValue.Batch) {
+                    lastBatchEnd = end;
+                }
+            }
+            if (lastBatchEnd >= 0) {
+                long round = (lastBatchEnd - 1) / slotsPerRound;
+                target = Math.max(target, i > ringIndex ? (round + 1) * slotsPerRound : round * slotsPerRound);
+            }
+        }
+        return target > blocked.slotsConsumed ? target : -1;
+    }
+
+    @Test
+    void skipRequests_resumedWalkAgreesWithWalkingEverything_whateverTheArrivalsAndDeliveries() {
+        // slotsNeededFrom resumes its walk of a ring's buffered values where the previous call
+        // stopped (it runs every turn); at every step it must give what a full walk gives.
+        int[] rings = {0, 1, 2};
+        for (long seed = 0; seed < 200; seed++) {
+            Random rnd = new Random(seed);
+            int slotsPerRound = 1 + rnd.nextInt(3);
+            Merger m = new Merger(rings, slotsPerRound, new int[] {1}, null);
+            long[] next = new long[rings.length];
+            long seq = 0;
+            List<Object[]> pending = new ArrayList<>();
+            for (int step = 0; step < 300; step++) {
+                int r = rnd.nextInt(rings.length);
+                if (rnd.nextInt(4) > 0) {
+                    byte[] value = rnd.nextInt(3) == 0 ? RingValue.encodeSkip(rnd.nextInt(6))
+                            : batch(p(1 + r, seq, 0, "m" + seq, 1));
+                    seq++;
+                    pending.add(new Object[] {r, next[r]++, value});
+                }
+                // values arrive out of order: offer a random pending one
+                if (!pending.isEmpty() && rnd.nextBoolean()) {
+                    Object[] v = pending.remove(rnd.nextInt(pending.size()));
+                    m.offer((Integer) v[0], (Long) v[1], (byte[]) v[2]);
+                }
+                if (rnd.nextInt(3) == 0) {
+                    m.drain(d -> { });
+                }
+                Merger.RingStream blocked = m.blockedOn();
+                if (blocked != null) {
+                    int ringIndex = blocked.ringId; // rings 0, 1, 2 sit at indexes 0, 1, 2
+                    assertEquals(slotsNeededByWalking(m, rings, slotsPerRound, blocked, ringIndex),
+                            m.slotsNeededFrom(blocked), "seed " + seed + ", step " + step);
+                }
+            }
+        }
+    }
+
     @Test
     void merge_sameOrderWhateverTheArrivalOrder() {
         for (long seed = 0; seed < 50; seed++) {
