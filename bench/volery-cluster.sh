@@ -14,6 +14,7 @@
 #              (default 120), CPU_PERIOD_US (default 20000, see zk-ensemble.sh), SLOTS (merge
 #              slots per round, default: Eyrie's), JFR=1 (each node records a JFR profile,
 #              DIR/node-N/node.jfr, written when it stops; bench/flame.py turns it into a flame graph).
+#              EXTRA_CONFIG: more cluster-file lines, separated by ';' (e.g. "storage.memoryMaxBytes = 16777216").
 #              VOLERY_JAVA_OPTS: extra JVM options for every node (NODE stands for DIR/node-N), e.g.
 #              a profiler agent: -agentpath:.../libasyncProfiler.so=start,event=itimer,file=NODE/cpu.txt,collapsed
 # Layout (as VoleryCluster's): partition p = nodes (p-1)*3+1 .. p*3 with ring p; the ALL ring 0 takes
@@ -99,6 +100,8 @@ start() {
     echo "dataDir = $dir/data"
     [ -n "${SLOTS:-}" ] && echo "merge.slotsPerRound = $SLOTS"
     echo "4lw.commands.whitelist = *"
+    # EXTRA_CONFIG="storage.memoryMaxBytes = 16777216; ring.maxInFlight = 4": more cluster-file lines
+    [ -z "${EXTRA_CONFIG:-}" ] || tr ';' '\n' <<< "$EXTRA_CONFIG" | sed 's/^ *//; s/ *$//' | grep -v '^$'
   } > "$cfg"
 
   local connect=""

@@ -28,6 +28,23 @@ public abstract class PartitioningOracle {
         return Set.of();
     }
 
+    /**
+     * Whether the destinations of {@code c} execute it without execution atomicity (ADR 032): no
+     * partition signals the others that it delivered {@code c} or waits for their signals, so each
+     * destination executes it and replies as soon as its own order reaches it, however far behind the
+     * others are. Default false.
+     *
+     * <p>Only for a command that no client relies on to have run everywhere when its reply comes:
+     * housekeeping that each partition applies to its own state in its own order (Volery's session
+     * touches). The reply then says only that one destination executed it. The answer must depend only
+     * on the command. Rounds of {@code StateMachine.exchange} during its execution still work (every
+     * destination must still make the same number of them). Ignored when {@link #getLocalObjects}
+     * lists objects for {@code c}: shipped objects are signals.
+     */
+    public boolean executesIndependently(Command c) {
+        return false;
+    }
+
     /** The partition that owns the object with id {@code objectId}. */
     public abstract Partition getPartition(Object objectId);
 }

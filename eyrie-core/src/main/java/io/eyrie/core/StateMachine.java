@@ -283,6 +283,54 @@ public abstract class StateMachine implements AutoCloseable {
         this.peerCheckpoints = source;
     }
 
+    /** Deliveries queued for this replica's executor and not yet taken (0 before run). */
+    public int deliveriesWaiting() {
+        ReplicaRuntime r;
+        synchronized (this) {
+            r = runtime;
+        }
+        return r == null ? 0 : r.deliveriesWaiting();
+    }
+
+    /** Commands this replica executed (0 before run). */
+    public long commandsExecuted() {
+        ReplicaRuntime r;
+        synchronized (this) {
+            r = runtime;
+        }
+        return r == null ? 0 : r.stats().commandsExecuted.get();
+    }
+
+    /**
+     * Deliveries of a command this replica had already executed (a client's retry, or a copy sent
+     * again for every replica to answer): answered from the reply table, not executed (0 before run).
+     */
+    public long duplicatesAnswered() {
+        ReplicaRuntime r;
+        synchronized (this) {
+            r = runtime;
+        }
+        return r == null ? 0 : r.stats().duplicatesAnswered.get();
+    }
+
+    /** Signals and objects this replica sent to other partitions' replicas (0 before run). */
+    public long exchangesSent() {
+        ReplicaRuntime r;
+        synchronized (this) {
+            r = runtime;
+        }
+        return r == null ? 0 : r.stats().exchangesSent.get();
+    }
+
+    /** Multi-partition commands this replica ran without signals ({@link PartitioningOracle#executesIndependently}). */
+    public long independentCommands() {
+        ReplicaRuntime r;
+        synchronized (this) {
+            r = runtime;
+        }
+        return r == null ? 0 : r.stats().independentCommands.get();
+    }
+
     /** Checkpoints this replica restored from a peer because none of its own was usable. */
     public synchronized long checkpointsFetchedFromPeers() {
         return runtime == null ? 0 : runtime.stats().checkpointsFetched.get();

@@ -11,6 +11,8 @@ import java.util.Set;
  * <ul>
  *   <li>{@code read r} (dests: owner of r) → value</li>
  *   <li>{@code writeAll v r1 r2 ...} (dests: their owners) → "ok"; a blind write, no remote reads</li>
+ *   <li>{@code writeEach v r1 r2 ...}: as writeAll, but each destination runs it without signals
+ *       ({@link PartitioningOracle#executesIndependently})</li>
  *   <li>{@code sum r1 r2 ...} (dests: their owners; reads all) → sum</li>
  *   <li>{@code add r delta} → new value</li>
  *   <li>{@code blindWriteAt p r v}: executes at partition p only and calls the {@code @LocalMethodCall} set on r</li>
@@ -27,7 +29,7 @@ public class RegisterMachine extends StateMachine {
             Set<Partition> dests = new java.util.TreeSet<>();
             switch (op) {
                 case "read", "add" -> dests.add(getPartition(c.getNext()));
-                case "writeAll" -> {
+                case "writeAll", "writeEach" -> {
                     c.getNext();
                     while (c.hasNext()) {
                         dests.add(getPartition(c.getNext()));
@@ -56,6 +58,14 @@ public class RegisterMachine extends StateMachine {
             }
             c.rewind();
             return ids;
+        }
+
+        @Override
+        public boolean executesIndependently(Command c) {
+            c.rewind();
+            boolean each = "writeEach".equals(c.getNext());
+            c.rewind();
+            return each;
         }
 
         @Override
@@ -106,7 +116,7 @@ public class RegisterMachine extends StateMachine {
             case "read" -> {
                 return reg(c.getNext()).get();
             }
-            case "writeAll" -> {
+            case "writeAll", "writeEach" -> {
                 int v = (Integer) c.getNext();
                 while (c.hasNext()) {
                     reg(c.getNext()).set(v);

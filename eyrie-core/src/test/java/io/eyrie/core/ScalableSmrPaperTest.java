@@ -216,6 +216,34 @@ class ScalableSmrPaperTest {
         assertEquals(0, cluster.total(s -> s.remoteReads.get()));
     }
 
+    /**
+     * Beyond the paper (ADR 032): a command the oracle declares independent is executed by each
+     * destination as soon as its order reaches it. With Y delivering nothing, X executes and answers
+     * it at once and no replica signals anyone; Y applies it when it resumes.
+     */
+    @Test
+    void independentCommand_runsWithoutSignals_aPartitionAheadAnswersAlone() throws Exception {
+        start(2, 60_000);
+        cluster.sim.pausePartition(Y);
+        assertEquals("ok", cluster.client(0).executeAsync(new Command("writeEach", 3, "x1", "y2"))
+                .get(10, TimeUnit.SECONDS), "X answers while Y has not delivered the command");
+        for (int x : cluster.sim.replicasOf(X)) {
+            assertEquals(3, ((RegisterMachine) cluster.replica(x)).valueOf("x1"));
+        }
+        cluster.sim.resumePartition(Y);
+        cluster.awaitQuiescent();
+        for (int y : cluster.sim.replicasOf(Y)) {
+            assertEquals(3, ((RegisterMachine) cluster.replica(y)).valueOf("y2"));
+        }
+        assertEquals(0, cluster.total(s -> s.exchangesSent.get()), "no signal for an independent command");
+        assertEquals(4, cluster.total(s -> s.independentCommands.get()), "2 partitions x 2 replicas");
+        // the same command as writeAll keeps its signals: 2 partitions x 2 receiving replicas
+        assertEquals("ok", cluster.client(0).execute(new Command("writeAll", 4, "x1", "y2")));
+        cluster.awaitQuiescent();
+        assertEquals(4, cluster.total(s -> s.exchangesSent.get()));
+        cluster.assertNoReplicaFailed();
+    }
+
     @Test
     void algorithm1_aRemoteReadOutsideTheDestinationsIsAnOracleErrorWithAClearMessage() {
         start(2, 60_000);

@@ -644,6 +644,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         try {
             command = (Command) KryoCodec.decode(request.command());
             run = new CommandRun(position, request, command, others);
+            if (others.length > 0 && run.expectedIds.isEmpty()) {
+                command.rewind();
+                run.independent = oracle.executesIndependently(command);
+                command.rewind();
+            }
         } catch (RuntimeException e) {
             // an undecodable command or a failing oracle fails the same way at every destination:
             // nobody sends or awaits exchanges for it, and the client gets the error
@@ -654,7 +659,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             answerFirstCopy(groups, request, reply);
             return;
         }
-        if (others.length > 0) {
+        if (others.length > 0 && !run.independent) {
             shipExchanges(run);
         }
         boolean ok;
@@ -680,13 +685,16 @@ public final class ReplicaRuntime implements AutoCloseable {
         if (run.abandoned) {
             throw new ExchangeGone(position); // the command caught it; its outcome does not count
         }
-        if (signalsEnabled) {
+        if (signalsEnabled && !run.independent) {
             for (int q : others) {
                 run.exchangeFrom(q);
             }
         }
-        if (options.cachingEnabled() && signalsEnabled) {
+        if (options.cachingEnabled() && signalsEnabled && !run.independent) {
             run.updateReaderCaches();
+        }
+        if (run.independent) {
+            stats.independentCommands.incrementAndGet();
         }
         stats.commandsExecuted.incrementAndGet();
         byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body));
@@ -893,6 +901,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         int valueRounds;
         /** An exchange it needs is gone: it can neither finish nor reply (see {@link ExchangeGone}). */
         boolean abandoned;
+        /** A multi-partition command run without signals (PartitioningOracle.executesIndependently). */
+        boolean independent;
 
         CommandRun(long position, Wire.Request request, Command command, int[] others) {
             this.position = position;

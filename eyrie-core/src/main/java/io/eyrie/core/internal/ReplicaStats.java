@@ -19,6 +19,8 @@ public final class ReplicaStats {
     public final AtomicLong repliesLeftToReplier = new AtomicLong();
     public final AtomicLong commandsExecuted = new AtomicLong();
     public final AtomicLong duplicatesAnswered = new AtomicLong();
+    /** Multi-partition commands executed without signals (PartitioningOracle.executesIndependently). */
+    public final AtomicLong independentCommands = new AtomicLong();
     /** Checkpoints written to disk (in the background). */
     public final AtomicLong checkpointsTaken = new AtomicLong();
     /** Captured images replaced by a newer one before the writer got to them. */

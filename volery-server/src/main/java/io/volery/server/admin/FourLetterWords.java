@@ -182,6 +182,12 @@ public final class FourLetterWords {
         m.put("volery_proposal_gap_resends", st.proposalGapResends());
         m.put("volery_reordered_resends", monitor.reorderedResends());
         m.put("volery_local_reply_fallbacks", monitor.localReplyFallbacks());
+        NodeMonitor.ReplicaCounters rc = monitor.replicaCounters();
+        m.put("volery_deliveries_waiting", rc.deliveriesWaiting());
+        m.put("volery_commands_executed", rc.commandsExecuted());
+        m.put("volery_duplicates_answered", rc.duplicatesAnswered());
+        m.put("volery_exchanges_sent", rc.exchangesSent());
+        m.put("volery_independent_commands", rc.independentCommands());
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());

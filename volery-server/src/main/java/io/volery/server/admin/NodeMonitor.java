@@ -31,8 +31,48 @@ public final class NodeMonitor {
     private final long startMillis = System.currentTimeMillis();
     private volatile java.util.function.LongSupplier reorderedResends = () -> 0;
     private volatile java.util.function.LongSupplier localReplyFallbacks = () -> 0;
+    private volatile ReplicaCounters replicaCounters = ReplicaCounters.NONE;
     private volatile TreeCensus lastCensus = TreeCensus.EMPTY;
     private volatile Durability durability = Durability.NONE;
+
+    /** What waits at the replica and what it did: a replica falling behind, and what it sends other partitions. */
+    public interface ReplicaCounters {
+        ReplicaCounters NONE = new ReplicaCounters() {
+        };
+
+        /** Deliveries queued for the replica's executor and not yet taken. */
+        default long deliveriesWaiting() {
+            return 0;
+        }
+
+        /** Commands the replica executed. */
+        default long commandsExecuted() {
+            return 0;
+        }
+
+        /** Deliveries of commands already executed (retries, copies sent again), answered from the reply table. */
+        default long duplicatesAnswered() {
+            return 0;
+        }
+
+        /** Signals and values sent to other partitions' replicas. */
+        default long exchangesSent() {
+            return 0;
+        }
+
+        /** Multi-partition commands run without signals (session touches, ADR 032). */
+        default long independentCommands() {
+            return 0;
+        }
+    }
+
+    public void replicaCounters(ReplicaCounters c) {
+        this.replicaCounters = java.util.Objects.requireNonNull(c, "replicaCounters");
+    }
+
+    public ReplicaCounters replicaCounters() {
+        return replicaCounters;
+    }
 
     /** What the node's disks went through: its checkpoints and what recovery found damaged. */
     public interface Durability {

@@ -36,6 +36,20 @@ public final class VoleryOracle extends PartitioningOracle {
         return partitions(destinations(r));
     }
 
+    /**
+     * Touches and ticks run in each partition without waiting for the others (ADR 032): every
+     * partition holds the same sessions and session time and applies them in its own order, and the
+     * front end that orders a touch does not wait for it. Session creation, reconnection and close
+     * keep their signals: a client acts on their replies.
+     */
+    @Override
+    public boolean executesIndependently(Command c) {
+        c.rewind();
+        VoleryRequest r = (VoleryRequest) c.getNext();
+        c.rewind();
+        return r.kind == VoleryRequest.TOUCH || r.kind == VoleryRequest.TICK;
+    }
+
     /** The partition ids a request goes to. */
     public int[] destinations(VoleryRequest r) {
         if (r.kind != VoleryRequest.ZK) {

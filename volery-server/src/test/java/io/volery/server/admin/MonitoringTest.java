@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -157,6 +158,46 @@ class MonitoringTest {
                 assertTrue(Long.parseLong(v.get(key)) >= 0, "overload counter " + key + " of node " + n.nodeId() + ": " + v.get(key));
             }
         }
+    }
+
+    /**
+     * With no request in flight the only commands are the front ends' session touches, to both
+     * partitions: every replica runs them (volery_independent_commands rises) and none signals the
+     * other partition (volery_exchanges_sent stays): ADR 032.
+     */
+    @Test
+    void sessionTouchesRunInEveryPartitionWithoutSignals() throws Exception {
+        Map<Integer, Map<String, String>> before = new TreeMap<>();
+        for (VoleryNode n : cluster.nodes()) {
+            before.put(n.nodeId(), ZooKeeperOutputParser.mntr(ask(n, "mntr")));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        Map<Integer, Map<String, String>> after = new TreeMap<>();
+        boolean touched;
+        do {
+            Thread.sleep(200);
+            touched = true;
+            for (VoleryNode n : cluster.nodes()) {
+                Map<String, String> now = ZooKeeperOutputParser.mntr(ask(n, "mntr"));
+                after.put(n.nodeId(), now);
+                // at least one touch from each of the 6 front ends
+                touched &= Long.parseLong(now.get("volery_independent_commands"))
+                        - Long.parseLong(before.get(n.nodeId()).get("volery_independent_commands")) >= 6;
+            }
+        } while (!touched && System.nanoTime() < deadline);
+        assertTrue(touched, "every replica runs the touches of every front end: before " + counters(before)
+                + ", after " + counters(after));
+        for (VoleryNode n : cluster.nodes()) {
+            assertEquals(before.get(n.nodeId()).get("volery_exchanges_sent"), after.get(n.nodeId()).get("volery_exchanges_sent"),
+                    "node " + n.nodeId() + " signalled the other partition for a touch");
+        }
+    }
+
+    private static Map<Integer, String> counters(Map<Integer, Map<String, String>> mntrByNode) {
+        Map<Integer, String> out = new TreeMap<>();
+        mntrByNode.forEach((node, m) -> out.put(node, "independent=" + m.get("volery_independent_commands")
+                + " exchanges=" + m.get("volery_exchanges_sent")));
+        return out;
     }
 
     @Test
