@@ -285,20 +285,12 @@ public abstract class StateMachine implements AutoCloseable {
 
     /** Deliveries queued for this replica's executor and not yet taken (0 before run). */
     public int deliveriesWaiting() {
-        ReplicaRuntime r;
-        synchronized (this) {
-            r = runtime;
-        }
-        return r == null ? 0 : r.deliveriesWaiting();
+        return (int) fromRuntime(rt -> rt.deliveriesWaiting());
     }
 
     /** Commands this replica executed (0 before run). */
     public long commandsExecuted() {
-        ReplicaRuntime r;
-        synchronized (this) {
-            r = runtime;
-        }
-        return r == null ? 0 : r.stats().commandsExecuted.get();
+        return fromRuntime(rt -> rt.stats().commandsExecuted.get());
     }
 
     /**
@@ -306,29 +298,26 @@ public abstract class StateMachine implements AutoCloseable {
      * again for every replica to answer): answered from the reply table, not executed (0 before run).
      */
     public long duplicatesAnswered() {
-        ReplicaRuntime r;
-        synchronized (this) {
-            r = runtime;
-        }
-        return r == null ? 0 : r.stats().duplicatesAnswered.get();
+        return fromRuntime(rt -> rt.stats().duplicatesAnswered.get());
     }
 
     /** Signals and objects this replica sent to other partitions' replicas (0 before run). */
     public long exchangesSent() {
-        ReplicaRuntime r;
-        synchronized (this) {
-            r = runtime;
-        }
-        return r == null ? 0 : r.stats().exchangesSent.get();
+        return fromRuntime(rt -> rt.stats().exchangesSent.get());
     }
 
     /** Multi-partition commands this replica ran without signals ({@link PartitioningOracle#executesIndependently}). */
     public long independentCommands() {
+        return fromRuntime(rt -> rt.stats().independentCommands.get());
+    }
+
+    /** A figure of the running replica, 0 before {@link #runStateMachine()}. */
+    private long fromRuntime(java.util.function.ToLongFunction<ReplicaRuntime> figure) {
         ReplicaRuntime r;
         synchronized (this) {
             r = runtime;
         }
-        return r == null ? 0 : r.stats().independentCommands.get();
+        return r == null ? 0 : figure.applyAsLong(r);
     }
 
     /** Checkpoints this replica restored from a peer because none of its own was usable. */
