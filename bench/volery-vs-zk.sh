@@ -17,7 +17,7 @@
 # uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0; then
 # more 10 s rounds while the servers' JIT compilers are still busy, see jit_warmup in lib.sh: JIT_MAX,
 # JIT_SETTLED_PERMILLE, JIT_CLIENTS; then, capped, rounds until they are quiet, at most JIT_CAPPED_MAX),
-# WORKLOADS (all, or setdata: durable setData 100 and 1000 B only), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
+# OWNER_AFFINITY (1: each client connects to a server of the partition owning its subtree), WORKLOADS (all, or setdata: durable setData 100 and 1000 B only), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
 # compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
 # Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
 set -euo pipefail
@@ -70,6 +70,9 @@ stop_system() { cleanup; current_stop=""; }
 # over 2 and over 4 partitions; client i keeps to subtree i mod 8 (the paper's local commands: a client works in one partition,
 # so its pipelined requests stay on one ring instead of waiting at every change of partition).
 layout=(--znodes "${ZNODES:-${znodes:-1000}}" --subtrees 8 --client-per-subtree)
+# OWNER_AFFINITY=1: client i connects first to a server of the partition owning its subtree (volery-bench
+# --owner-affinity; ZooKeeper's servers do not say a partition, so its sessions take the servers in turn).
+if [ "${OWNER_AFFINITY:-0}" = 1 ]; then layout+=(--owner-affinity); fi
 
 sweep() { # STORAGE SYSTEM CONNECT DIR LABEL CLIENTS WORKLOAD [volery-bench options]
   local storage="$1" system="$2" connect="$3" dir="$4" label="$5" clients="$6" workload="$7"; shift 7

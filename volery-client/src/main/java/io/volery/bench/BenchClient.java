@@ -46,7 +46,7 @@ final class BenchClient implements AutoCloseable {
     /** Opens a session of {@code target}, connected; the thread is not started yet. */
     static BenchClient connect(int index, BenchTarget target, BenchConfig config, ZnodeLayout layout, String runTag,
             byte[] payload, OperationRecorder recorder) throws IOException, InterruptedException {
-        return new BenchClient(index, target.open(), config, layout, runTag, payload, recorder);
+        return new BenchClient(index, target.open(index), config, layout, runTag, payload, recorder);
     }
 
     /** A connected ZooKeeper session, or an {@link IOException} saying what could not be reached. */

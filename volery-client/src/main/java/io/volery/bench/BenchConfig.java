@@ -25,6 +25,9 @@ import java.util.Objects;
  * @param clientPerSubtree whether client i keeps to subtree {@code i mod subtrees} for its setData and getData
  *                         (the paper's local commands: each client works in one partition) instead of
  *                         picking znodes of every subtree
+ * @param ownerAffinity with {@code clientPerSubtree}: client i's session starts at a server of the Volery
+ *                      partition owning its subtree (see {@link OwnerAffinity}); otherwise sessions take the
+ *                      servers in turn
  */
 public record BenchConfig(
         String connect,
@@ -41,7 +44,8 @@ public record BenchConfig(
         Duration sessionTimeout,
         boolean progress,
         ClientKind client,
-        boolean clientPerSubtree) {
+        boolean clientPerSubtree,
+        boolean ownerAffinity) {
 
     /** Upper bound of a payload; ZooKeeper's default jute.maxbuffer is about 1 MiB. */
     public static final int MAX_BYTES = 1_000_000;
@@ -60,13 +64,13 @@ public record BenchConfig(
                        Workload workload, int globalPercent, int bytes, int znodes, int subtrees, long seed,
                        Duration sessionTimeout, boolean progress) {
         this(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes, znodes, subtrees, seed,
-                sessionTimeout, progress, ClientKind.ZOOKEEPER, false);
+                sessionTimeout, progress, ClientKind.ZOOKEEPER, false, false);
     }
 
     /** The same run driven by {@code kind}; {@code target} is its connect string or cluster file. */
     public BenchConfig withClient(ClientKind kind, String target) {
         return new BenchConfig(target, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, kind, clientPerSubtree);
+                znodes, subtrees, seed, sessionTimeout, progress, kind, clientPerSubtree, ownerAffinity);
     }
 
     /** A configuration with the paper's defaults: 25 outstanding, 100-byte payloads, 1000 znodes in 1 subtree. */
@@ -77,28 +81,34 @@ public record BenchConfig(
 
     public BenchConfig withClients(int n) {
         return new BenchConfig(connect, n, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree);
+                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity);
     }
 
     public BenchConfig withTimes(Duration newWarmup, Duration newDuration) {
         return new BenchConfig(connect, clients, outstanding, newDuration, newWarmup, workload, globalPercent,
-                bytes, znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree);
+                bytes, znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity);
     }
 
     public BenchConfig withShape(int newBytes, int newZnodes, int newSubtrees, int newGlobalPercent) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, newGlobalPercent,
-                newBytes, newZnodes, newSubtrees, seed, sessionTimeout, progress, client, clientPerSubtree);
+                newBytes, newZnodes, newSubtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity);
     }
 
     /** Client i keeps to subtree {@code i mod subtrees} (see the record's documentation). */
     public BenchConfig withClientPerSubtree(boolean on) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, client, on);
+                znodes, subtrees, seed, sessionTimeout, progress, client, on, ownerAffinity);
+    }
+
+    /** Client i's session starts at a server of the partition owning its subtree (see the record's documentation). */
+    public BenchConfig withOwnerAffinity(boolean on) {
+        return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
+                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, on);
     }
 
     public BenchConfig withProgress(boolean show) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, show, client, clientPerSubtree);
+                znodes, subtrees, seed, sessionTimeout, show, client, clientPerSubtree, ownerAffinity);
     }
 
     /** Throws {@link IllegalArgumentException} naming the option that is out of range. */
@@ -117,6 +127,9 @@ public record BenchConfig(
                 "--global-percent applies to --workload createdelete only (was " + workload.cliName() + ")");
         require(bytes >= 0 && bytes <= MAX_BYTES, "--bytes must be between 0 and " + MAX_BYTES + ", was " + bytes);
         require(znodes >= 1, "--znodes must be at least 1, was " + znodes);
+        require(!ownerAffinity || clientPerSubtree, "--owner-affinity needs --client-per-subtree");
+        require(!ownerAffinity || client == ClientKind.ZOOKEEPER,
+                "--owner-affinity applies to --client zookeeper (the native client reaches the rings itself)");
         require(subtrees >= 1 && subtrees <= znodes,
                 "--subtrees must be between 1 and --znodes (" + znodes + "), was " + subtrees);
         return this;

@@ -64,6 +64,7 @@ public record BenchReport(
                 .field("znodes", config.znodes())
                 .field("subtrees", config.subtrees())
                 .field("clientPerSubtree", config.clientPerSubtree())
+                .field("ownerAffinity", config.ownerAffinity())
                 .field("seed", config.seed())
                 .endObject();
         w.field("measuredSeconds", measuredSeconds)

@@ -8,6 +8,11 @@ interface BenchTarget extends AutoCloseable {
     /** A connected session, or an {@link IOException} saying what could not be reached. */
     BenchSession open() throws IOException, InterruptedException;
 
+    /** The session of client {@code index} (a target may place clients by index); default {@link #open()}. */
+    default BenchSession open(int index) throws IOException, InterruptedException {
+        return open();
+    }
+
     @Override
     void close();
 

@@ -64,6 +64,12 @@ public final class VoleryBench implements Callable<Integer> {
                     + "commands: each client works in one partition); without it every client picks from all subtrees.")
     boolean clientPerSubtree;
 
+    @Option(names = "--owner-affinity",
+            description = "With --client-per-subtree and a Volery cluster: client i connects first to a server of the "
+                    + "partition that owns its subtree (asked with the conf four-letter word), so its requests are "
+                    + "answered where they are ordered; without it sessions take the servers in turn.")
+    boolean ownerAffinity;
+
     @Option(names = "--subtrees", defaultValue = "1",
             description = "Top-level subtrees /bench-0../bench-(N-1) the znodes are spread over (default: ${DEFAULT-VALUE}).")
     int subtrees;
@@ -122,7 +128,7 @@ public final class VoleryBench implements Callable<Integer> {
             int global = globalPercent != null ? globalPercent : (w == Workload.CREATEDELETE ? 10 : 0);
             return new BenchConfig(target, clients, outstanding, Duration.ofSeconds(durationSeconds),
                     Duration.ofSeconds(warmupSeconds), w, global, bytes, znodes, subtrees, seed,
-                    Duration.ofSeconds(sessionTimeoutSeconds), !quiet, kind, clientPerSubtree).validate();
+                    Duration.ofSeconds(sessionTimeoutSeconds), !quiet, kind, clientPerSubtree, ownerAffinity).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }

@@ -16,13 +16,33 @@ final class ZooKeeperTarget implements BenchTarget {
     /** Sessions opened so far: session i starts at server i mod n (see {@link RotatingHostProvider}). */
     private final java.util.concurrent.atomic.AtomicInteger sessions = new java.util.concurrent.atomic.AtomicInteger();
 
+    /** With --owner-affinity: the server each client's session starts at, by client index; else null. */
+    private final int[] firstServers;
+
     ZooKeeperTarget(BenchConfig config) {
         this.config = config;
+        this.firstServers = config.ownerAffinity() ? OwnerAffinity.firstServers(config) : null;
     }
 
     @Override
     public BenchSession open() throws IOException, InterruptedException {
-        ZooKeeper zk = connectSession(config, sessions.getAndIncrement());
+        return session(connectSession(config, sessions.getAndIncrement()));
+    }
+
+    /** The server index each client's session starts at (--owner-affinity), or null: sessions take the servers in turn. */
+    int[] placement() {
+        return firstServers == null ? null : firstServers.clone();
+    }
+
+    @Override
+    public BenchSession open(int index) throws IOException, InterruptedException {
+        if (firstServers == null || index < 0 || index >= firstServers.length) {
+            return open();
+        }
+        return session(connectSession(config, firstServers[index]));
+    }
+
+    private static BenchSession session(ZooKeeper zk) {
         return new BenchSession() {
             @Override
             public void setData(String path, byte[] data, Done done) {
