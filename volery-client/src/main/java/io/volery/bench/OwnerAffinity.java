@@ -1,5 +1,6 @@
 package io.volery.bench;
 
+import io.volery.server.admin.FourLetterWordClient;
 import io.volery.server.config.VoleryConfig;
 import io.volery.server.internal.PathPartitioner;
 import org.apache.zookeeper.client.ConnectStringParser;
@@ -70,12 +71,9 @@ final class OwnerAffinity {
     /** The server's {@code conf} answer as key=value pairs ("" holds the start of the raw answer). */
     private static Map<String, String> conf(InetSocketAddress server) {
         Map<String, String> out = new TreeMap<>();
-        try (java.net.Socket socket = new java.net.Socket()) {
-            socket.connect(new InetSocketAddress(server.getHostString(), server.getPort()), 5000);
-            socket.setSoTimeout(5000);
-            socket.getOutputStream().write("conf".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-            String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        try {
+            // the connect string parser leaves addresses unresolved
+            String answer = FourLetterWordClient.ask(new InetSocketAddress(server.getHostString(), server.getPort()), "conf", 5000);
             out.put("", answer.length() > 200 ? answer.substring(0, 200) : answer);
             for (String line : answer.split("\n")) {
                 int eq = line.indexOf('=');

@@ -226,32 +226,7 @@ public final class VoleryNode implements AutoCloseable {
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
-            monitor.replicaCounters(new NodeMonitor.ReplicaCounters() {
-                @Override
-                public long deliveriesWaiting() {
-                    return replica.deliveriesWaiting();
-                }
-
-                @Override
-                public long commandsExecuted() {
-                    return replica.commandsExecuted();
-                }
-
-                @Override
-                public long duplicatesAnswered() {
-                    return replica.duplicatesAnswered();
-                }
-
-                @Override
-                public long exchangesSent() {
-                    return replica.exchangesSent();
-                }
-
-                @Override
-                public long independentCommands() {
-                    return replica.independentCommands();
-                }
-            });
+            monitor.replicaCounters(replica);
             monitor.durability(new NodeMonitor.Durability() {
                 @Override
                 public long checkpointPosition() {

@@ -41,7 +41,7 @@ public final class NodeMonitor {
         };
 
         /** Deliveries queued for the replica's executor and not yet taken. */
-        default long deliveriesWaiting() {
+        default int deliveriesWaiting() {
             return 0;
         }
 

@@ -57,7 +57,7 @@ import java.util.TreeSet;
  * Eyrie's exchanges double as the signals of execution atomicity, and Eyrie replies only after
  * every destination partition signalled, so every command is linearizable.
  */
-public final class VoleryStateMachine extends StateMachine {
+public final class VoleryStateMachine extends StateMachine implements io.volery.server.admin.NodeMonitor.ReplicaCounters {
     private static final Logger log = LoggerFactory.getLogger(VoleryStateMachine.class);
 
     private final PathPartitioner partitioner;
