@@ -25,9 +25,9 @@ import java.util.concurrent.TimeUnit;
  * carries (clientId, seq); one not answered within the retry timeout is multicast again with the
  * same pair, and the replicas' reply table makes sure it executes at most once. At most
  * {@code window} commands are outstanding; {@link #executeAsync} blocks while the window is full.
- * At most {@code multicastWindow} multicasts are at the node's proposer at once (the multicast layer
- * refuses more); later ones wait here in submission order, and {@link #pressured()} tells a front end
- * to stop taking requests meanwhile (ADR 021).
+ * At most {@code multicastWindow} multicasts per ring are at the node's proposer at once (the
+ * multicast layer refuses more); later ones wait here in submission order, and {@link #pressured()}
+ * tells a front end to stop taking requests meanwhile (ADR 021).
  *
  * <p>The node of the endpoint must have no groups in the cluster file (clients deliver nothing), and
  * it must be running: its owner starts it (a {@code MulticastNode} of a pure client with
@@ -46,9 +46,10 @@ public final class EyrieClient implements AutoCloseable {
     public static final long DEFAULT_LOCAL_REPLY_TIMEOUT_MILLIS = 2000;
 
     /**
-     * Multicasts this client keeps at its node's proposer at once, by default: below the multicast
-     * layer's limit of 256 pending per node (beyond it the node refuses them), leaving room for
-     * anything else on the node that multicasts.
+     * Multicasts this client keeps at its node's proposer at once per ring, by default: below the
+     * multicast layer's limit of 256 pending per ring (beyond it the node refuses them), leaving room
+     * for anything else on the node that multicasts. Per ring, so that commands spread over four
+     * partitions reach each ring's coordinator in batches as large as one partition's (ADR 033).
      */
     public static final int DEFAULT_MULTICAST_WINDOW = 240;
 
@@ -58,6 +59,8 @@ public final class EyrieClient implements AutoCloseable {
     private static final class Pending {
         final long seq;
         final int[] groups;
+        /** The ring that orders it (its multicast window is per ring). */
+        final int ring;
         final Wire.Request request;
         /** What is multicast: the request, first as asked, then (after a local-reply timeout) for everyone. */
         volatile byte[] payload;
@@ -69,9 +72,10 @@ public final class EyrieClient implements AutoCloseable {
         /** Guarded by {@link #sendLock}. */
         SendState state = SendState.ORDERED;
 
-        Pending(long seq, int[] groups, Wire.Request request) {
+        Pending(long seq, int[] groups, int ring, Wire.Request request) {
             this.seq = seq;
             this.groups = groups;
+            this.ring = ring;
             this.request = request;
             this.replier = request.replier();
             this.payload = Wire.encode(request);
@@ -103,15 +107,17 @@ public final class EyrieClient implements AutoCloseable {
             new java.util.concurrent.atomic.AtomicBoolean();
 
     /*
-     * The multicast window: at most multicastWindow multicasts at the proposer; the rest wait in the
-     * backlog, in submission order (a session's pipelined requests must reach the ring in the order
-     * they were sent). Multicasts start under the lock so that no later one overtakes an earlier one.
+     * The multicast window: at most multicastWindow multicasts per ring at the proposer; the rest wait
+     * in the backlog, in submission order (a session's pipelined requests must reach the ring in the
+     * order they were sent), and none passes the oldest one waiting, even for another ring with room.
+     * Multicasts start under the lock so that no later one overtakes an earlier one.
      */
     private final Object sendLock = new Object();
     private final int multicastWindow;
     private final int backlogHigh;
     private final java.util.ArrayDeque<Pending> backlog = new java.util.ArrayDeque<>();
-    private int atProposer;
+    /** Per ring: this client's multicasts at the proposer. Guarded by {@link #sendLock}. */
+    private final Map<Integer, int[]> atProposer = new java.util.HashMap<>();
     private volatile boolean pressured;
     private volatile Runnable pressureListener = () -> { };
     private final java.util.concurrent.atomic.AtomicLong multicastsRefused = new java.util.concurrent.atomic.AtomicLong();
@@ -197,6 +203,7 @@ public final class EyrieClient implements AutoCloseable {
             throw new IllegalArgumentException("PartitioningOracle.getDestinations(" + c + ") is empty");
         }
         int[] groups = dests.stream().mapToInt(Partition::getId).sorted().distinct().toArray();
+        int ring = endpoint.config().ringFor(groups); // an unknown partition fails here, before taking room
         window.acquireUninterruptibly();
         Pending p;
         synchronized (this) {
@@ -216,7 +223,7 @@ public final class EyrieClient implements AutoCloseable {
             if (replier == Wire.Request.EVERY_REPLICA && nameRemoteReplier) {
                 replier = remoteReplier(groups[0], seq);
             }
-            p = new Pending(seq, groups, new Wire.Request(clientId, seq, ackedBelow, replier, KryoCodec.encode(c)));
+            p = new Pending(seq, groups, ring, new Wire.Request(clientId, seq, ackedBelow, replier, KryoCodec.encode(c)));
             pending.put(seq, p);
         }
         p.future.whenComplete((r, t) -> window.release());
@@ -347,7 +354,7 @@ public final class EyrieClient implements AutoCloseable {
             if (p.state != SendState.ORDERED) {
                 return; // already waiting or at the proposer: a second copy would only take room
             }
-            if (atProposer >= multicastWindow || !backlog.isEmpty()) {
+            if (!roomAtProposer(p.ring) || !backlog.isEmpty()) {
                 p.state = SendState.QUEUED;
                 backlog.add(p);
                 multicastsQueued.incrementAndGet();
@@ -368,9 +375,15 @@ public final class EyrieClient implements AutoCloseable {
         }
     }
 
+    /** Whether {@code ring} has room in the multicast window; the caller holds {@link #sendLock}. */
+    private boolean roomAtProposer(int ring) {
+        int[] n = atProposer.get(ring);
+        return n == null || n[0] < multicastWindow;
+    }
+
     /** Hands {@code p} to the proposer; the caller holds {@link #sendLock}. */
     private Started start(Pending p) {
-        atProposer++;
+        atProposer.computeIfAbsent(p.ring, r -> new int[1])[0]++;
         p.state = SendState.AT_PROPOSER;
         p.sentNanos = System.nanoTime();
         return new Started(p, endpoint.multicast(p.groups, p.payload));
@@ -420,9 +433,9 @@ public final class EyrieClient implements AutoCloseable {
         java.util.List<Started> next = null;
         boolean changed = false;
         synchronized (sendLock) {
-            atProposer--;
+            atProposer.get(p.ring)[0]--;
             p.state = SendState.ORDERED;
-            while (atProposer < multicastWindow && !backlog.isEmpty()) {
+            while (!backlog.isEmpty() && roomAtProposer(backlog.peek().ring)) {
                 Pending q = backlog.poll();
                 if (pending.get(q.seq) != q) {
                     q.state = SendState.ORDERED; // answered or failed meanwhile (by an earlier copy)

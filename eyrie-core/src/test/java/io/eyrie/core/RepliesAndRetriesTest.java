@@ -274,4 +274,35 @@ class RepliesAndRetriesTest {
             ownReplica.hold = null;
         }
     }
+
+    @Test
+    void theMulticastWindowIsPerRing_andNoCommandPassesTheOldestWaiting() throws Exception {
+        // A client of several partitions keeps a full window at each ring: with one window for all, the
+        // commands of four partitions reached each coordinator a quarter as many at a time, in batches a
+        // quarter the size (ADR 033).
+        cluster = new SimCluster(2, 3, 1, 1, RegisterMachine::new, m -> { });
+        try (EyrieClient client = new EyrieClient(cluster.sim.endpoint(cluster.sim.clients()[0]),
+                new RegisterMachine.Oracle(), 64, 60_000, 2)) {
+            cluster.sim.holdMulticasts();
+            List<CompletableFuture<Object>> x = new ArrayList<>();
+            List<CompletableFuture<Object>> y = new ArrayList<>();
+            x.add(client.executeAsync(new Command("add", "x1", 1)));
+            x.add(client.executeAsync(new Command("add", "x1", 1)));
+            y.add(client.executeAsync(new Command("add", "y2", 1)));
+            y.add(client.executeAsync(new Command("add", "y2", 1)));
+            assertEquals(0, client.backlog(), "two commands for each of two rings fit a window of two per ring");
+            assertEquals(0, client.multicastsQueued());
+            x.add(client.executeAsync(new Command("add", "x1", 1)));
+            assertEquals(1, client.backlog(), "ring 1 has two at the proposer: the third waits");
+            y.add(client.executeAsync(new Command("add", "y2", 1)));
+            assertEquals(2, client.backlog(), "ring 2 has room, but no command passes an earlier one waiting");
+            cluster.sim.orderHeldMulticasts();
+            for (int i = 0; i < 3; i++) {
+                assertEquals(i + 1, x.get(i).get(30, TimeUnit.SECONDS), "add " + i + " to x1, in submission order");
+                assertEquals(i + 1, y.get(i).get(30, TimeUnit.SECONDS), "add " + i + " to y2, in submission order");
+            }
+            assertEquals(0, client.backlog());
+            assertEquals(2, client.multicastsQueued());
+        }
+    }
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A front end under overload holds requests back at its node's proposer capacity (the multicast
- * layer refuses more than 256 pending multicasts per node) and stops reading from its clients while
+ * layer refuses more than 256 pending multicasts per ring) and stops reading from its clients while
  * its backlog lasts, instead of multicasting into refusals that make the replicas' per-session order
  * check refuse the requests pipelined behind and the front end send them again.
  */

@@ -57,6 +57,7 @@ public final class SimulatedMulticast implements AutoCloseable {
     private volatile boolean closed;
     /** While not null, multicasts wait here unordered, as behind a coordinator's long queue. */
     private List<Runnable> heldMulticasts;
+    private final List<CompletableFuture<Void>> heldOrdered = new ArrayList<>();
 
     public SimulatedMulticast(ClusterConfig config, long seed) {
         this.config = config;
@@ -215,16 +216,22 @@ public final class SimulatedMulticast implements AutoCloseable {
         }
     }
 
-    /** Orders the held multicasts in the order they were made, and stops holding. */
+    /**
+     * Orders the held multicasts in the order they were made, all before anything multicast in
+     * reaction to their futures (as a ring orders what it holds before what arrives later), and stops holding.
+     */
     public void orderHeldMulticasts() {
-        List<Runnable> held;
+        List<CompletableFuture<Void>> ordered;
         synchronized (lock) {
-            held = heldMulticasts;
+            if (heldMulticasts == null) {
+                return;
+            }
+            heldMulticasts.forEach(Runnable::run);
             heldMulticasts = null;
+            ordered = new ArrayList<>(heldOrdered);
+            heldOrdered.clear();
         }
-        if (held != null) {
-            held.forEach(Runnable::run);
-        }
+        ordered.forEach(f -> f.complete(null));
     }
 
     /** Positions delivered so far by {@code nodeId}, in delivery order (across incarnations). */
@@ -421,12 +428,10 @@ public final class SimulatedMulticast implements AutoCloseable {
                 if (heldMulticasts != null) {
                     CompletableFuture<Void> ordered = new CompletableFuture<>();
                     heldMulticasts.add(() -> {
-                        synchronized (lock) {
-                            multicasts.incrementAndGet();
-                            multicastLocked(groups, payload);
-                        }
-                        ordered.complete(null);
+                        multicasts.incrementAndGet();
+                        multicastLocked(groups, payload);
                     });
+                    heldOrdered.add(ordered);
                     return ordered;
                 }
                 multicasts.incrementAndGet();

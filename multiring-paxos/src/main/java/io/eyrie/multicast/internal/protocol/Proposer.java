@@ -7,8 +7,12 @@ import java.util.List;
 
 /**
  * The local proposer: numbers multicasts, keeps them until their ring reports them decided and
- * retransmits them meanwhile. Both the number pending and the spread of pending seqs are bounded:
- * the spread bounds the learners' dedup state (see {@link DedupTable}).
+ * retransmits them meanwhile. The number pending per ring, the number pending in all and the spread
+ * of pending seqs are bounded: the spread bounds the learners' dedup state (see {@link DedupTable}).
+ * The bound is per ring so that a node proposing to several rings (a client of several partitions)
+ * gives each the pipeline one ring gets alone: a coordinator batches what it holds behind its
+ * undecided instances, and a quarter of the proposals in each of four rings made batches a quarter
+ * the size and every command pay four times the per-instance messages and wake-ups.
  *
  * <p>Retransmission has two triggers. A timer, whose wait is the configured timeout or four times the
  * recent time to order a proposal, whichever is longer (then doubling per retransmission): under
@@ -19,8 +23,11 @@ import java.util.List;
  * likely lost on the way; it is sent again at once rather than after the timer.
  */
 final class Proposer {
-    static final int MAX_PENDING = 256;
-    static final int MAX_SEQ_SPREAD = 1024;
+    /** Most proposals pending for one ring. */
+    static final int MAX_PENDING_PER_RING = 256;
+    /** Most proposals pending in all. */
+    static final int MAX_PENDING = 4 * MAX_PENDING_PER_RING;
+    static final int MAX_SEQ_SPREAD = 2 * MAX_PENDING;
     /** Retransmission waits double up to 2^4 times the timeout. */
     static final int MAX_BACKOFF_DOUBLINGS = 4;
 
@@ -34,6 +41,8 @@ final class Proposer {
      */
     private final Pending[] pending = new Pending[MAX_SEQ_SPREAD];
     private int pendingCount;
+    /** Per ring: its pending seqs in ascending order (ordered ones leave lazily, see {@link #watermark}). */
+    private final java.util.Map<Integer, RingPending> byRing = new java.util.HashMap<>();
     /** No seq below it is pending (equal to nextSeq when nothing is). */
     private long lowestPending;
     /** No pending proposal is due before this (a lower bound): ticks before it need not look. */
@@ -66,6 +75,27 @@ final class Proposer {
         }
     }
 
+    /** A ring's pending seqs: a circular queue, ascending; {@code count} of them still pending. */
+    private static final class RingPending {
+        long[] seqs = new long[16];
+        int head;
+        int size;
+        int count;
+
+        void add(long seq) {
+            if (size == seqs.length) {
+                long[] bigger = new long[seqs.length * 2];
+                for (int i = 0; i < size; i++) {
+                    bigger[i] = seqs[(head + i) % seqs.length];
+                }
+                seqs = bigger;
+                head = 0;
+            }
+            seqs[(head + size++) % seqs.length] = seq;
+            count++;
+        }
+    }
+
     Proposer(int node, long incarnation, long retransmitMillis) {
         this.node = node;
         this.incarnation = incarnation;
@@ -86,9 +116,10 @@ final class Proposer {
 
     /** Registers a new multicast; throws MulticastException when too much is pending. */
     Message.Propose propose(int ring, int[] groups, byte[] payload, long now) {
-        if (pendingCount >= MAX_PENDING) {
-            throw new MulticastException("too many multicasts pending (" + pendingCount
-                    + "): wait for some to be ordered");
+        RingPending rp = byRing.computeIfAbsent(ring, r -> new RingPending());
+        if (rp.count >= MAX_PENDING_PER_RING || pendingCount >= MAX_PENDING) {
+            throw new MulticastException("too many multicasts pending (" + rp.count + " for ring " + ring + ", "
+                    + pendingCount + " in all): wait for some to be ordered");
         }
         if (pendingCount > 0 && nextSeq - lowestPending >= MAX_SEQ_SPREAD) {
             throw new MulticastException("multicast " + lowestPending + " has been pending while "
@@ -102,6 +133,7 @@ final class Proposer {
         p.sent = ++transmissions;
         pending[(int) (seq % MAX_SEQ_SPREAD)] = p;
         pendingCount++;
+        rp.add(seq);
         earliestDueMillis = Math.min(earliestDueMillis, now + retransmitMillis);
         return message(seq, p);
     }
@@ -113,11 +145,18 @@ final class Proposer {
 
     /** The lowest seq of {@code ring} still pending: everything of that ring below it is decided. */
     private long watermark(int ring) {
-        for (long s = lowestPending; s < nextSeq; s++) {
-            Pending p = pending[(int) (s % MAX_SEQ_SPREAD)];
+        RingPending rp = byRing.get(ring);
+        if (rp == null) {
+            return nextSeq;
+        }
+        while (rp.size > 0) {
+            long s = rp.seqs[rp.head];
+            Pending p = get(s);
             if (p != null && p.ring == ring) {
                 return s;
             }
+            rp.head = (rp.head + 1) % rp.seqs.length;
+            rp.size--;
         }
         return nextSeq;
     }
@@ -152,6 +191,7 @@ final class Proposer {
             if (p != null) {
                 pending[(int) (s % MAX_SEQ_SPREAD)] = null;
                 pendingCount--;
+                byRing.get(p.ring).count--;
                 done[n++] = s;
                 if (p.retransmissions == 0) {
                     // a first send's time to order (a retransmitted one's includes the timer's wait)

@@ -14,7 +14,7 @@ import java.util.TreeSet;
  */
 final class SeenSeqs {
     /** A power of two above twice the proposers' seq spread. */
-    static final int WINDOW = 4096;
+    static final int WINDOW = 8192;
     private static final int MASK = WINDOW - 1;
 
     private final long[] bits = new long[WINDOW / 64];

@@ -104,7 +104,7 @@ class NodeProtocolTest {
                 refused = e;
             }
         }
-        assertEquals(Proposer.MAX_PENDING, accepted, "pending proposals should be bounded");
+        assertEquals(Proposer.MAX_PENDING_PER_RING, accepted, "pending proposals of a ring should be bounded");
         assertTrue(refused != null && refused.getMessage().contains("pending"), String.valueOf(refused));
         MulticastException big = assertThrows(MulticastException.class,
                 () -> c.propose(1, new int[] {2}, new byte[300 * 1024]));

@@ -72,4 +72,48 @@ class ProposerTest {
         assertTrue(proposer.due(1000 + 2 * TIMEOUT).isEmpty(), "then backing off");
         assertEquals(List.of(seq), seqs(proposer.due(1000 + 3 * TIMEOUT)));
     }
+
+    @Test
+    void eachRingHasItsOwnBoundOfPendingProposals() {
+        Proposer proposer = new Proposer(1, 7, TIMEOUT);
+        for (int i = 0; i < Proposer.MAX_PENDING_PER_RING; i++) {
+            proposer.propose(1, GROUPS, new byte[1], 0);
+        }
+        io.eyrie.multicast.MulticastException full = org.junit.jupiter.api.Assertions.assertThrows(
+                io.eyrie.multicast.MulticastException.class, () -> proposer.propose(1, GROUPS, new byte[1], 0));
+        assertTrue(full.getMessage().contains("ring 1"), full.getMessage());
+        // a ring that is full leaves the others their whole pipeline (a client of four partitions)
+        for (int ring = 2; ring <= 4; ring++) {
+            for (int i = 0; i < Proposer.MAX_PENDING_PER_RING; i++) {
+                proposer.propose(ring, new int[] {ring}, new byte[1], 0);
+            }
+        }
+        assertEquals(Proposer.MAX_PENDING, proposer.pendingCount());
+        org.junit.jupiter.api.Assertions.assertThrows(io.eyrie.multicast.MulticastException.class,
+                () -> proposer.propose(5, new int[] {5}, new byte[1], 0), "the bound over all rings holds");
+        // ordering one of ring 1's makes room for ring 1 only
+        proposer.ordered(7, new long[] {0}, 1);
+        proposer.propose(1, GROUPS, new byte[1], 1);
+        org.junit.jupiter.api.Assertions.assertThrows(io.eyrie.multicast.MulticastException.class,
+                () -> proposer.propose(1, GROUPS, new byte[1], 1));
+    }
+
+    @Test
+    void aProposalCarriesTheLowestSeqStillPendingOfItsOwnRing() {
+        Proposer proposer = new Proposer(1, 7, TIMEOUT);
+        proposer.propose(1, GROUPS, new byte[1], 0);            // seq 0, ring 1
+        proposer.propose(2, new int[] {2}, new byte[1], 0);     // seq 1, ring 2
+        proposer.propose(1, GROUPS, new byte[1], 0);            // seq 2, ring 1
+        proposer.propose(1, GROUPS, new byte[1], 0);            // seq 3, ring 1
+        proposer.ordered(7, new long[] {0, 3}, 1);
+        assertEquals(2, proposer.propose(1, GROUPS, new byte[1], 1).proposal().watermark(),
+                "ring 1: 0 and 3 are ordered, 2 is not");
+        assertEquals(1, proposer.propose(2, new int[] {2}, new byte[1], 1).proposal().watermark(),
+                "ring 2: 1 is pending");
+        proposer.ordered(7, new long[] {1, 2, 4, 5}, 2);
+        assertEquals(6, proposer.propose(1, GROUPS, new byte[1], 2).proposal().watermark(),
+                "nothing of ring 1 pending: the next seq");
+        assertEquals(7, proposer.propose(3, new int[] {3}, new byte[1], 2).proposal().watermark(),
+                "a ring never proposed to before");
+    }
 }
