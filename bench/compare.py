@@ -162,10 +162,10 @@ def fig_latency_cdf(data, png):
     plt.close(fig)
 
 
-def global_points(data, system):
-    """[(percent, best median, min, max)] for durable create/delete mixes; 0% is setData 100 B at the
+def global_points(data, system, storage="durable"):
+    """[(percent, best median, min, max)] for create/delete mixes; 0% is setData 100 B at the
     largest client count measured for the mixes."""
-    series = data.get("durable", {}).get(system, {})
+    series = data.get(storage, {}).get(system, {})
     pts = []
     mixes = {int(l.split("-")[1].rstrip("pct")): rows for l, rows in series.items() if l.startswith("createdelete-")}
     if not mixes:
@@ -298,9 +298,13 @@ def goals(data):
             ratio(sat(storage, "v2", "setdata-100B"), sat(storage, "v1", "setdata-100B")), 1.8)
         row(f"{storage} setData 100B: 4 partitions ≥ 3.6x one",
             ratio(sat(storage, "v4", "setdata-100B"), sat(storage, "v1", "setdata-100B")), 3.6)
-    g = dict((p, m) for p, m, _, _ in global_points(data, "v4"))
-    b = dict((p, m) for p, m, _, _ in global_points(data, "v1"))
-    row("durable, 10% global: 4 partitions ≥ 2.5x one partition at 0%", ratio(g.get(10), b.get(0)), 2.5)
+    for storage in ("durable", "memory"):
+        g = dict((p, m) for p, m, _, _ in global_points(data, "v4", storage))
+        b = dict((p, m) for p, m, _, _ in global_points(data, "v1", storage))
+        if g or storage == "durable":
+            row(f"{storage}, 10% global: 4 partitions ≥ 2.5x one partition at 0%", ratio(g.get(10), b.get(0)), 2.5)
+        if g.get(10) and b.get(10):
+            row(f"{storage}, 10% global: 4 partitions ≥ 2.5x one partition with the same mix", ratio(g.get(10), b.get(10)), 2.5)
     for storage in ("durable",):
         zk = get(data, storage, "zk", "setdata-100B")
         for system in ("v1", "v2", "v4"):

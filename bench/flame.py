@@ -2,6 +2,7 @@
 """Where a JVM's CPU time goes, from a JFR recording's execution samples.
 
     bench/flame.py NODE.jfr --out DIR [--name NAME] [--thread REGEX] [--top 25]
+    bench/flame.py NODE.collapsed --out DIR      (async-profiler's collapsed output)
 
 Writes NAME.folded (collapsed stacks, one "frame;frame;... count" a line: the input of any flame-graph
 tool), NAME.png (an icicle flame graph drawn with matplotlib: the root at the top, each frame as wide as
@@ -38,7 +39,23 @@ def thread_of(event):
     return re.sub(r"\d+", "N", name)
 
 
+def load_collapsed(path):
+    """async-profiler's collapsed output ("frame;frame;... count", root first, no thread name: the
+    first frame stands for the thread)."""
+    stacks, threads = Counter(), Counter()
+    for line in path.read_text().splitlines():
+        st, _, n = line.rpartition(" ")
+        if not st:
+            continue
+        fr = st.split(";")
+        stacks[tuple(fr)] += int(n)
+        threads[fr[0]] += int(n)
+    return stacks, threads
+
+
 def load(jfr, thread_filter):
+    if jfr.suffix in (".collapsed", ".folded", ".txt"):
+        return load_collapsed(jfr)
     raw = subprocess.run(["jfr", "print", "--json", "--stack-depth", "64", "--events", "jdk.ExecutionSample", str(jfr)],
                          check=True, capture_output=True, text=True).stdout
     events = json.loads(raw)["recording"]["events"]
@@ -78,7 +95,7 @@ def icicle(stacks, png, title, min_share=0.004):
                 ax.add_patch(plt.Rectangle((x, -depth - 1), w, 0.95, facecolor=cmap(0.25 + 0.6 * ((hash(name) % 97) / 97)),
                                            edgecolor="white", linewidth=0.3))
                 if w > 0.03:
-                    ax.text(x + 0.002, -depth - 0.55, name[: int(w * 160)], fontsize=6, va="center")
+                    ax.text(x + 0.002, -depth - 0.55, name[: int(w * 160)], fontsize=6, va="center", usetex=False, parse_math=False)
                 draw(c["kids"], x, depth + 1)
             x += w
 
@@ -95,7 +112,7 @@ def icicle(stacks, png, title, min_share=0.004):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("jfr", type=Path)
+    ap.add_argument("jfr", type=Path, help="a JFR recording, or async-profiler collapsed stacks (.collapsed, .folded, .txt)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--name", default=None)
     ap.add_argument("--thread", default=None, help="only threads whose name matches this regex")

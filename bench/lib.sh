@@ -60,7 +60,7 @@ compiler_cpu_millis() {
 }
 
 # jit_settle CONNECT MAX_SECONDS PERMILLE [volery-bench layout options]: with JIT_PIDS (the servers'
-# pids), 10 s rounds of writes (JIT_CLIENTS clients, default 64: the load of the measured points;
+# pids), 10 s rounds of writes (JIT_SETTLE_WORKLOAD, default "setdata --bytes 100"; JIT_CLIENTS clients, default 64: the load of the measured points;
 # lighter load leaves paths uncompiled) while some server's compiler threads used more than PERMILLE
 # per mille of a core in the last round, for at most MAX_SECONDS. 12 JVMs sharing 2 cores need several
 # times as long as 3 to compile their hot paths, and a C2 that is still compiling under a 6 % cap was
@@ -74,7 +74,8 @@ jit_settle() {
   while [ "$spent" -lt "$max" ]; do
     for i in "${!pids[@]}"; do before[i]="$(compiler_cpu_millis "${pids[i]}")"; done
     started="$(date +%s%N)"
-    "$BENCH_DIR/volery-bench" --connect "$connect" --workload setdata --bytes 100 --clients "${JIT_CLIENTS:-64}" --warmup 0 --duration 10 \
+    # shellcheck disable=SC2086
+    "$BENCH_DIR/volery-bench" --connect "$connect" --workload ${JIT_SETTLE_WORKLOAD:-setdata --bytes 100} --clients "${JIT_CLIENTS:-64}" --warmup 0 --duration 10 \
       --quiet --out /dev/null "$@" >/dev/null 2>&1 || echo "jit_settle: volery-bench failed" >&2
     # a round lasts longer than its 10 s of load (sessions open and drain): per mille of the wall time
     elapsed=$(( ($(date +%s%N) - started) / 1000000 )); spent=$((spent + elapsed / 1000)); worst=0
@@ -89,19 +90,21 @@ jit_settle() {
 }
 
 # jit_warmup CONNECT SECONDS [volery-bench layout options]: drives the servers for SECONDS with
-# writes of two sizes and a read mix (every request path the measured runs take), so that their JIT
+# writes of two sizes, a read mix and the 10 % create/delete mix (every request path the measured runs
+# take: without the last, 4 partitions measured the global mix while C2 compiled its paths under the
+# cap, session 11: 4x slower), so that their JIT
 # has compiled the hot code before the caps go on. Nothing of it is measured. With JIT_PIDS it then
 # settles (jit_settle) until no server's compilers use more than JIT_SETTLED_PERMILLE (default 20,
 # i.e. 2 % of a core), for at most JIT_MAX seconds in all (default 300).
 jit_warmup() {
   local connect="$1" seconds="$2"; shift 2
   [ "$seconds" -gt 0 ] || return 0
-  local part=$(( (seconds + 2) / 3 )) w
-  for w in "setdata --bytes 100" "setdata --bytes 1000" "mixed-read90 --bytes 100"; do
+  local part=$(( (seconds + 3) / 4 )) w
+  for w in "setdata --bytes 100" "setdata --bytes 1000" "mixed-read90 --bytes 100" "createdelete --bytes 100 --global-percent 10"; do
     # shellcheck disable=SC2086
     "$BENCH_DIR/volery-bench" --connect "$connect" --workload $w --clients "${JIT_CLIENTS:-64}" --warmup 0 --duration "$part" \
       --quiet --out /dev/null "$@" >/dev/null 2>&1 || echo "jit_warmup: volery-bench failed ($w)" >&2
   done
-  jit_settle "$connect" $(( ${JIT_MAX:-300} - 3 * part )) "${JIT_SETTLED_PERMILLE:-20}" "$@"
+  jit_settle "$connect" $(( ${JIT_MAX:-300} - 4 * part )) "${JIT_SETTLED_PERMILLE:-20}" "$@"
 }
 

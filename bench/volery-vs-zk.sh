@@ -17,7 +17,7 @@
 # uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0; then
 # more 10 s rounds while the servers' JIT compilers are still busy, see jit_warmup in lib.sh: JIT_MAX,
 # JIT_SETTLED_PERMILLE, JIT_CLIENTS; then, capped, rounds until they are quiet, at most JIT_CAPPED_MAX),
-# OWNER_AFFINITY (1: each client connects to a server of the partition owning its subtree), WORKLOADS (all, or setdata: durable setData 100 and 1000 B only), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
+# OWNER_AFFINITY (1: each client connects to a server of the partition owning its subtree), WORKLOADS (all; setdata: durable setData 100 and 1000 B only; global: setData 100 B and create/delete at GLOBAL_PCTS, default 10, either storage), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
 # compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
 # Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
 set -euo pipefail
@@ -146,6 +146,14 @@ run_system() { # STORAGE SYSTEM
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$point" setdata --bytes 100
     [ "$system" = zk ] || sweep "$storage" "$system" "$connect" "$dir" createdelete-10pct "$point" createdelete --bytes 100 --global-percent 10
     kill_run "$system" "$connect" "$dir"
+  elif [ "${WORKLOADS:-all}" = global ]; then
+    # (with it, the warm-up's capped rounds run the create/delete mix: JIT_SETTLE_WORKLOAD, set below)
+    # the global-command goal only, either storage: setData 100 B (0 %) and create/delete at GLOBAL_PCTS
+    # (default 10) % of the mix, at POINT_CLIENTS
+    sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$point" setdata --bytes 100
+    for pct in ${GLOBAL_PCTS:-10}; do
+      sweep "$storage" "$system" "$connect" "$dir" "createdelete-${pct}pct" "$point" createdelete --bytes 100 --global-percent "$pct"
+    done
   elif [ "$storage" = durable ] && [ "${WORKLOADS:-all}" = setdata ]; then
     # the 1.5x goal's two points only (setData 100 and 1000 B), e.g. to check a change quickly
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$sweep_clients" setdata --bytes 100
@@ -170,6 +178,9 @@ run_system() { # STORAGE SYSTEM
   stop_system
 }
 
+if [ "${WORKLOADS:-all}" = global ]; then
+  export JIT_SETTLE_WORKLOAD="${JIT_SETTLE_WORKLOAD:-createdelete --bytes 100 --global-percent 10}"
+fi
 if [ "$mode" = --smoke ]; then
   run_system durable zk
   run_system durable v2

@@ -119,6 +119,22 @@ public abstract class StateMachine implements AutoCloseable {
         return out;
     }
 
+    /**
+     * A one-way round of {@link #exchange}: the destination partition {@code sender} sends
+     * {@code value} to the command's other destinations and goes on at once; each of the others
+     * waits for it (like a remote object read) and gets it. {@code value} is ignored at every partition
+     * but {@code sender}. Every destination must make this call at the same point (it counts as one
+     * round of exchange), and {@code sender} must be a destination. At a single-partition command it
+     * returns {@code value}.
+     *
+     * <p>Use it when only one partition knows the answer, e.g. the owner's verdict on an operation
+     * the others follow: the owner does not wait for the followers, which {@link #exchange} would make
+     * it do (ADR 034).
+     */
+    protected final Object receiveFrom(Partition sender, Object value) {
+        return requireExecution().receiveFrom(sender.getId(), value);
+    }
+
     private static io.eyrie.core.internal.CurrentExecution.Access requireExecution() {
         io.eyrie.core.internal.CurrentExecution.Access a = io.eyrie.core.internal.CurrentExecution.get();
         if (a == null) {

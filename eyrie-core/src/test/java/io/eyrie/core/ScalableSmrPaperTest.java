@@ -246,6 +246,51 @@ class ScalableSmrPaperTest {
         cluster.assertNoReplicaFailed();
     }
 
+    /**
+     * ADR 034: a bare signal says "this partition delivered C" and leaves as C is delivered, so a
+     * partition whose executor is far behind does not hold up the other destinations of C. X's
+     * replicas are stuck in an earlier command; Y executes writeAll(x1, y2) and goes on to its next
+     * command. With signals sent when the executor reaches C, Y would wait for X's executor.
+     */
+    @Test
+    void algorithm1_aBareSignalLeavesOnDelivery_aPartitionBehindInExecutionDoesNotHoldTheOthers() throws Exception {
+        start(2, 60_000);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        for (int x : cluster.sim.replicasOf(X)) {
+            ((RegisterMachine) cluster.replica(x)).hold = release;
+        }
+        try {
+            EyrieClient client = cluster.client(0);
+            var add = client.executeAsync(new Command("add", "x1", 1));
+            for (int x : cluster.sim.replicasOf(X)) {
+                SimCluster.awaitTrue("X replica " + x + " is held in add",
+                        () -> cluster.runtime(x).executingPosition() != Position.NONE);
+            }
+            var write = client.executeAsync(new Command("writeAll", 5, "x1", "y2"));
+            for (int y : cluster.sim.replicasOf(Y)) {
+                SimCluster.awaitTrue("Y replica " + y + " executes writeAll",
+                        () -> ((RegisterMachine) cluster.replica(y)).valueOf("y2") == 5);
+            }
+            // ordered after writeAll at Y; it runs only once Y's executors are past writeAll's wait for X
+            assertEquals(5, cluster.client(1).executeAsync(new Command("read", "y2")).get(10, TimeUnit.SECONDS),
+                    "Y finished writeAll and ran the read after it while X's executors had not reached writeAll");
+            assertFalse(add.isDone(), "X is still held");
+            assertTrue(cluster.total(s -> s.signalsAtDelivery.get()) >= 2,
+                    "X's and Y's designated replicas signalled at delivery");
+            release.countDown();
+            assertEquals(1, add.get(10, TimeUnit.SECONDS));
+            assertEquals("ok", write.get(10, TimeUnit.SECONDS));
+        } finally {
+            release.countDown();
+            for (int x : cluster.sim.replicasOf(X)) {
+                ((RegisterMachine) cluster.replica(x)).hold = null;
+            }
+        }
+        assertEquals(5, cluster.client(0).execute(new Command("read", "x1")), "writeAll ran after add at X");
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+    }
+
     @Test
     void algorithm1_aRemoteReadOutsideTheDestinationsIsAnOracleErrorWithAClearMessage() {
         start(2, 60_000);

@@ -91,4 +91,70 @@ class ValueExchangeTest {
         }
         cluster.assertNoReplicaFailed();
     }
+
+    /**
+     * "tell k": partition 1 tells the others 100*k with {@link StateMachine#receiveFrom}; every
+     * partition answers what it got. Replicas of the other partitions wait on {@link #held} first.
+     */
+    public static final class TellingMachine extends StateMachine {
+        static volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
+        volatile Object told;
+
+        public TellingMachine(io.eyrie.multicast.MulticastEndpoint endpoint) {
+            super(endpoint, new AllPartitions());
+        }
+
+        @Override
+        public Object executeCommand(Command c) {
+            c.rewind();
+            c.getNext();
+            int k = (Integer) c.getNext();
+            if (getLocalPartition().getId() != 1) {
+                try {
+                    held.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            told = receiveFrom(Partition.get(1), getLocalPartition().getId() == 1 ? 100 * k : null);
+            return "told " + told;
+        }
+    }
+
+    /**
+     * ADR 034: a one-way round does not make the sender wait for the others. Partitions 2 and 3 are
+     * stuck before the round; partition 1 sends and finishes the command (its reply needs only their
+     * bare signals, which leave at delivery). With {@link StateMachine#exchange} it would wait for
+     * their values.
+     */
+    @Test
+    void receiveFrom_theSenderGoesOnWithoutTheOthers_andTheyGetItsValue() throws Exception {
+        TellingMachine.held = new java.util.concurrent.CountDownLatch(1);
+        try {
+            cluster = new SimCluster(3, 2, 1, 11, TellingMachine::new, m -> m.setExchangeTimeoutMillis(60_000))
+                    .withClients(new AllPartitions(), 4, 60_000);
+            var reply = cluster.client(0).executeAsync(new Command("tell", 7));
+            for (int node : cluster.sim.replicasOf(1)) {
+                SimCluster.awaitTrue("partition 1's replica " + node + " finishes the command alone",
+                        () -> cluster.stats(node).commandsExecuted.get() == 1);
+                assertEquals(700, ((TellingMachine) cluster.replica(node)).told);
+            }
+            for (int p = 2; p <= 3; p++) {
+                for (int node : cluster.sim.replicasOf(p)) {
+                    assertEquals(0, cluster.stats(node).commandsExecuted.get(), "partition " + p + " is held");
+                }
+            }
+            TellingMachine.held.countDown();
+            assertEquals("told 700", reply.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            cluster.awaitQuiescent();
+            for (int p = 2; p <= 3; p++) {
+                for (int node : cluster.sim.replicasOf(p)) {
+                    assertEquals(700, ((TellingMachine) cluster.replica(node)).told, "node " + node + " got the value");
+                }
+            }
+        } finally {
+            TellingMachine.held.countDown();
+        }
+        cluster.assertNoReplicaFailed();
+    }
 }

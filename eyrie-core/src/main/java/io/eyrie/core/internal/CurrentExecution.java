@@ -18,6 +18,9 @@ public final class CurrentExecution {
 
         /** Sends {@code value} to the command's other destination partitions; their values by partition id. */
         java.util.Map<Integer, Object> exchange(Object value);
+
+        /** One-way round: partition {@code sender} sends {@code value}; the others wait for it (ADR 034). */
+        Object receiveFrom(int sender, Object value);
     }
 
     private static final ThreadLocal<Access> CURRENT = new ThreadLocal<>();

@@ -36,7 +36,9 @@ import java.util.concurrent.TimeUnit;
  * by this replica's executor thread:
  * <ol>
  *   <li>on delivering C, the partition's designated sender (its lowest node id) sends every other
- *   partition in dests(C) an exchange: a signal plus the values of its objects C reads;</li>
+ *   partition in dests(C) an exchange: a signal plus the values of its objects C reads. A bare signal
+ *   (C reads no objects) leaves as the delivery thread queues C, not when the executor reaches it
+ *   (ADR 034): it says only that this partition delivered C;</li>
  *   <li>C executes; a call on a remote object waits for that object's value from its owner;</li>
  *   <li>the reply is sent only once an exchange (signal or objects) from every other partition in
  *   dests(C) has arrived. This is what makes the system linearizable (Figure 1).</li>
@@ -69,7 +71,9 @@ public final class ReplicaRuntime implements AutoCloseable {
     private sealed interface Work permits Deliver, Stop, CaptureImage {
     }
 
-    private record Deliver(Delivery delivery, byte[] learnerCheckpoint, long enqueuedNanos) implements Work {
+    /** {@code signalled}: the round-0 exchange (a bare signal) was kept and sent at delivery (ADR 034). */
+    private record Deliver(Delivery delivery, byte[] learnerCheckpoint, long enqueuedNanos, boolean signalled)
+            implements Work {
     }
 
     private record Stop() implements Work {
@@ -334,7 +338,8 @@ public final class ReplicaRuntime implements AutoCloseable {
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
         }
-        queue.add(new Deliver(d, learnerCheckpoint, System.nanoTime()));
+        boolean signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition) && signalAtDelivery(d);
+        queue.add(new Deliver(d, learnerCheckpoint, System.nanoTime(), signalled));
         int backlog = queue.size();
         if (backlog > options.deliveryQueueMax() && backlog > lastBacklogWarned * 2) {
             lastBacklogWarned = backlog;
@@ -343,6 +348,68 @@ public final class ReplicaRuntime implements AutoCloseable {
         } else if (backlog <= options.deliveryQueueMax()) {
             lastBacklogWarned = options.deliveryQueueMax();
         }
+    }
+
+    /**
+     * Keeps, and if this replica sends, sends the bare signal of a multi-partition command as it is
+     * delivered (ADR 034). Algorithm 1's signal says "this partition delivered C": any command a client
+     * issues after C's reply is then ordered after C here, and this replica's executor runs deliveries
+     * in order. Sent at delivery instead of when the executor reaches C, it is at the other partitions
+     * by the time their executors reach C, unless this partition delivers C later than they do; a
+     * command's wait for signals then costs the difference in delivery times, not in execution
+     * backlogs. Only for a command that reads no objects (objects carry the state as of C, so they
+     * leave at execution) and that is not independent (ADR 032). False when it is not such a command
+     * or does not decode: the executor then handles it as before.
+     */
+    private boolean signalAtDelivery(Delivery d) {
+        try {
+            Wire.Request request = Wire.decodeRequest(d.payload());
+            Command command = (Command) KryoCodec.decode(request.command());
+            command.rewind();
+            if (!oracle.getLocalObjects(command).isEmpty()) {
+                return false;
+            }
+            command.rewind();
+            if (oracle.executesIndependently(command)) {
+                return false;
+            }
+        } catch (RuntimeException e) {
+            return false; // the executor meets the same error, and answers it without exchanges
+        }
+        stats.signalsAtDelivery.addAndGet(keepAndSend(d.position(), 0, bareSignals(d.position(), d.groups())));
+        return true;
+    }
+
+    /**
+     * Keeps a round of a command's exchanges (by destination partition) for asks and, if this replica
+     * sends its partition's exchanges, sends each to every replica of its partition. Returns how many
+     * messages it sent.
+     */
+    private int keepAndSend(long position, int round, Map<Integer, byte[]> encoded) {
+        sent.put(position, round, encoded);
+        if (!sends()) {
+            return 0;
+        }
+        int n = 0;
+        for (Map.Entry<Integer, byte[]> e : encoded.entrySet()) {
+            for (int node : replicasByPartition.get(e.getKey())) {
+                stats.exchangesSent.incrementAndGet();
+                endpoint.sendDirect(node, e.getValue());
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The round-0 exchanges without objects for each other partition among {@code groups}. */
+    private Map<Integer, byte[]> bareSignals(long position, int[] groups) {
+        Map<Integer, byte[]> encoded = new LinkedHashMap<>();
+        for (int q : groups) {
+            if (q != partition) {
+                encoded.put(q, Wire.encode(new Wire.Exchange(position, 0, partition, q, List.of())));
+            }
+        }
+        return encoded;
     }
 
     /** Whether this replica sends its partition's exchanges: the designated sender, or a volunteer. */
@@ -503,7 +570,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                 processingSinceNanos = d.enqueuedNanos();
                 boolean followed;
                 try {
-                    followed = process(d.delivery());
+                    followed = process(d.delivery(), d.signalled());
                 } finally {
                     processingSinceNanos = 0;
                 }
@@ -532,7 +599,7 @@ public final class ReplicaRuntime implements AutoCloseable {
      * Executes (or answers from the reply table) one delivery. False when the delivery was skipped,
      * or its command abandoned for a state transfer: the state then no longer follows it.
      */
-    private boolean process(Delivery d) throws InterruptedException {
+    private boolean process(Delivery d, boolean signalled) throws InterruptedException {
         long position = d.position();
         if (position <= skipUpTo) {
             stats.deliveriesSkipped.incrementAndGet();
@@ -564,7 +631,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             case EXECUTE -> {
                 try {
-                    execute(position, d.groups(), request);
+                    execute(position, d.groups(), request, signalled);
                 } catch (ExchangeGone g) {
                     transferState(position);
                     return false;
@@ -636,7 +703,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
-    private void execute(long position, int[] groups, Wire.Request request) throws InterruptedException {
+    private void execute(long position, int[] groups, Wire.Request request, boolean signalled)
+            throws InterruptedException {
         int[] others = Arrays.stream(groups).filter(g -> g != partition).toArray();
         inbox.begin(position);
         Command command;
@@ -660,7 +728,12 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         if (others.length > 0 && !run.independent) {
-            shipExchanges(run);
+            if (!signalled) {
+                shipExchanges(run);
+            } else if (sent.get(position, others[0], 0) == null) {
+                // sent at delivery, but forgotten since (this replica is far behind): keep it for asks again
+                sent.put(position, 0, bareSignals(position, groups));
+            }
         }
         boolean ok;
         byte[] body;
@@ -943,21 +1016,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         @Override
         public Map<Integer, Object> exchange(Object value) {
             int round = ++valueRounds;
-            byte[] mine = KryoCodec.encode(value);
-            Map<Integer, byte[]> encoded = new LinkedHashMap<>();
-            for (int q : others) {
-                encoded.put(q, Wire.encode(new Wire.Exchange(position, round, partition, q,
-                        List.of(new Wire.ShippedObject(VALUE_ID, Wire.ShipKind.VALUE, 0, mine)))));
-            }
-            sent.put(position, round, encoded);
-            if (sends()) {
-                for (Map.Entry<Integer, byte[]> e : encoded.entrySet()) {
-                    for (int node : replicasByPartition.get(e.getKey())) {
-                        stats.exchangesSent.incrementAndGet();
-                        endpoint.sendDirect(node, e.getValue());
-                    }
-                }
-            }
+            shipValue(round, KryoCodec.encode(value));
             Map<Integer, Object> theirs = new java.util.TreeMap<>();
             for (int q : others) {
                 try {
@@ -968,6 +1027,38 @@ public final class ReplicaRuntime implements AutoCloseable {
                 }
             }
             return theirs;
+        }
+
+        @Override
+        public Object receiveFrom(int sender, Object value) {
+            int round = ++valueRounds;
+            if (sender != partition && Arrays.stream(others).noneMatch(q -> q == sender)) {
+                throw new IllegalArgumentException("partition " + sender + " is not among the destinations "
+                        + destinations() + " of the command at " + Position.toString(position));
+            }
+            if (sender == partition) {
+                if (others.length == 0) {
+                    return value;
+                }
+                byte[] mine = KryoCodec.encode(value);
+                shipValue(round, mine);
+                return KryoCodec.decode(mine); // the value as the others get it
+            }
+            try {
+                return KryoCodec.decode(awaitExchange(sender, round).object(VALUE_ID).value());
+            } catch (InterruptedException ie) {
+                throw new RemoteWaitInterrupted(ie);
+            }
+        }
+
+        /** Round {@code round}'s value of this partition to each other destination: kept for asks, sent if this replica sends. */
+        private void shipValue(int round, byte[] mine) {
+            Map<Integer, byte[]> encoded = new LinkedHashMap<>();
+            for (int q : others) {
+                encoded.put(q, Wire.encode(new Wire.Exchange(position, round, partition, q,
+                        List.of(new Wire.ShippedObject(VALUE_ID, Wire.ShipKind.VALUE, 0, mine)))));
+            }
+            keepAndSend(position, round, encoded);
         }
 
         private Wire.Exchange awaitExchange(int q, int round) throws InterruptedException {

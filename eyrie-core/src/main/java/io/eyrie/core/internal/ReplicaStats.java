@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ReplicaStats {
     /** Exchange messages sent to other partitions' replicas (first sends and answers to asks). */
     public final AtomicLong exchangesSent = new AtomicLong();
+    /** Of {@link #exchangesSent}: bare signals sent as their command was delivered (ADR 034). */
+    public final AtomicLong signalsAtDelivery = new AtomicLong();
     /** Object values shipped in full. */
     public final AtomicLong valuesShipped = new AtomicLong();
     /** Objects shipped as "unchanged since the copy you hold" (caching). */

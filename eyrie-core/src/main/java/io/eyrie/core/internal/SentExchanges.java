@@ -26,7 +26,6 @@ final class SentExchanges {
     synchronized void put(long position, int round, Map<Integer, byte[]> encodedByPartition) {
         Map<Long, byte[]> m = byPosition.computeIfAbsent(position, k -> new java.util.HashMap<>());
         encodedByPartition.forEach((to, bytes) -> m.put(ExchangeInbox.key(to, round), bytes));
-        highestPosition = Math.max(highestPosition, position);
     }
 
     /** This replica has executed past {@code position}. */
@@ -60,6 +59,10 @@ final class SentExchanges {
         return out;
     }
 
+    /**
+     * The highest position this replica has executed past (not merely delivered: bare signals are kept
+     * at delivery, ADR 034). An exchange asked for at or below it and not kept is gone for good.
+     */
     synchronized long highestPosition() {
         return highestPosition;
     }

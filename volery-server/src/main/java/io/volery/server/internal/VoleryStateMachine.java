@@ -111,6 +111,17 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
     }
 
+    private Integer timedReceiveFrom(int owner, Integer verdict) {
+        long start = System.nanoTime();
+        try {
+            return (Integer) receiveFrom(Partition.get(owner), verdict);
+        } finally {
+            if (owner != me) {
+                probe.signalWaited(System.nanoTime() - start);
+            }
+        }
+    }
+
     @Override
     public Object executeCommand(Command c) {
         Object result;
@@ -535,9 +546,10 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             res = tree.apply(cmd, zxid, time);
             verdict = res.code().code();
         }
-        Map<Partition, Object> others = timedExchange(verdict);
+        // one way (ADR 034): the owner tells the others and goes on; it needs nothing from them
+        Integer told = timedReceiveFrom(owner, verdict);
         if (owner != me) {
-            verdict = (Integer) others.get(Partition.get(owner));
+            verdict = told;
             if (verdict == ErrorCode.OK.code()) {
                 // This partition's copy of the node has neither version nor children of its own.
                 res = tree.apply(new io.volery.server.tree.Command.Delete(d.sessionId(), d.path(), -1), zxid, time);
