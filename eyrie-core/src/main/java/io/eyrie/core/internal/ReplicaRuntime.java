@@ -71,9 +71,16 @@ public final class ReplicaRuntime implements AutoCloseable {
     private sealed interface Work permits Deliver, Stop, CaptureImage {
     }
 
-    /** {@code signalled}: the round-0 exchange (a bare signal) was kept and sent at delivery (ADR 034). */
-    private record Deliver(Delivery delivery, byte[] learnerCheckpoint, long enqueuedNanos, boolean signalled)
+    /**
+     * {@code signalled}: not null when the round-0 exchange (a bare signal) was kept and sent at delivery
+     * (ADR 034); it carries the request and command decoded then, so the executor does not decode them again.
+     */
+    private record Deliver(Delivery delivery, byte[] learnerCheckpoint, long enqueuedNanos, Signalled signalled)
             implements Work {
+    }
+
+    /** A delivery whose bare signal left on delivery, as the delivery thread decoded it. */
+    private record Signalled(Wire.Request request, Command command) {
     }
 
     private record Stop() implements Work {
@@ -338,7 +345,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
         }
-        boolean signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition) && signalAtDelivery(d);
+        Signalled signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition) ? signalAtDelivery(d) : null;
         queue.add(new Deliver(d, learnerCheckpoint, System.nanoTime(), signalled));
         int backlog = queue.size();
         if (backlog > options.deliveryQueueMax() && backlog > lastBacklogWarned * 2) {
@@ -358,26 +365,29 @@ public final class ReplicaRuntime implements AutoCloseable {
      * by the time their executors reach C, unless this partition delivers C later than they do; a
      * command's wait for signals then costs the difference in delivery times, not in execution
      * backlogs. Only for a command that reads no objects (objects carry the state as of C, so they
-     * leave at execution) and that is not independent (ADR 032). False when it is not such a command
-     * or does not decode: the executor then handles it as before.
+     * leave at execution) and that is not independent (ADR 032). Null when it is not such a command or
+     * does not decode: the executor then handles it as before.
      */
-    private boolean signalAtDelivery(Delivery d) {
+    private Signalled signalAtDelivery(Delivery d) {
+        Wire.Request request;
+        Command command;
         try {
-            Wire.Request request = Wire.decodeRequest(d.payload());
-            Command command = (Command) KryoCodec.decode(request.command());
+            request = Wire.decodeRequest(d.payload());
+            command = (Command) KryoCodec.decode(request.command());
             command.rewind();
             if (!oracle.getLocalObjects(command).isEmpty()) {
-                return false;
+                return null;
             }
             command.rewind();
             if (oracle.executesIndependently(command)) {
-                return false;
+                return null;
             }
+            command.rewind();
         } catch (RuntimeException e) {
-            return false; // the executor meets the same error, and answers it without exchanges
+            return null; // the executor meets the same error, and answers it without exchanges
         }
         stats.signalsAtDelivery.addAndGet(keepAndSend(d.position(), 0, bareSignals(d.position(), d.groups())));
-        return true;
+        return new Signalled(request, command);
     }
 
     /**
@@ -599,7 +609,7 @@ public final class ReplicaRuntime implements AutoCloseable {
      * Executes (or answers from the reply table) one delivery. False when the delivery was skipped,
      * or its command abandoned for a state transfer: the state then no longer follows it.
      */
-    private boolean process(Delivery d, boolean signalled) throws InterruptedException {
+    private boolean process(Delivery d, Signalled signalled) throws InterruptedException {
         long position = d.position();
         if (position <= skipUpTo) {
             stats.deliveriesSkipped.incrementAndGet();
@@ -615,7 +625,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         executingPosition = position;
         Wire.Request request;
         try {
-            request = Wire.decodeRequest(d.payload());
+            request = signalled != null ? signalled.request() : Wire.decodeRequest(d.payload());
         } catch (RuntimeException e) {
             // every replica delivers the same bytes and skips them alike, so the replicas stay equal
             log.warn("node={} skips malformed request at position={}: {}", nodeId, Position.toString(position),
@@ -703,14 +713,14 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
-    private void execute(long position, int[] groups, Wire.Request request, boolean signalled)
+    private void execute(long position, int[] groups, Wire.Request request, Signalled signalled)
             throws InterruptedException {
         int[] others = Arrays.stream(groups).filter(g -> g != partition).toArray();
         inbox.begin(position);
         Command command;
         CommandRun run;
         try {
-            command = (Command) KryoCodec.decode(request.command());
+            command = signalled != null ? signalled.command() : (Command) KryoCodec.decode(request.command());
             run = new CommandRun(position, request, command, others);
             if (others.length > 0 && run.expectedIds.isEmpty()) {
                 command.rewind();
@@ -728,7 +738,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         if (others.length > 0 && !run.independent) {
-            if (!signalled) {
+            if (signalled == null) {
                 shipExchanges(run);
             } else if (sent.get(position, others[0], 0) == null) {
                 // sent at delivery, but forgotten since (this replica is far behind): keep it for asks again
