@@ -327,6 +327,19 @@ public abstract class StateMachine implements AutoCloseable {
         return fromRuntime(rt -> rt.stats().independentCommands.get());
     }
 
+    /**
+     * Nanoseconds the executor waited for other partitions' signals (round 0: until they delivered the
+     * command or shipped the objects it reads); 0 before run.
+     */
+    public long signalWaitNanos() {
+        return fromRuntime(rt -> rt.stats().signalWaitNanos.get());
+    }
+
+    /** Nanoseconds the executor waited in value rounds ({@link #exchange}, {@link #receiveFrom}); 0 before run. */
+    public long valueWaitNanos() {
+        return fromRuntime(rt -> rt.stats().valueWaitNanos.get());
+    }
+
     /** A figure of the running replica, 0 before {@link #runStateMachine()}. */
     private long fromRuntime(java.util.function.ToLongFunction<ReplicaRuntime> figure) {
         ReplicaRuntime r;

@@ -186,6 +186,27 @@ class ScalableSmrPaperTest {
         assertEquals(0, cluster.total(s -> s.asksSent.get()), "no replica needed to ask again");
     }
 
+    /** The executor's wait for a partition that has not delivered the command is counted (mntr shows it). */
+    @Test
+    void algorithm1_theWaitForAnotherPartitionsSignalIsCounted() throws Exception {
+        start(2, 60_000);
+        cluster.sim.pausePartition(Y);
+        CompletableFuture<Object> cxy = cluster.client(0).executeAsync(new Command("writeAll", 7, "x1", "y2"));
+        long paused = System.nanoTime();
+        Thread.sleep(400); // X delivers Cxy within milliseconds and waits for Y's signal
+        assertFalse(cxy.isDone(), "X cannot answer before Y delivers Cxy");
+        cluster.sim.resumePartition(Y);
+        assertEquals("ok", cxy.get(30, TimeUnit.SECONDS));
+        long pausedNanos = System.nanoTime() - paused;
+        cluster.awaitQuiescent();
+        for (int x : cluster.sim.replicasOf(X)) {
+            long waited = cluster.stats(x).signalWaitNanos.get();
+            assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(300) && waited <= pausedNanos + TimeUnit.SECONDS.toNanos(5),
+                    "X replica " + x + " waited about the 400 ms Y was paused, counted " + waited / 1_000_000 + " ms");
+            assertEquals(0, cluster.stats(x).valueWaitNanos.get(), "no value round");
+        }
+    }
+
     @Test
     void algorithm1_anExchangedObjectStandsForASignal() throws Exception {
         start(2, 60_000);

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -98,6 +99,7 @@ class ValueExchangeTest {
      */
     public static final class TellingMachine extends StateMachine {
         static volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
+        static volatile java.util.concurrent.CountDownLatch senderHeld = new java.util.concurrent.CountDownLatch(0);
         volatile Object told;
 
         public TellingMachine(io.eyrie.multicast.MulticastEndpoint endpoint) {
@@ -109,12 +111,10 @@ class ValueExchangeTest {
             c.rewind();
             c.getNext();
             int k = (Integer) c.getNext();
-            if (getLocalPartition().getId() != 1) {
-                try {
-                    held.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            try {
+                (getLocalPartition().getId() == 1 ? senderHeld : held).await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
             told = receiveFrom(Partition.get(1), getLocalPartition().getId() == 1 ? 100 * k : null);
             return "told " + told;
@@ -154,6 +154,36 @@ class ValueExchangeTest {
             }
         } finally {
             TellingMachine.held.countDown();
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
+    /** The receivers' wait for a one-way round's sender is counted; the sender waits for nobody. */
+    @Test
+    void receiveFrom_theReceiversWaitIsCounted_theSendersIsNot() throws Exception {
+        TellingMachine.senderHeld = new java.util.concurrent.CountDownLatch(1);
+        try {
+            cluster = new SimCluster(3, 2, 1, 11, TellingMachine::new, m -> m.setExchangeTimeoutMillis(60_000))
+                    .withClients(new AllPartitions(), 4, 60_000);
+            var reply = cluster.client(0).executeAsync(new Command("tell", 3));
+            Thread.sleep(500);
+            assertFalse(reply.isDone(), "partition 1 is held before it tells");
+            TellingMachine.senderHeld.countDown();
+            assertEquals("told 300", reply.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            cluster.awaitQuiescent();
+            for (int p = 1; p <= 3; p++) {
+                for (int node : cluster.sim.replicasOf(p)) {
+                    long waited = cluster.stats(node).valueWaitNanos.get();
+                    if (p == 1) {
+                        assertEquals(0, waited, "the sender " + node + " does not wait in its own round");
+                    } else {
+                        assertTrue(waited >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(300),
+                                "receiver " + node + " waited about 500 ms for partition 1, counted " + waited / 1_000_000 + " ms");
+                    }
+                }
+            }
+        } finally {
+            TellingMachine.senderHeld.countDown();
         }
         cluster.assertNoReplicaFailed();
     }

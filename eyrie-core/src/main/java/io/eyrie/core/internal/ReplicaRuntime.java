@@ -1072,6 +1072,20 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
 
         private Wire.Exchange awaitExchange(int q, int round) throws InterruptedException {
+            long start = System.nanoTime();
+            try {
+                return awaitExchangeUntimed(q, round);
+            } finally {
+                long waited = System.nanoTime() - start;
+                if (round == 0) {
+                    stats.signalWaitNanos.addAndGet(waited);
+                } else {
+                    stats.valueWaitNanos.addAndGet(waited);
+                }
+            }
+        }
+
+        private Wire.Exchange awaitExchangeUntimed(int q, int round) throws InterruptedException {
             Wire.Exchange e;
             long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
             if (abandoned) {

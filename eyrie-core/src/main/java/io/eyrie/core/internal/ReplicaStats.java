@@ -40,6 +40,13 @@ public final class ReplicaStats {
     public final AtomicLong deliveriesSkipped = new AtomicLong();
     /** State images captured for peers that asked for one. */
     public final AtomicLong imagesServed = new AtomicLong();
+    /**
+     * Time the executor spent waiting for other partitions' round-0 exchanges (their signals, or the
+     * objects that stand for them): how long this partition waited for the others to deliver a command.
+     */
+    public final AtomicLong signalWaitNanos = new AtomicLong();
+    /** Time the executor spent waiting in value rounds ({@code exchange}, {@code receiveFrom}). */
+    public final AtomicLong valueWaitNanos = new AtomicLong();
     /** Asks answered with "no longer kept" (the asker then catches up by state transfer). */
     public final AtomicLong gonesSent = new AtomicLong();
 

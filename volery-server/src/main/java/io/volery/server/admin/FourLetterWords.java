@@ -188,6 +188,8 @@ public final class FourLetterWords {
         m.put("volery_duplicates_answered", rc.duplicatesAnswered());
         m.put("volery_exchanges_sent", rc.exchangesSent());
         m.put("volery_independent_commands", rc.independentCommands());
+        m.put("volery_executor_signal_wait_ms", rc.signalWaitNanos() / 1_000_000);
+        m.put("volery_executor_value_wait_ms", rc.valueWaitNanos() / 1_000_000);
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());

@@ -64,6 +64,16 @@ public final class NodeMonitor {
         default long independentCommands() {
             return 0;
         }
+
+        /** Nanoseconds the executor waited for other partitions' signals of multi-partition commands. */
+        default long signalWaitNanos() {
+            return 0;
+        }
+
+        /** Nanoseconds the executor waited in value rounds (owner verdicts, gathered lists, multi verdicts). */
+        default long valueWaitNanos() {
+            return 0;
+        }
     }
 
     public void replicaCounters(ReplicaCounters c) {

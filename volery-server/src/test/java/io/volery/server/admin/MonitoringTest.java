@@ -31,6 +31,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -190,6 +191,12 @@ class MonitoringTest {
         for (VoleryNode n : cluster.nodes()) {
             assertEquals(before.get(n.nodeId()).get("volery_exchanges_sent"), after.get(n.nodeId()).get("volery_exchanges_sent"),
                     "node " + n.nodeId() + " signalled the other partition for a touch");
+            // and no executor waited for the other partition's signal of a touch
+            assertNotNull(after.get(n.nodeId()).get("volery_executor_signal_wait_ms"), "mntr shows the executor's waits");
+            assertNotNull(after.get(n.nodeId()).get("volery_executor_value_wait_ms"), "mntr shows the executor's waits");
+            assertEquals(before.get(n.nodeId()).get("volery_executor_signal_wait_ms"),
+                    after.get(n.nodeId()).get("volery_executor_signal_wait_ms"),
+                    "node " + n.nodeId() + " waited for the other partition's signal of a touch");
         }
     }
 
