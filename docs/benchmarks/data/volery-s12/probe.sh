@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# usage: [WARM=N] [KEEP=1] probe.sh DIR P WORKLOAD_ARGS...   uncapped PxN memory cluster; warm-up N (default 2) x 20 s; 10 s measured
+# usage: [WARM=N] [KEEP=1] [CAP=PERCENT] probe.sh DIR P WORKLOAD_ARGS...   uncapped PxN memory cluster; warm-up N (default 2) x 20 s; 10 s measured
 # inside a 20 s run: per-thread CPU, syscalls and mntr before/after (DIR/node-N/{threads,io,mntr}-{a,b})
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"; cd "$HERE/../../../.."
 D="$1"; P="$2"; shift 2
 rm -rf "$D"
-STORAGE=memory VOLERY_JAVA_OPTS="${VOLERY_JAVA_OPTS:-}" bench/volery-cluster.sh start $P "$D" > "$D.connect" 2>"$D.err"
+STORAGE=memory CAP_LATER=1 VOLERY_JAVA_OPTS="${VOLERY_JAVA_OPTS:-}" bench/volery-cluster.sh start $P "$D" ${CAP:-} > "$D.connect" 2>"$D.err"
 C=$(cat "$D.connect")
 L=(--znodes 250 --subtrees 8 --client-per-subtree --owner-affinity --quiet)
 for i in $(seq ${WARM:-2}); do bench/volery-bench --connect $C "$@" --warmup 0 --duration 20 "${L[@]}" --out /dev/null 2>/dev/null; done
+if [ -n "${CAP:-}" ]; then
+  # capped after the uncapped warm-up (as bench/volery-vs-zk.sh does), then two capped rounds to settle
+  bench/volery-cluster.sh cap "$D"
+  for i in 1 2; do bench/volery-bench --connect $C "$@" --warmup 0 --duration 20 "${L[@]}" --out /dev/null 2>/dev/null; done
+fi
 snap() { python3 - "$D" "$1" <<'PY'
 import socket,sys,glob,os,time
 d,tag=sys.argv[1],sys.argv[2]
