@@ -95,7 +95,8 @@ class ValueExchangeTest {
 
     /**
      * "tell k": partition 1 tells the others 100*k with {@link StateMachine#receiveFrom}; every
-     * partition answers what it got. Replicas of the other partitions wait on {@link #held} first.
+     * partition answers what it got. Replicas of partition 1 wait on {@link #senderHeld} first, those of
+     * the other partitions on {@link #held}.
      */
     public static final class TellingMachine extends StateMachine {
         static volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
