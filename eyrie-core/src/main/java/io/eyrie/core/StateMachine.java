@@ -135,6 +135,72 @@ public abstract class StateMachine implements AutoCloseable {
         return requireExecution().receiveFrom(sender.getId(), value);
     }
 
+    /**
+     * A round of value exchange whose values the command does not wait for (ADR 036): {@link #exchangeLater}
+     * and {@link #receiveLater} send this partition's value at once and return one, and {@link #later}
+     * hands it to the code that needs the values.
+     */
+    public static final class Round {
+        private final Object handle;
+
+        private Round(Object handle) {
+            this.handle = handle;
+        }
+    }
+
+    /**
+     * {@link #exchange} without the wait: sends {@code value} to the command's other destination
+     * partitions now; their values go to the continuation given to {@link #later}. Counts as a round
+     * like {@code exchange}, so every destination must call it at the same point.
+     */
+    protected final Round exchangeLater(Object value) {
+        return new Round(requireExecution().exchangeLater(null, value));
+    }
+
+    /**
+     * {@link #receiveFrom} without the wait: {@code sender} sends {@code value} now (ignored elsewhere);
+     * the continuation given to {@link #later} gets it, keyed by {@code sender}, at every destination.
+     */
+    protected final Round receiveLater(Partition sender, Object value) {
+        return new Round(requireExecution().exchangeLater(sender.getId(), value));
+    }
+
+    /**
+     * Ends {@link #executeCommand} before its result is known: return what this returns. Once
+     * {@code round}'s values are in, the replica runs {@code then} on its executor (between later
+     * commands, oldest deferred command first, with {@link #getCurrentPosition} that of the deferred
+     * command) and replies with what it returns, which may be another {@code later} of the same command.
+     * Meanwhile the replica executes the following commands: they must neither read nor change what
+     * {@code then} will change, or call {@link #settle} first. The reply also waits there for the
+     * other destinations' signals (Algorithm 1), which the executor then does not wait for (unless
+     * caching is on), so the following commands must not read what this command changed before
+     * returning {@code later} either: a reply revealing it could precede another partition's delivery. Every replica of the partition runs the
+     * continuations in the same order, but at different points among later commands, so what they
+     * change must commute with the commands that run before them. Checkpoints and state images wait
+     * until every continuation ran. {@code then} may call {@link #exchange}, {@link #receiveFrom} and
+     * the {@code Later} forms for further rounds of the same command; {@link #settle} does nothing in it.
+     */
+    protected final Object later(Round round, java.util.function.Function<Map<Partition, Object>, Object> then) {
+        return requireExecution().later(round.handle, byId -> {
+            Map<Partition, Object> out = new java.util.LinkedHashMap<>();
+            byId.forEach((id, v) -> out.put(Partition.get(id), v));
+            return then.apply(out);
+        });
+    }
+
+    /**
+     * Runs every continuation of earlier commands that has not run yet ({@link #later}), oldest first,
+     * waiting for their rounds. Call it before reading or changing state they change.
+     */
+    protected final void settle() {
+        requireExecution().settle();
+    }
+
+    /** Whether some earlier command's continuation ({@link #later}) has not run yet at this replica. */
+    protected final boolean unsettled() {
+        return requireExecution().unsettled();
+    }
+
     private static io.eyrie.core.internal.CurrentExecution.Access requireExecution() {
         io.eyrie.core.internal.CurrentExecution.Access a = io.eyrie.core.internal.CurrentExecution.get();
         if (a == null) {
@@ -338,6 +404,16 @@ public abstract class StateMachine implements AutoCloseable {
     /** Nanoseconds the executor waited in value rounds ({@link #exchange}, {@link #receiveFrom}); 0 before run. */
     public long valueWaitNanos() {
         return fromRuntime(rt -> rt.stats().valueWaitNanos.get());
+    }
+
+    /** Commands whose result waited for a deferred round ({@link #later}); 0 before run. */
+    public long deferredCommands() {
+        return fromRuntime(rt -> rt.stats().deferredCommands.get());
+    }
+
+    /** Nanoseconds commands, checkpoints and images waited in {@link #settle} for deferred rounds; 0 before run. */
+    public long settleWaitNanos() {
+        return fromRuntime(rt -> rt.stats().settleWaitNanos.get());
     }
 
     /** A figure of the running replica, 0 before {@link #runStateMachine()}. */

@@ -310,6 +310,11 @@ public final class VoleryNode implements AutoCloseable {
         return frontEnd.localAddress();
     }
 
+    /** This node's replica (its partition, probe and counters): for tests and tools. */
+    public VoleryStateMachine replica() {
+        return replica;
+    }
+
     /** This replica's tree: for tests and tools, read only while no command runs. */
     public ZnodeTree tree() {
         return replica.tree();

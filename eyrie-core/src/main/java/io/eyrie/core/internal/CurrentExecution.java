@@ -21,6 +21,26 @@ public final class CurrentExecution {
 
         /** One-way round: partition {@code sender} sends {@code value}; the others wait for it (ADR 034). */
         Object receiveFrom(int sender, Object value);
+
+        /**
+         * A round of {@link #exchange} (or, with {@code sender} not null, of {@link #receiveFrom}) whose
+         * values this command does not wait for: this partition's value leaves now, and the handle is
+         * passed to {@link #later}.
+         */
+        Object exchangeLater(Integer sender, Object value);
+
+        /**
+         * Ends the command without its result: {@code then} runs on the executor once the round's values
+         * are in (by partition id), before a later command that calls {@link #settle}, and its return is
+         * the command's result (or another {@code later}).
+         */
+        Object later(Object round, java.util.function.Function<java.util.Map<Integer, Object>, Object> then);
+
+        /** Runs every deferred continuation of earlier commands, waiting for their rounds, oldest first. */
+        void settle();
+
+        /** Whether some earlier command's continuation has not run yet. */
+        boolean unsettled();
     }
 
     private static final ThreadLocal<Access> CURRENT = new ThreadLocal<>();

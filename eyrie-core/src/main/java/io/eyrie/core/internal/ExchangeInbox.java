@@ -20,6 +20,10 @@ final class ExchangeInbox {
     private final java.util.Set<Long> early = new java.util.HashSet<>();
     /** The position an owner said it no longer keeps the exchange of (see {@link Wire.Gone}). */
     private long gone = Long.MIN_VALUE;
+    /** Finished commands whose deferred rounds are still awaited (see {@link #retain}); kept past {@link #finish}. */
+    private final java.util.TreeSet<Long> retained = new java.util.TreeSet<>();
+    /** Told when an exchange for a retained position arrives (wakes the executor). */
+    private Runnable onRetainedArrival = () -> { };
 
     ExchangeInbox(int positionsMax) {
         this.positionsMax = positionsMax;
@@ -27,7 +31,8 @@ final class ExchangeInbox {
 
     /** Stores an arriving exchange; false when it was stale or dropped for space. */
     synchronized boolean offer(Wire.Exchange e) {
-        if (e.position() <= finishedUpTo) {
+        boolean kept = retained.contains(e.position());
+        if (e.position() <= finishedUpTo && !kept) {
             return false;
         }
         Map<Long, Wire.Exchange> forPosition = byPosition.get(e.position());
@@ -44,7 +49,35 @@ final class ExchangeInbox {
         }
         forPosition.putIfAbsent(key(e.from(), e.round()), e);
         notifyAll();
+        if (kept) {
+            onRetainedArrival.run();
+        }
         return true;
+    }
+
+    synchronized void onRetainedArrival(Runnable r) {
+        onRetainedArrival = r;
+    }
+
+    /** Keeps {@code position}'s exchanges (and takes new ones) after it finishes, until {@link #release}. */
+    synchronized void retain(long position) {
+        retained.add(position);
+    }
+
+    synchronized void release(long position) {
+        if (retained.remove(position) && position <= finishedUpTo) {
+            byPosition.remove(position);
+        }
+    }
+
+    /** Forgets every retained position (the state they belonged to was replaced). */
+    synchronized void releaseAll() {
+        for (long p : retained) {
+            if (p <= finishedUpTo) {
+                byPosition.remove(p);
+            }
+        }
+        retained.clear();
     }
 
     synchronized void begin(long position) {
@@ -78,7 +111,7 @@ final class ExchangeInbox {
      * for it, if it is that one. False for a command already finished here.
      */
     synchronized boolean gone(long position) {
-        if (position <= finishedUpTo) {
+        if (position <= finishedUpTo && !retained.contains(position)) {
             return false;
         }
         gone = Math.max(gone, position);
@@ -104,7 +137,11 @@ final class ExchangeInbox {
     /** Forgets everything at or below {@code position}: commands execute in position order. */
     synchronized void finish(long position) {
         finishedUpTo = Math.max(finishedUpTo, position);
-        byPosition.headMap(position, true).clear();
+        if (retained.isEmpty()) {
+            byPosition.headMap(position, true).clear();
+        } else {
+            byPosition.headMap(position, true).keySet().removeIf(p -> !retained.contains(p));
+        }
         early.removeIf(p -> p <= position);
         executing = Long.MIN_VALUE;
     }
@@ -117,6 +154,11 @@ final class ExchangeInbox {
     synchronized void close() {
         closed = true;
         notifyAll();
+    }
+
+    /** Whether {@code position}'s exchanges are kept for a deferred round. */
+    synchronized boolean isRetained(long position) {
+        return retained.contains(position);
     }
 
     synchronized int buffered() {

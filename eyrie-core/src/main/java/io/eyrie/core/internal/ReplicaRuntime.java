@@ -68,8 +68,58 @@ public final class ReplicaRuntime implements AutoCloseable {
         return signalsEnabled;
     }
 
-    private sealed interface Work permits Deliver, Stop, CaptureImage {
+    private sealed interface Work permits Deliver, Stop, CaptureImage, Wake {
     }
+
+    /** An exchange for a deferred round arrived: run the continuations that are ready. */
+    private record Wake() implements Work {
+    }
+
+    private static final Wake WAKE = new Wake();
+
+    /** What {@code later} returns to the runtime in place of a command's result. */
+    private static final class Later {
+        final CommandRun run;
+        final int round;
+        /** The partitions whose round-{@code round} values the continuation needs. */
+        final int[] senders;
+        /** The values the continuation gets without waiting (a one-way round's sender: its own). */
+        final Map<Integer, Object> known;
+        final java.util.function.Function<Map<Integer, Object>, Object> then;
+
+        Later(LaterRound r, java.util.function.Function<Map<Integer, Object>, Object> then) {
+            this.run = r.run();
+            this.round = r.round();
+            this.senders = r.senders();
+            this.known = r.known();
+            this.then = then;
+        }
+    }
+
+    /** A round sent by {@code exchangeLater}, not yet awaited. */
+    private record LaterRound(CommandRun run, int round, int[] senders, Map<Integer, Object> known) {
+    }
+
+    /** A command whose result waits for a deferred round: what its reply needs once the continuation ran. */
+    private static final class Deferred {
+        Later later;
+        final int[] groups;
+        final Wire.Request request;
+        /** Client nodes whose resent copy arrived while the result was pending: each gets the reply. */
+        final Set<Integer> resentTo = new HashSet<>();
+        final long sinceNanos = System.nanoTime();
+        /** Its reply still waits for the other destinations' round-0 signals (Algorithm 1). */
+        boolean signalsPending;
+
+        Deferred(Later later, int[] groups, Wire.Request request) {
+            this.later = later;
+            this.groups = groups;
+            this.request = request;
+        }
+    }
+
+    /** A reply-table entry for a command whose continuation has not run: a resend waits for it. */
+    private static final byte[] PENDING_REPLY = new byte[0];
 
     /**
      * {@code signalled}: not null when the round-0 exchange (a bare signal) was kept and sent at delivery
@@ -116,6 +166,12 @@ public final class ReplicaRuntime implements AutoCloseable {
     private volatile long processingSinceNanos;
     private final BlockingQueue<Work> queue;
     private final ExchangeInbox inbox;
+    /** Commands whose continuations wait for deferred rounds, oldest first (executor thread only). */
+    private final java.util.ArrayDeque<Deferred> deferred = new java.util.ArrayDeque<>();
+    /** Their positions, for asks answered on the direct-channel thread. */
+    private final Set<Long> deferredPositions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** A continuation is running: it settles nothing (older ones ran, newer ones wait for it). */
+    private boolean continuing;
     private final SentExchanges sent;
     private final SnapshotStore snapshots;
     private final CheckpointWriter writer;
@@ -183,6 +239,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         // deliveryQueueMax only triggers a warning.
         this.queue = new java.util.concurrent.LinkedBlockingQueue<>();
         this.inbox = new ExchangeInbox(options.inboxPositionsMax());
+        this.inbox.onRetainedArrival(() -> queue.offer(WAKE));
         this.sent = new SentExchanges(options.sentPositionsMax());
         this.snapshots = options.checkpointDir() == null ? null : new SnapshotStore(options.checkpointDir());
         this.writer = snapshots == null ? null : new CheckpointWriter(snapshots, endpoint, stats, nodeId);
@@ -262,6 +319,10 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     /** Replaces the whole replica state with an image's: at start from a checkpoint, or from a peer's. */
     private void restoreImage(CheckpointImage ci) {
+        // the continuations belong to the state being replaced: the peers that executed them replied
+        deferred.clear();
+        deferredPositions.clear();
+        inbox.releaseAll();
         app.restoreState(ci.applicationState instanceof CheckpointImage.Written w ? w.bytes : ci.applicationState);
         replies = ci.replies;
         readerCaches = ci.readerCaches;
@@ -451,7 +512,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         } else if (m instanceof Wire.Ask a) {
             answer(a);
         } else if (m instanceof Wire.Gone g) {
-            if (g.position() == executingPosition && inbox.gone(g.position())) {
+            if ((g.position() == executingPosition || deferredPositions.contains(g.position()))
+                    && inbox.gone(g.position())) {
                 log.debug("node={} node {} of partition {} no longer keeps its exchange for position={}", nodeId, from,
                         g.owner(), Position.toString(g.position()));
             }
@@ -491,7 +553,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                 stats.exchangesSent.incrementAndGet();
                 endpoint.sendDirect(a.askerNode(), next);
             }
-        } else if (sent.highestPosition() > a.position()) {
+        } else if (sent.highestPosition() > a.position() && !deferredPositions.contains(a.position())) {
             // executed too long ago: the asker cannot replay this command and must catch up by state transfer
             stats.gonesSent.incrementAndGet();
             log.info("node={} cannot answer ask for position={} from node {} of partition {}: that exchange is no "
@@ -568,11 +630,26 @@ public final class ReplicaRuntime implements AutoCloseable {
     private void runExecutor() {
         try {
             while (!closed) {
-                Work w = queue.take();
+                Work w;
+                if (deferred.isEmpty()) {
+                    w = queue.take();
+                } else {
+                    w = queue.poll(options.exchangeTimeoutMillis(), TimeUnit.MILLISECONDS);
+                    if (w == null) {
+                        // a deferred round is late: wait for it here, asking as a blocked command does
+                        continueOrTransfer(true);
+                        continue;
+                    }
+                }
                 if (w instanceof Stop) {
                     return;
                 }
+                if (w instanceof Wake) {
+                    continueOrTransfer(false);
+                    continue;
+                }
                 if (w instanceof CaptureImage) {
+                    continueOrTransfer(true);
                     serveImage();
                     continue;
                 }
@@ -584,8 +661,13 @@ public final class ReplicaRuntime implements AutoCloseable {
                 } finally {
                     processingSinceNanos = 0;
                 }
+                if (!deferred.isEmpty()) {
+                    // rounds that arrived before their command deferred them woke nobody
+                    continueOrTransfer(false);
+                }
                 // a skipped delivery's learner position is behind the state taken from a peer: no checkpoint pairs them
-                if (followed && d.learnerCheckpoint() != null) {
+                // (nor one whose continuations could not run: the state was replaced by a peer's)
+                if (followed && d.learnerCheckpoint() != null && continueOrTransfer(true)) {
                     checkpoint(d.learnerCheckpoint());
                 }
                 ServedImage s = served;
@@ -637,10 +719,16 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             case RESEND -> {
                 stats.duplicatesAnswered.incrementAndGet();
-                send(request.clientNode(), replies.reply(request.clientId(), request.seq()));
+                byte[] recorded = replies.reply(request.clientId(), request.seq());
+                if (recorded == PENDING_REPLY) {
+                    pendingFor(request).resentTo.add(request.clientNode());
+                } else {
+                    send(request.clientNode(), recorded);
+                }
             }
             case EXECUTE -> {
                 try {
+                    runReadyContinuations();
                     execute(position, d.groups(), request, signalled);
                 } catch (ExchangeGone g) {
                     transferState(position);
@@ -747,12 +835,18 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
         boolean ok;
         byte[] body;
+        Later later = null;
         CurrentExecution.set(run);
         try {
             command.rewind();
             Object result = app.execute(command);
             ok = true;
-            body = KryoCodec.encode(result);
+            if (result instanceof Later l) {
+                later = l;
+                body = null;
+            } else {
+                body = KryoCodec.encode(result);
+            }
         } catch (RemoteWaitInterrupted e) {
             throw e.cause;
         } catch (ExchangeGone e) {
@@ -768,7 +862,10 @@ public final class ReplicaRuntime implements AutoCloseable {
         if (run.abandoned) {
             throw new ExchangeGone(position); // the command caught it; its outcome does not count
         }
-        if (signalsEnabled && !run.independent) {
+        // A deferred command's reply waits for the other partitions' signals in its continuation, so the
+        // executor need not (ADR 036); with caching the signals carry cache updates needed now.
+        boolean signalsLater = later != null && !options.cachingEnabled();
+        if (signalsEnabled && !run.independent && !signalsLater) {
             for (int q : others) {
                 run.exchangeFrom(q);
             }
@@ -780,9 +877,150 @@ public final class ReplicaRuntime implements AutoCloseable {
             stats.independentCommands.incrementAndGet();
         }
         stats.commandsExecuted.incrementAndGet();
+        if (later != null) {
+            if (later.run != run) {
+                throw new IllegalStateException("command at " + Position.toString(position)
+                        + " returned another command's later()");
+            }
+            replies.record(request.clientId(), request.seq(), PENDING_REPLY);
+            inbox.retain(position);
+            deferredPositions.add(position);
+            Deferred d = new Deferred(later, groups, request);
+            d.signalsPending = signalsLater && signalsEnabled && !run.independent;
+            deferred.addLast(d);
+            stats.deferredCommands.incrementAndGet();
+            return;
+        }
         byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body));
         replies.record(request.clientId(), request.seq(), reply);
         answerFirstCopy(groups, request, reply);
+    }
+
+    private Deferred pendingFor(Wire.Request request) {
+        for (Deferred d : deferred) {
+            if (d.request.clientId() == request.clientId() && d.request.seq() == request.seq()) {
+                return d;
+            }
+        }
+        throw new IllegalStateException("reply of client " + request.clientId() + " seq " + request.seq()
+                + " is pending but no continuation waits for it");
+    }
+
+    // ---- deferred continuations (executor thread) ----
+
+    /**
+     * Between commands: runs the continuations that are ready ({@code all}: every one, waiting). A round
+     * another partition no longer keeps makes this replica take a peer's state, as a blocked command does
+     * (false then).
+     */
+    private boolean continueOrTransfer(boolean all) throws InterruptedException {
+        try {
+            if (all) {
+                settleDeferred(null);
+            } else {
+                runReadyContinuations();
+            }
+            return true;
+        } catch (ExchangeGone g) {
+            transferState(lastPosition);
+            return false;
+        }
+    }
+
+    /** Runs, oldest first, the continuations whose rounds are all in; stops at the first that waits. */
+    private void runReadyContinuations() throws InterruptedException {
+        while (!deferred.isEmpty()) {
+            Deferred d = deferred.peekFirst();
+            Later l = d.later;
+            for (int q : l.senders) {
+                if (inbox.peek(l.run.position, q, l.round) == null) {
+                    return;
+                }
+            }
+            if (d.signalsPending) {
+                for (int q : l.run.others) {
+                    if (l.run.received.get(q) == null && inbox.peek(l.run.position, q, 0) == null) {
+                        return;
+                    }
+                }
+            }
+            continueOldest();
+        }
+    }
+
+    /**
+     * Runs every deferred continuation, oldest first, waiting for their rounds (and asking for late
+     * ones). {@code current}: the command executing now, whose context is restored afterwards.
+     */
+    private void settleDeferred(CurrentExecution.Access current) throws InterruptedException {
+        if (deferred.isEmpty() || continuing) {
+            return;
+        }
+        long start = System.nanoTime();
+        try {
+            while (!deferred.isEmpty()) {
+                continueOldest();
+            }
+        } finally {
+            stats.settleWaitNanos.addAndGet(System.nanoTime() - start);
+            if (current != null) {
+                CurrentExecution.set(current);
+            }
+        }
+    }
+
+    /** Waits for the oldest continuation's round, runs it, and replies once the command's result is known. */
+    private void continueOldest() throws InterruptedException {
+        Deferred d = deferred.peekFirst();
+        Later l = d.later;
+        Map<Integer, Object> values = new java.util.TreeMap<>(l.known);
+        for (int q : l.senders) {
+            Wire.Exchange e = l.run.awaitExchange(q, l.round);
+            values.put(q, KryoCodec.decode(e.object(VALUE_ID).value()));
+        }
+        boolean ok;
+        byte[] body = null;
+        CurrentExecution.Access outer = CurrentExecution.get();
+        CurrentExecution.set(l.run);
+        continuing = true;
+        try {
+            Object result = l.then.apply(values);
+            ok = true;
+            if (result instanceof Later next) {
+                if (next.run != l.run) {
+                    throw new IllegalStateException("a continuation returned another command's later()");
+                }
+                d.later = next;
+                return; // still the oldest: runs when its next round is in
+            }
+            body = KryoCodec.encode(result);
+        } catch (RemoteWaitInterrupted e) {
+            throw e.cause;
+        } catch (ExchangeGone e) {
+            throw e;
+        } catch (RuntimeException e) {
+            ok = false;
+            body = String.valueOf(e).getBytes(StandardCharsets.UTF_8);
+            log.debug("node={} continuation of cmd={} failed: {}", nodeId, d.request.name(), e.toString());
+        } finally {
+            continuing = false;
+            CurrentExecution.set(outer);
+        }
+        if (d.signalsPending) {
+            // Algorithm 1: the reply leaves only once every destination delivered the command
+            for (int q : l.run.others) {
+                l.run.exchangeFrom(q);
+            }
+        }
+        deferred.removeFirst();
+        deferredPositions.remove(l.run.position);
+        inbox.release(l.run.position);
+        byte[] reply = Wire.encode(new Wire.Reply(d.request.clientId(), d.request.seq(), ok, body));
+        replies.record(d.request.clientId(), d.request.seq(), reply);
+        answerFirstCopy(d.groups, d.request, reply);
+        for (int node : d.resentTo) {
+            send(node, reply);
+        }
     }
 
     /**
@@ -1059,6 +1297,56 @@ public final class ReplicaRuntime implements AutoCloseable {
             } catch (InterruptedException ie) {
                 throw new RemoteWaitInterrupted(ie);
             }
+        }
+
+        @Override
+        public Object exchangeLater(Integer sender, Object value) {
+            int round = ++valueRounds;
+            if (sender == null) {
+                if (others.length > 0) {
+                    shipValue(round, KryoCodec.encode(value));
+                }
+                return new LaterRound(this, round, others.clone(), Map.of());
+            }
+            if (sender != partition && Arrays.stream(others).noneMatch(q -> q == sender)) {
+                throw new IllegalArgumentException("partition " + sender + " is not among the destinations "
+                        + destinations() + " of the command at " + Position.toString(position));
+            }
+            if (sender == partition) {
+                byte[] mine = KryoCodec.encode(value);
+                if (others.length > 0) {
+                    shipValue(round, mine);
+                }
+                Map<Integer, Object> known = new HashMap<>();
+                known.put(partition, KryoCodec.decode(mine)); // the value as the others get it
+                return new LaterRound(this, round, new int[0], known);
+            }
+            return new LaterRound(this, round, new int[] {sender}, Map.of());
+        }
+
+        @Override
+        public Object later(Object round, java.util.function.Function<Map<Integer, Object>, Object> then) {
+            if (!(round instanceof LaterRound r) || r.run() != this) {
+                throw new IllegalArgumentException("later() takes a round this command started with exchangeLater");
+            }
+            if (r.senders().length == 0) {
+                return then.apply(r.known()); // nothing to wait for (the sender of a one-way round, or no other destination)
+            }
+            return new Later(r, then);
+        }
+
+        @Override
+        public void settle() {
+            try {
+                settleDeferred(this);
+            } catch (InterruptedException ie) {
+                throw new RemoteWaitInterrupted(ie);
+            }
+        }
+
+        @Override
+        public boolean unsettled() {
+            return !deferred.isEmpty();
         }
 
         /** Round {@code round}'s value of this partition to each other destination: kept for asks, sent if this replica sends. */

@@ -45,6 +45,10 @@ public final class ReplicaStats {
      * objects that stand for them): how long this partition waited for the others to deliver a command.
      */
     public final AtomicLong signalWaitNanos = new AtomicLong();
+    /** Commands whose result waited for a deferred round (StateMachine.later). */
+    public final AtomicLong deferredCommands = new AtomicLong();
+    /** Time commands and checkpoints spent settling deferred continuations (StateMachine.settle). */
+    public final AtomicLong settleWaitNanos = new AtomicLong();
     /** Time the executor spent waiting in value rounds ({@code exchange}, {@code receiveFrom}). */
     public final AtomicLong valueWaitNanos = new AtomicLong();
     /** Asks answered with "no longer kept" (the asker then catches up by state transfer). */

@@ -190,6 +190,8 @@ public final class FourLetterWords {
         m.put("volery_independent_commands", rc.independentCommands());
         m.put("volery_executor_signal_wait_ms", rc.signalWaitNanos() / 1_000_000);
         m.put("volery_executor_value_wait_ms", rc.valueWaitNanos() / 1_000_000);
+        m.put("volery_deferred_commands", rc.deferredCommands());
+        m.put("volery_executor_settle_wait_ms", rc.settleWaitNanos() / 1_000_000);
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());

@@ -74,6 +74,16 @@ public final class NodeMonitor {
         default long valueWaitNanos() {
             return 0;
         }
+
+        /** Top-level creates and deletes whose reply waited for a continuation (ADR 036). */
+        default long deferredCommands() {
+            return 0;
+        }
+
+        /** Nanoseconds commands (and checkpoints) waited for such continuations before going on. */
+        default long settleWaitNanos() {
+            return 0;
+        }
     }
 
     public void replicaCounters(ReplicaCounters c) {

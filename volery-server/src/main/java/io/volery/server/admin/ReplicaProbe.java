@@ -75,6 +75,11 @@ public final class ReplicaProbe {
         return result;
     }
 
+    /** Whether the replica's digests are wanted now (see {@link #wantDigests}). */
+    public boolean digesting() {
+        return System.nanoTime() - digestsWantedUntil < 0;
+    }
+
     /** Called by the replica's thread after each command. */
     public void afterCommand(ZnodeTree current) {
         commands.incrementAndGet();

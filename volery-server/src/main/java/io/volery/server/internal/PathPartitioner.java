@@ -87,6 +87,12 @@ public final class PathPartitioner {
         return path != null && path.length() > 1 && path.charAt(0) == '/' && path.indexOf('/', 1) < 0;
     }
 
+    /** "/x" for "/x" and any path below it; null for the root and malformed paths. */
+    public static String topLevelOf(String path) {
+        String first = firstComponent(path);
+        return first == null ? null : "/" + first;
+    }
+
     public static boolean isRoot(String path) {
         return "/".equals(path);
     }

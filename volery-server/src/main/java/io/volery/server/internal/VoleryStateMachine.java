@@ -72,6 +72,22 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     private final TreeSet<Integer> eventTargets = new TreeSet<>();
     private int commandFrontEnd = VoleryWire.NO_ACK;
     private long commandZxid;
+    /**
+     * Whether top-level creates and deletes finish in continuations (ADR 036): partitions do not stop
+     * for each other's verdicts and events. Subtree partitioning only: under hash a node's parent may sit
+     * in another partition, so too many single-partition commands would read what they change.
+     */
+    private final boolean deferTopLevel;
+    /** Top-level nodes this partition follows the owner's delete of, once its verdict arrives. */
+    private final java.util.Set<String> pendingDeletes = new java.util.HashSet<>();
+    /**
+     * Top-level nodes created or deleted by commands whose reply waits for a continuation here: until it
+     * ran, another partition may not have delivered the command, so no reply may reveal its effect.
+     */
+    private final java.util.Set<String> pendingTopLevel = new java.util.HashSet<>();
+
+    /** The system property that turns deferred top-level creates and deletes off (for comparisons). */
+    public static final String DEFER_TOP_LEVEL_PROPERTY = "volery.deferTopLevel";
 
     public VoleryStateMachine(MulticastEndpoint endpoint, VoleryOracle oracle, TreeConfig treeConfig) {
         super(endpoint, oracle);
@@ -80,6 +96,8 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         this.me = getLocalPartition().getId();
         this.treeConfig = treeConfig;
         this.tree = newTree();
+        this.deferTopLevel = !partitioner.isHash()
+                && Boolean.parseBoolean(System.getProperty(DEFER_TOP_LEVEL_PROPERTY, "true"));
     }
 
     private ZnodeTree newTree() {
@@ -133,6 +151,10 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             probe.afterCommand(tree, getCurrentPosition());
             throw e;
         }
+        if (probe.digesting() && unsettled()) {
+            // a digest compares replicas at a position: each settles first, so all agree on what it covers
+            settle();
+        }
         probe.afterCommand(tree, getCurrentPosition());
         return result;
     }
@@ -169,8 +191,14 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             case VoleryRequest.ZK -> zk(r, zxid);
             case VoleryRequest.CREATE_SESSION -> createSession(r, zxid);
             case VoleryRequest.RECONNECT -> reconnect(r, zxid);
-            case VoleryRequest.TOUCH -> touch(r, zxid);
-            case VoleryRequest.TICK -> tick(r.timeMillis, zxid);
+            case VoleryRequest.TOUCH -> {
+                settleBeforeTick(r.timeMillis);
+                yield touch(r, zxid);
+            }
+            case VoleryRequest.TICK -> {
+                settleBeforeTick(r.timeMillis);
+                yield tick(r.timeMillis, zxid);
+            }
             default -> throw new IllegalArgumentException("unknown Volery request kind " + r.kind);
         };
     }
@@ -319,6 +347,9 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             return setWatches(q, (io.volery.server.tree.Command.SetWatches) cmd, r, zxid, time);
         }
         Scope scope = Scope.of(q, partitioner);
+        if (deferTopLevel && unsettled() && !runsBesideContinuations(q, scope, cmd)) {
+            settle();
+        }
         Object reply = switch (scope) {
             case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
                     : Scope.createsListedEverywhere(q, partitioner) ? applyEverywhere(q, cmd, zxid, time)
@@ -335,11 +366,109 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         return reply;
     }
 
+    private void settleIfDeferring() {
+        if (deferTopLevel && unsettled()) {
+            settle();
+        }
+    }
+
+    /** A tick that expires a session (its ephemerals) or may reap containers and TTL nodes reads the root. */
+    private void settleBeforeTick(long proposedTime) {
+        if (deferTopLevel && unsettled() && tree.tickMayDelete(Math.max(sessionClock, proposedTime))) {
+            settle();
+        }
+    }
+
+    /** Whether a request on owned subtrees names a top-level node a pending command created or deleted here. */
+    private boolean namesPendingTopLevel(ZkRequest q) {
+        if (pendingTopLevel.isEmpty()) {
+            return false;
+        }
+        if (!q.ops().isEmpty()) {
+            for (ZkRequest op : q.ops()) {
+                if (pendingTopLevel.contains(PathPartitioner.topLevelOf(Scope.pathOf(op.body())))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return pendingTopLevel.contains(PathPartitioner.topLevelOf(Scope.pathOf(q.body())));
+    }
+
+    /**
+     * Whether a request may execute while continuations of earlier top-level creates and deletes have not
+     * run (ADR 036). Those change only the root's list of children (a follower's copy of a deleted node),
+     * one-shot watches on the root or the node, and send events. A request on a path this partition owns
+     * below the root touches none of it; a top-level create or delete changes the root's list too, which
+     * commutes unless it creates a sequential node (named by the root's cversion), names a node whose
+     * delete is pending here, or could fire a watch the pending ones could fire first.
+     */
+    private boolean runsBesideContinuations(ZkRequest q, Scope scope, io.volery.server.tree.Command cmd) {
+        return switch (scope) {
+            case OWNER -> !namesPendingTopLevel(q);
+            case EVERY -> Scope.createsListedEverywhere(q, partitioner)
+                    && cmd instanceof io.volery.server.tree.Command.Create c && !c.mode().isSequential()
+                    && !pendingDeletes.contains(c.path()) && !tree.topLevelChangeWatched(c.path());
+            case OWNER_VERDICT -> cmd instanceof io.volery.server.tree.Command.Delete d
+                    && !pendingDeletes.contains(d.path()) && !tree.topLevelChangeWatched(d.path());
+            default -> false;
+        };
+    }
+
     /** A top-level create: every partition lists the node, the owner keeps it; their events merge. */
-    private byte[] applyEverywhere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+    private Object applyEverywhere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
         Result res = tree.apply(cmd, zxid, time);
-        dispatchMerged(List.of(cmd), res.events());
-        return encode(JuteTranslator.toReply(q, res, zxid));
+        if (!deferTopLevel) {
+            dispatchMerged(List.of(cmd), res.events());
+            return encode(JuteTranslator.toReply(q, res, zxid));
+        }
+        String path = Scope.pathOf(q.body());
+        pendingTopLevel.add(path);
+        return mergeEventsLater(List.of(cmd), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), path);
+    }
+
+    /**
+     * {@link #dispatchMerged} without stopping the executor: this partition's events leave now, and the
+     * reply (with the front ends the merged events went to) follows once every partition's are in.
+     */
+    private Object mergeEventsLater(List<? extends io.volery.server.tree.Command> ops, List<WatchEvent> events,
+                                    byte[] reply, String topLevel) {
+        Object[] part = eventsPart(ops, events);
+        return continueLater(exchangeLater(part), parts -> {
+            dispatchParts(part, parts.values());
+            pendingTopLevel.remove(topLevel); // the runtime sends the reply once the signals are in too
+            return reply;
+        });
+    }
+
+    /**
+     * {@link #later} with this command's event context (the front end to acknowledge events to, the
+     * zxid, the front ends sent events) restored around {@code then}, and the reply carrying those front
+     * ends as {@link #execute(Command)} does.
+     */
+    private Object continueLater(Round round, java.util.function.Function<Map<Partition, Object>, Object> then) {
+        int frontEnd = commandFrontEnd;
+        long zxid = commandZxid;
+        return later(round, values -> {
+            int outerFrontEnd = commandFrontEnd;
+            long outerZxid = commandZxid;
+            List<Integer> outerTargets = new ArrayList<>(eventTargets);
+            commandFrontEnd = frontEnd;
+            commandZxid = zxid;
+            eventTargets.clear();
+            try {
+                Object reply = then.apply(values);
+                if (reply instanceof byte[] bytes && !eventTargets.isEmpty()) {
+                    return new Object[] {bytes, eventTargets.stream().mapToInt(Integer::intValue).toArray(), zxid};
+                }
+                return reply;
+            } finally {
+                commandFrontEnd = outerFrontEnd;
+                commandZxid = outerZxid;
+                eventTargets.clear();
+                eventTargets.addAll(outerTargets);
+            }
+        });
     }
 
     /**
@@ -537,9 +666,12 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     }
 
     /** Deleting a top-level node: its owner decides, every partition follows. */
-    private byte[] ownerVerdict(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+    private Object ownerVerdict(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
         io.volery.server.tree.Command.Delete d = (io.volery.server.tree.Command.Delete) cmd;
         int owner = partitioner.ownerOf(d.path());
+        if (deferTopLevel) {
+            return ownerVerdictLater(q, d, owner, zxid, time);
+        }
         Result res = null;
         Integer verdict = null;
         if (owner == me) {
@@ -563,6 +695,38 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
         dispatchMerged(List.of(d), res.events());
         return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /**
+     * {@link #ownerVerdict} without the wait (ADR 036): the owner applies the delete and tells the others,
+     * as before; a follower records the delete as pending and goes on, and applies it (at the delete's
+     * zxid) when the verdict arrives, or earlier if a command that reads the root settles. Then the
+     * partitions merge their events, also later.
+     */
+    private Object ownerVerdictLater(ZkRequest q, io.volery.server.tree.Command.Delete d, int owner, long zxid,
+                                     long time) {
+        pendingTopLevel.add(d.path());
+        if (owner == me) {
+            Result res = tree.apply(d, zxid, time);
+            receiveFrom(Partition.get(owner), res.code().code()); // one way: nothing to wait for
+            return mergeEventsLater(List.of(d), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), d.path());
+        }
+        pendingDeletes.add(d.path());
+        return continueLater(receiveLater(Partition.get(owner), null), told -> {
+            pendingDeletes.remove(d.path());
+            int verdict = (Integer) told.get(Partition.get(owner));
+            Result res;
+            if (verdict == ErrorCode.OK.code()) {
+                res = tree.apply(new io.volery.server.tree.Command.Delete(d.sessionId(), d.path(), -1), zxid, time);
+                if (!res.isOk()) {
+                    throw new IllegalStateException("partition " + me + " cannot follow the owner's delete of "
+                            + d.path() + ": " + res.code());
+                }
+            } else {
+                res = new Result(ErrorCode.of(verdict), Reply.Empty.INSTANCE, List.of());
+            }
+            return mergeEventsLater(List.of(d), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), d.path());
+        });
     }
 
     /** A multi across subtrees: dry-run, exchange verdicts, apply all or none, exchange results. */
@@ -791,6 +955,12 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
      * @param ops the command's operations, in order
      */
     private void dispatchMerged(List<? extends io.volery.server.tree.Command> ops, List<WatchEvent> events) {
+        Object[] part = eventsPart(ops, events);
+        dispatchParts(part, timedExchange(part).values());
+    }
+
+    /** This partition's events of a command, keyed by the operation and kind that fired them, for merging. */
+    private Object[] eventsPart(List<? extends io.volery.server.tree.Command> ops, List<WatchEvent> events) {
         // Events come in operation order; an operation's events name its path or its parent, one per
         // session and watch kind, so an event seen before for the current operation belongs to a later one.
         int[] keys = new int[events.size()];
@@ -828,10 +998,14 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             }
             seenForOp.add(signature);
         }
-        Object[] part = {VoleryWire.events(events), keys, me};
+        return new Object[] {VoleryWire.events(events), keys, me};
+    }
+
+    /** Merges this partition's {@link #eventsPart} with the others' and hands the events to the front ends. */
+    private void dispatchParts(Object[] part, java.util.Collection<Object> others) {
         List<Object[]> parts = new ArrayList<>();
         parts.add(part);
-        for (Object v : timedExchange(part).values()) {
+        for (Object v : others) {
             parts.add((Object[]) v);
         }
         parts.sort(java.util.Comparator.comparingInt(p -> (Integer) p[2]));
@@ -864,6 +1038,8 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (events.isEmpty()) {
             return;
         }
+        // events of deferred commands go first, so that every session sees its events in zxid order
+        settleIfDeferring();
         Map<Integer, List<WatchEvent>> byFrontEnd = new TreeMap<>();
         for (WatchEvent e : events) {
             SessionDirectory.Entry s = sessionDirectory.get(e.sessionId());
@@ -927,6 +1103,8 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     /** Takes what {@link #snapshotState} wrote (or, from a checkpoint of an older build, the object it returned). */
     @Override
     protected void restoreState(Object state) {
+        pendingDeletes.clear(); // their continuations went with the replaced state
+        pendingTopLevel.clear();
         Object[] s = (Object[]) (state instanceof byte[] written ? KryoCodec.decode(written) : state);
         try {
             ZnodeTree t = newTree();

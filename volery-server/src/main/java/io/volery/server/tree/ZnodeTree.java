@@ -163,6 +163,24 @@ public final class ZnodeTree {
         return out;
     }
 
+    /** Whether a tick at {@code time} could delete nodes: a session expires, or containers or TTL nodes are reaped. */
+    public boolean tickMayDelete(long time) {
+        return !sessions.expiredAt(time).isEmpty()
+                || config.reapsContainers() && !(containers.isEmpty() && ttls.isEmpty());
+    }
+
+    /**
+     * Whether creating or deleting the top-level node {@code path} could fire a watch here: one on the
+     * node itself, the root's child watches, or a watch on the root in the data table (exist, data or
+     * persistent, recursive ones included).
+     */
+    public boolean topLevelChangeWatched(String path) {
+        return !watches.registrationsOf(WatchRegistry.Table.CHILD, "/").isEmpty()
+                || !watches.registrationsOf(WatchRegistry.Table.DATA, "/").isEmpty()
+                || !watches.registrationsOf(WatchRegistry.Table.DATA, path).isEmpty()
+                || !watches.registrationsOf(WatchRegistry.Table.CHILD, path).isEmpty();
+    }
+
     /** Watches as ZooKeeper counts them: (table, path, session) registrations; for monitoring. */
     public int watchCount() {
         java.util.Set<List<Object>> seen = new java.util.HashSet<>();

@@ -1,0 +1,207 @@
+package io.eyrie.core;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Deferred rounds (ADR 036, {@link StateMachine#later}): a partition that needs another's value only to
+ * change state no later command reads goes on executing, runs the continuation when the value arrives,
+ * and replies then; a command that reads that state settles first.
+ */
+class DeferredRoundsTest {
+
+    /**
+     * "tell k" (every partition): partition 1 tells the others 100*k; the others append it to {@link #told}
+     * in a continuation. "add k" (partition 2 only) adds to {@link #sum} without reading {@code told}.
+     * "read" (partition 2 only) settles, then answers {@code told}. "relay k" (every partition): two
+     * deferred rounds, the second's value computed from the first's. Partition 1 waits on {@link #senderHeld}.
+     */
+    public static final class DeferringMachine extends StateMachine {
+        static volatile CountDownLatch senderHeld = new CountDownLatch(0);
+        final List<Integer> told = new ArrayList<>();
+        volatile long sum;
+
+        public DeferringMachine(io.eyrie.multicast.MulticastEndpoint endpoint) {
+            super(endpoint, new Oracle());
+        }
+
+        @Override
+        public Object executeCommand(Command c) {
+            c.rewind();
+            String op = (String) c.getNext();
+            int me = getLocalPartition().getId();
+            switch (op) {
+                case "add" -> {
+                    sum += (Integer) c.getNext();
+                    return sum;
+                }
+                case "read" -> {
+                    settle();
+                    return List.copyOf(told);
+                }
+                case "tell" -> {
+                    int k = (Integer) c.getNext();
+                    if (me == 1) {
+                        try {
+                            senderHeld.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    Round r = receiveLater(Partition.get(1), me == 1 ? 100 * k : null);
+                    return later(r, values -> {
+                        int v = (Integer) values.get(Partition.get(1));
+                        if (me != 1) {
+                            told.add(v);
+                        }
+                        return "told " + v + "@" + getCurrentPosition();
+                    });
+                }
+                case "relay" -> {
+                    int k = (Integer) c.getNext();
+                    return later(exchangeLater(me * k), first -> {
+                        int total = me * k + first.values().stream().mapToInt(v -> (Integer) v).sum();
+                        int mine = total + me;
+                        return later(exchangeLater(mine), second -> {
+                            int all = mine;
+                            for (Object v : second.values()) {
+                                all += (Integer) v;
+                            }
+                            return total + "/" + all;
+                        });
+                    });
+                }
+                default -> throw new IllegalArgumentException(op);
+            }
+        }
+    }
+
+    public static final class Oracle extends PartitioningOracle {
+        @Override
+        public Set<Partition> getDestinations(Command c) {
+            c.rewind();
+            String op = (String) c.getNext();
+            c.rewind();
+            return op.equals("add") || op.equals("read") ? Set.of(Partition.get(2))
+                    : new TreeSet<>(Partition.getPartitionList());
+        }
+
+        @Override
+        public Partition getPartition(Object objectId) {
+            return Partition.get(1);
+        }
+    }
+
+    private SimCluster cluster;
+
+    @AfterEach
+    void tearDown() {
+        DeferringMachine.senderHeld.countDown();
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /**
+     * Partition 1 is stuck before it tells; partition 2 defers the round, executes the later "add"
+     * commands and answers them; a "read" that settles waits for the value. With {@code receiveFrom}
+     * partition 2 would stop at "tell" and no "add" would be answered.
+     */
+    @Test
+    void laterCommandsRunWhileTheRoundIsAwaited_andSettleWaitsForIt() throws Exception {
+        DeferringMachine.senderHeld = new CountDownLatch(1);
+        cluster = new SimCluster(3, 2, 2, 11, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(60_000))
+                .withClients(new Oracle(), 4, 60_000);
+        Future<Object> tell = cluster.client(0).executeAsync(new Command("tell", 7));
+        for (int i = 1; i <= 3; i++) {
+            assertEquals((long) (i * (i + 1) / 2), cluster.client(1).execute(new Command("add", i)),
+                    "partition 2 executes add " + i + " while tell waits for partition 1");
+        }
+        Future<Object> read = cluster.client(1).executeAsync(new Command("read"));
+        Thread.sleep(300);
+        assertFalse(tell.isDone(), "tell is answered only once partition 1 told");
+        assertFalse(read.isDone(), "read settles, so it waits for partition 1's value");
+        for (int node : cluster.sim.replicasOf(2)) {
+            assertEquals(4, cluster.stats(node).commandsExecuted.get(), "node " + node + " executed tell and the adds");
+            assertTrue(((DeferringMachine) cluster.replica(node)).told.isEmpty());
+        }
+        DeferringMachine.senderHeld.countDown();
+        String told = (String) tell.get(30, TimeUnit.SECONDS);
+        assertTrue(told.startsWith("told 700@"), told);
+        assertEquals(List.of(700), read.get(30, TimeUnit.SECONDS));
+        cluster.awaitQuiescent();
+        for (int p = 2; p <= 3; p++) {
+            for (int node : cluster.sim.replicasOf(p)) {
+                assertEquals(List.of(700), ((DeferringMachine) cluster.replica(node)).told, "node " + node);
+                assertEquals(1, cluster.stats(node).deferredCommands.get(), "node " + node);
+            }
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
+    /** A continuation runs with its own command's position, and the reply waits for it. */
+    @Test
+    void theContinuationRunsAtItsCommandsPosition() throws Exception {
+        cluster = new SimCluster(2, 2, 1, 5, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(50))
+                .withClients(new Oracle(), 4, 60_000);
+        long last = -1;
+        for (int k = 1; k <= 5; k++) {
+            String r = (String) cluster.client(0).execute(new Command("tell", k));
+            assertEquals("told " + (100 * k), r.substring(0, r.indexOf('@')));
+            long position = Long.parseLong(r.substring(r.indexOf('@') + 1));
+            assertTrue(position > last, position + " after " + last);
+            last = position;
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
+    /**
+     * Two chained deferred rounds under lost and duplicated direct messages: late rounds are asked for
+     * (and a replica that has passed the command but not sent a deferred round does not answer "gone").
+     */
+    @Test
+    void chainedDeferredRoundsSurviveLostExchanges() throws Exception {
+        cluster = new SimCluster(3, 3, 2, 13, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(30))
+                .withClients(new Oracle(), 4, 60_000);
+        cluster.sim.setDirectFaults(0.3, 0.1, 5);
+        for (int k = 1; k <= 10; k++) {
+            // partitions 1..3 contribute k, 2k, 3k: total = 6k; second = sum over p of (6k + p) = 18k + 6
+            assertEquals((6 * k) + "/" + (18 * k + 6), cluster.client(k % 2).execute(new Command("relay", k)));
+            cluster.client(1).execute(new Command("add", k));
+        }
+        cluster.sim.setDirectFaults(0, 0, 0);
+        cluster.awaitQuiescent();
+        long asks = 0;
+        for (int p = 1; p <= 3; p++) {
+            for (int node : cluster.sim.replicasOf(p)) {
+                asks += cluster.stats(node).asksSent.get();
+            }
+        }
+        assertTrue(asks > 0, "lost exchanges were asked for");
+        for (Map.Entry<Integer, Long> e : sums().entrySet()) {
+            assertEquals(55L, e.getValue(), "node " + e.getKey());
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
+    private Map<Integer, Long> sums() {
+        Map<Integer, Long> out = new java.util.TreeMap<>();
+        for (int node : cluster.sim.replicasOf(2)) {
+            out.put(node, ((DeferringMachine) cluster.replica(node)).sum);
+        }
+        return out;
+    }
+}

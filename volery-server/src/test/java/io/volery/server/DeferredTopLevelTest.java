@@ -1,0 +1,221 @@
+package io.volery.server;
+
+import io.volery.server.internal.PathPartitioner;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * ADR 036: top-level creates and deletes finish in continuations. A partition that follows the owner's
+ * delete does not stop for the verdict; a request that reads what a pending command changed waits.
+ */
+class DeferredTopLevelTest {
+
+    /**
+     * With the owner partition's replicas all held, another partition still answers requests on its own
+     * subtrees (before ADR 036 its executor waited at the delete), a read of the root waits for the
+     * verdict, and once the owner goes on every replica agrees on the root's children.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aFollowerGoesOnWhileTheOwnersVerdictIsLate_andRootReadsWaitForIt() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            int owner = c.partitions()[0];
+            int follower = c.partitions()[1];
+            String a = topLevelIn(partitioner, owner);
+            String b = topLevelIn(partitioner, follower);
+            List<VoleryNode> owners = new ArrayList<>();
+            StringJoiner followerNodes = new StringJoiner(",");
+            for (VoleryNode n : c.nodes()) {
+                if (n.replica().getLocalPartition().getId() == owner) {
+                    owners.add(n);
+                } else {
+                    followerNodes.add("127.0.0.1:" + n.clientAddress().getPort());
+                }
+            }
+            // both sessions live on the follower partition's front ends (their replicas answer them)
+            ZooKeeper deleter = VolerySmokeTest.connect(followerNodes.toString());
+            ZooKeeper other = VolerySmokeTest.connect(followerNodes.toString());
+            ZooKeeper trigger = VolerySmokeTest.connect(followerNodes.toString());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                deleter.create(a, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                deleter.create(b, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                deleter.create(b + "/x", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+
+                // hold every replica of the owner partition after its next command
+                CountDownLatch held = new CountDownLatch(owners.size());
+                for (VoleryNode n : owners) {
+                    n.replica().probe().inspect(t -> {
+                        held.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return null;
+                    });
+                }
+                // a command at the owner partition, after which its replicas stop (never answered while held)
+                trigger.exists(a, false, (rc, path, ctx, stat) -> { }, null);
+                assertTrue(held.await(20, TimeUnit.SECONDS), "the owner partition's replicas are held");
+
+                List<VoleryNode> followers = new ArrayList<>(c.nodes());
+                followers.removeAll(owners);
+                long[] deferredBefore = followers.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
+                CompletableFuture<Integer> deleted = new CompletableFuture<>();
+                deleter.delete(a, -1, (rc, path, ctx) -> deleted.complete(rc), null);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int i = 0; i < followers.size(); i++) {
+                    while (followers.get(i).replica().deferredCommands() == deferredBefore[i]) {
+                        assertTrue(System.nanoTime() < deadline, "node " + followers.get(i).nodeId()
+                                + " executes the delete and defers the rest");
+                        Thread.sleep(10);
+                    }
+                }
+                // a request on the follower's own subtree, ordered after the delete in every partition
+                CompletableFuture<Integer> set = new CompletableFuture<>();
+                other.setData(b + "/x", new byte[] {1}, -1, (rc, path, ctx, stat) -> set.complete(rc), null);
+                assertEquals(0, set.get(20, TimeUnit.SECONDS),
+                        "the follower answers a request on its own subtree while the owner's verdict is late");
+                assertFalse(deleted.isDone(), "the delete is answered only with the owner's verdict");
+                CompletableFuture<List<String>> root = new CompletableFuture<>();
+                other.getChildren("/", false, (rc, path, ctx, children) -> root.complete(children), null);
+                Thread.sleep(500);
+                assertFalse(root.isDone(), "a read of the root's children waits for the verdict");
+
+                release.countDown();
+                assertEquals(0, deleted.get(20, TimeUnit.SECONDS));
+                List<String> children = root.get(20, TimeUnit.SECONDS);
+                assertFalse(children.contains(a.substring(1)), "the root no longer lists " + a + ": " + children);
+                assertTrue(children.contains(b.substring(1)), children.toString());
+                Stat stat = other.exists(b + "/x", false);
+                assertEquals(1, stat.getVersion());
+                // every replica of both partitions lists the same top-level nodes
+                ZooKeeper check = VolerySmokeTest.connect(c.connectString());
+                try {
+                    check.sync("/", (rc, path, ctx) -> { }, null);
+                    TreeSet<String> expected = new TreeSet<>(check.getChildren("/", false));
+                    for (VoleryNode n : c.nodes()) {
+                        TreeSet<String> listed = new TreeSet<>(n.replica().probe().inspect(t -> t.children("/")).get(20, TimeUnit.SECONDS));
+                        assertEquals(expected, listed, "node " + n.nodeId());
+                    }
+                } finally {
+                    check.close();
+                }
+            } finally {
+                release.countDown();
+                deleter.close();
+                other.close();
+                trigger.close();
+            }
+        }
+    }
+
+    /**
+     * The owner of a new top-level node goes on after creating it, but until the create's continuation
+     * ran (here: the other partition, held, has not sent its part of the events), a request on that node
+     * waits, because its reply would reveal the create; a request on another subtree does not.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aRequestOnAPendingTopLevelNodeWaitsForItsCommand_othersDoNot() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            int owner = c.partitions()[0];
+            int other = c.partitions()[1];
+            String x = topLevelIn(partitioner, owner);
+            String y = x + "-y";
+            for (int i = 0; partitioner.ownerOf(y) != owner; i++) {
+                y = x + "-y" + i;
+            }
+            String z = topLevelIn(partitioner, other);
+            List<VoleryNode> owners = new ArrayList<>();
+            List<VoleryNode> others = new ArrayList<>();
+            StringJoiner ownerNodes = new StringJoiner(",");
+            StringJoiner otherNodes = new StringJoiner(",");
+            for (VoleryNode n : c.nodes()) {
+                boolean mine = n.replica().getLocalPartition().getId() == owner;
+                (mine ? owners : others).add(n);
+                (mine ? ownerNodes : otherNodes).add("127.0.0.1:" + n.clientAddress().getPort());
+            }
+            ZooKeeper creator = VolerySmokeTest.connect(ownerNodes.toString());
+            ZooKeeper reader = VolerySmokeTest.connect(ownerNodes.toString());
+            ZooKeeper trigger = VolerySmokeTest.connect(otherNodes.toString());
+            ZooKeeper writer = VolerySmokeTest.connect(ownerNodes.toString());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                creator.create(y, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                creator.create(y + "/n", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                CountDownLatch held = new CountDownLatch(others.size());
+                for (VoleryNode n : others) {
+                    n.replica().probe().inspect(t -> {
+                        held.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return null;
+                    });
+                }
+                trigger.exists(z, false, (rc, path, ctx, stat) -> { }, null);
+                assertTrue(held.await(20, TimeUnit.SECONDS), "the other partition's replicas are held");
+
+                long[] before = owners.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
+                CompletableFuture<Integer> created = new CompletableFuture<>();
+                creator.create(x, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
+                        (rc, path, ctx, name) -> created.complete(rc), null);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int i = 0; i < owners.size(); i++) {
+                    while (owners.get(i).replica().deferredCommands() == before[i]) {
+                        assertTrue(System.nanoTime() < deadline, "node " + owners.get(i).nodeId() + " executes the create");
+                        Thread.sleep(10);
+                    }
+                }
+                CompletableFuture<Integer> onY = new CompletableFuture<>();
+                writer.setData(y + "/n", new byte[] {2}, -1, (rc, path, ctx, stat) -> onY.complete(rc), null);
+                assertEquals(0, onY.get(20, TimeUnit.SECONDS), "a request on another subtree is answered");
+                CompletableFuture<Integer> onX = new CompletableFuture<>();
+                reader.exists(x, false, (rc, path, ctx, stat) -> onX.complete(rc), null);
+                Thread.sleep(300);
+                assertFalse(onX.isDone(), "exists(" + x + ") would reveal the create before its command completed");
+                assertFalse(created.isDone(), "the create is answered once every partition's events are in");
+                release.countDown();
+                assertEquals(0, created.get(20, TimeUnit.SECONDS));
+                assertEquals(0, onX.get(20, TimeUnit.SECONDS));
+            } finally {
+                release.countDown();
+                writer.close();
+                creator.close();
+                reader.close();
+                trigger.close();
+            }
+        }
+    }
+
+    private static String topLevelIn(PathPartitioner partitioner, int partition) {
+        for (int i = 0; ; i++) {
+            String path = "/deferred-" + i;
+            if (partitioner.ownerOf(path) == partition) {
+                return path;
+            }
+        }
+    }
+}
