@@ -681,20 +681,24 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         // one way (ADR 034): the owner tells the others and goes on; it needs nothing from them
         Integer told = timedReceiveFrom(owner, verdict);
         if (owner != me) {
-            verdict = told;
-            if (verdict == ErrorCode.OK.code()) {
-                // This partition's copy of the node has neither version nor children of its own.
-                res = tree.apply(new io.volery.server.tree.Command.Delete(d.sessionId(), d.path(), -1), zxid, time);
-                if (!res.isOk()) {
-                    throw new IllegalStateException("partition " + me + " cannot follow the owner's delete of "
-                            + d.path() + ": " + res.code());
-                }
-            } else {
-                res = new Result(ErrorCode.of(verdict), Reply.Empty.INSTANCE, List.of());
-            }
+            res = followVerdict(d, told, zxid, time);
         }
         dispatchMerged(List.of(d), res.events());
         return encode(JuteTranslator.toReply(q, res, zxid));
+    }
+
+    /** A follower's side of the owner's delete: drops its copy of the node if the owner did. */
+    private Result followVerdict(io.volery.server.tree.Command.Delete d, int verdict, long zxid, long time) {
+        if (verdict != ErrorCode.OK.code()) {
+            return new Result(ErrorCode.of(verdict), Reply.Empty.INSTANCE, List.of());
+        }
+        // This partition's copy of the node has neither version nor children of its own.
+        Result res = tree.apply(new io.volery.server.tree.Command.Delete(d.sessionId(), d.path(), -1), zxid, time);
+        if (!res.isOk()) {
+            throw new IllegalStateException("partition " + me + " cannot follow the owner's delete of "
+                    + d.path() + ": " + res.code());
+        }
+        return res;
     }
 
     /**
@@ -714,17 +718,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         pendingDeletes.add(d.path());
         return continueLater(receiveLater(Partition.get(owner), null), told -> {
             pendingDeletes.remove(d.path());
-            int verdict = (Integer) told.get(Partition.get(owner));
-            Result res;
-            if (verdict == ErrorCode.OK.code()) {
-                res = tree.apply(new io.volery.server.tree.Command.Delete(d.sessionId(), d.path(), -1), zxid, time);
-                if (!res.isOk()) {
-                    throw new IllegalStateException("partition " + me + " cannot follow the owner's delete of "
-                            + d.path() + ": " + res.code());
-                }
-            } else {
-                res = new Result(ErrorCode.of(verdict), Reply.Empty.INSTANCE, List.of());
-            }
+            Result res = followVerdict(d, (Integer) told.get(Partition.get(owner)), zxid, time);
             return mergeEventsLater(List.of(d), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), d.path());
         });
     }
