@@ -170,6 +170,8 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final java.util.ArrayDeque<Deferred> deferred = new java.util.ArrayDeque<>();
     /** Their positions, for asks answered on the direct-channel thread. */
     private final Set<Long> deferredPositions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** A {@link Wake} is in the queue: arrivals for deferred rounds add no second one. */
+    private final java.util.concurrent.atomic.AtomicBoolean wakeQueued = new java.util.concurrent.atomic.AtomicBoolean();
     /** A continuation is running: it settles nothing (older ones ran, newer ones wait for it). */
     private boolean continuing;
     private final SentExchanges sent;
@@ -239,7 +241,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         // deliveryQueueMax only triggers a warning.
         this.queue = new java.util.concurrent.LinkedBlockingQueue<>();
         this.inbox = new ExchangeInbox(options.inboxPositionsMax());
-        this.inbox.onRetainedArrival(() -> queue.offer(WAKE));
+        this.inbox.onRetainedArrival(() -> {
+            if (wakeQueued.compareAndSet(false, true)) {
+                queue.offer(WAKE);
+            }
+        });
         this.sent = new SentExchanges(options.sentPositionsMax());
         this.snapshots = options.checkpointDir() == null ? null : new SnapshotStore(options.checkpointDir());
         this.writer = snapshots == null ? null : new CheckpointWriter(snapshots, endpoint, stats, nodeId);
@@ -645,6 +651,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                     return;
                 }
                 if (w instanceof Wake) {
+                    wakeQueued.set(false); // arrivals from now on queue another
                     continueOrTransfer(false);
                     continue;
                 }
