@@ -107,7 +107,9 @@ public final class ReplicaRuntime implements AutoCloseable {
         final Wire.Request request;
         /** Client nodes whose resent copy arrived while the result was pending: each gets the reply. */
         final Set<Integer> resentTo = new HashSet<>();
+        /** When it was deferred: past the exchange timeout, the executor asks for its missing rounds. */
         final long sinceNanos = System.nanoTime();
+        long askedNanos = sinceNanos;
         /** Its reply still waits for the other destinations' round-0 signals (Algorithm 1). */
         boolean signalsPending;
 
@@ -934,25 +936,51 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
-    /** Runs, oldest first, the continuations whose rounds are all in; stops at the first that waits. */
+    /**
+     * Runs, oldest first, the continuations whose rounds are all in; stops at the first that waits. When
+     * that one has waited longer than the exchange timeout, it asks for its missing rounds (again every
+     * timeout) without stopping: a lost round must not wait for the executor to fall idle, which under
+     * load it may not. The answers wake the executor like the rounds themselves.
+     */
     private void runReadyContinuations() throws InterruptedException {
         while (!deferred.isEmpty()) {
             Deferred d = deferred.peekFirst();
-            Later l = d.later;
-            for (int q : l.senders) {
-                if (inbox.peek(l.run.position, q, l.round) == null) {
-                    return;
+            if (!isReady(d, false)) {
+                long now = System.nanoTime();
+                long timeout = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
+                if (now - d.askedNanos > timeout && now - d.sinceNanos > timeout) {
+                    d.askedNanos = now;
+                    isReady(d, true);
                 }
-            }
-            if (d.signalsPending) {
-                for (int q : l.run.others) {
-                    if (l.run.received.get(q) == null && inbox.peek(l.run.position, q, 0) == null) {
-                        return;
-                    }
-                }
+                return;
             }
             continueOldest();
         }
+    }
+
+    /** Whether every round {@code d} waits for is in; {@code ask}: asks for each missing one. */
+    private boolean isReady(Deferred d, boolean ask) {
+        Later l = d.later;
+        boolean ready = true;
+        for (int q : l.senders) {
+            if (inbox.peek(l.run.position, q, l.round) == null) {
+                ready = false;
+                if (ask) {
+                    l.run.ask(q, l.round);
+                }
+            }
+        }
+        if (d.signalsPending) {
+            for (int q : l.run.others) {
+                if (l.run.received.get(q) == null && inbox.peek(l.run.position, q, 0) == null) {
+                    ready = false;
+                    if (ask) {
+                        l.run.ask(q, 0);
+                    }
+                }
+            }
+        }
+        return ready;
     }
 
     /**
@@ -1394,18 +1422,23 @@ public final class ReplicaRuntime implements AutoCloseable {
                     abandoned = true;
                     throw new ExchangeGone(position);
                 }
-                byte[] ask = Wire.encode(new Wire.Ask(position, round, partition, q, nodeId));
-                log.debug("node={} cmd={} position={} asks partition {} again", nodeId, request.name(),
-                        Position.toString(position), q);
-                for (int node : replicasByPartition.get(q)) {
-                    stats.asksSent.incrementAndGet();
-                    endpoint.sendDirect(node, ask);
-                }
+                ask(q, round);
             }
             if (round == 0 && inbox.arrivedEarly(position)) {
                 stats.earlyExchangesUsed.incrementAndGet();
             }
             return e;
+        }
+
+        /** Asks every replica of partition {@code q} for its round-{@code round} exchange of this command. */
+        void ask(int q, int round) {
+            byte[] ask = Wire.encode(new Wire.Ask(position, round, partition, q, nodeId));
+            log.debug("node={} cmd={} position={} asks partition {} again", nodeId, request.name(),
+                    Position.toString(position), q);
+            for (int node : replicasByPartition.get(q)) {
+                stats.asksSent.incrementAndGet();
+                endpoint.sendDirect(node, ask);
+            }
         }
 
         @Override
