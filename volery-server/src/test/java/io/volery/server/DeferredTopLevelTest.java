@@ -59,22 +59,7 @@ class DeferredTopLevelTest {
                 deleter.create(b, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                 deleter.create(b + "/x", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
 
-                // hold every replica of the owner partition after its next command
-                CountDownLatch held = new CountDownLatch(owners.size());
-                for (VoleryNode n : owners) {
-                    n.replica().probe().inspect(t -> {
-                        held.countDown();
-                        try {
-                            release.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        return null;
-                    });
-                }
-                // a command at the owner partition, after which its replicas stop (never answered while held)
-                trigger.exists(a, false, (rc, path, ctx, stat) -> { }, null);
-                assertTrue(held.await(20, TimeUnit.SECONDS), "the owner partition's replicas are held");
+                holdAfterNextCommand(owners, trigger, a, release);
 
                 List<VoleryNode> followers = new ArrayList<>(c.nodes());
                 followers.removeAll(owners);
@@ -163,20 +148,7 @@ class DeferredTopLevelTest {
             try {
                 creator.create(y, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                 creator.create(y + "/n", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                CountDownLatch held = new CountDownLatch(others.size());
-                for (VoleryNode n : others) {
-                    n.replica().probe().inspect(t -> {
-                        held.countDown();
-                        try {
-                            release.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        return null;
-                    });
-                }
-                trigger.exists(z, false, (rc, path, ctx, stat) -> { }, null);
-                assertTrue(held.await(20, TimeUnit.SECONDS), "the other partition's replicas are held");
+                holdAfterNextCommand(others, trigger, z, release);
 
                 long[] before = owners.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
                 CompletableFuture<Integer> created = new CompletableFuture<>();
@@ -208,6 +180,28 @@ class DeferredTopLevelTest {
                 trigger.close();
             }
         }
+    }
+
+    /**
+     * Holds every replica in {@code replicas} (one partition's) after its next command until {@code release}:
+     * {@code trigger} sends it one, an exists of {@code path} in that partition, never answered while held.
+     */
+    private static void holdAfterNextCommand(List<VoleryNode> replicas, ZooKeeper trigger, String path,
+                                             CountDownLatch release) throws InterruptedException {
+        CountDownLatch held = new CountDownLatch(replicas.size());
+        for (VoleryNode n : replicas) {
+            n.replica().probe().inspect(t -> {
+                held.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return null;
+            });
+        }
+        trigger.exists(path, false, (rc, p, ctx, stat) -> { }, null);
+        assertTrue(held.await(20, TimeUnit.SECONDS), "the partition's replicas are held");
     }
 
     private static String topLevelIn(PathPartitioner partitioner, int partition) {
