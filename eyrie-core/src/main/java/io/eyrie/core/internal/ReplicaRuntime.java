@@ -925,7 +925,7 @@ public final class ReplicaRuntime implements AutoCloseable {
     private boolean continueOrTransfer(boolean all) throws InterruptedException {
         try {
             if (all) {
-                settleDeferred(null);
+                settleDeferred();
             } else {
                 runReadyContinuations();
             }
@@ -985,9 +985,9 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     /**
      * Runs every deferred continuation, oldest first, waiting for their rounds (and asking for late
-     * ones). {@code current}: the command executing now, whose context is restored afterwards.
+     * ones). The command executing now, if any, keeps its context: each continuation restores it.
      */
-    private void settleDeferred(CurrentExecution.Access current) throws InterruptedException {
+    private void settleDeferred() throws InterruptedException {
         if (deferred.isEmpty() || continuing) {
             return;
         }
@@ -998,9 +998,6 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
         } finally {
             stats.settleWaitNanos.addAndGet(System.nanoTime() - start);
-            if (current != null) {
-                CurrentExecution.set(current);
-            }
         }
     }
 
@@ -1373,7 +1370,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         @Override
         public void settle() {
             try {
-                settleDeferred(this);
+                settleDeferred(); // each continuation restores this command's context when it ends
             } catch (InterruptedException ie) {
                 throw new RemoteWaitInterrupted(ie);
             }
