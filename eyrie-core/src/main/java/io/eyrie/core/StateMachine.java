@@ -388,6 +388,14 @@ public abstract class StateMachine implements AutoCloseable {
         return fromRuntime(rt -> rt.stats().exchangesSent.get());
     }
 
+    /**
+     * Bare signals this replica sent when its partition delivered a multi-partition command (ADR 034;
+     * included in {@link #exchangesSent}); 0 before run.
+     */
+    public long signalsSentAtDelivery() {
+        return fromRuntime(rt -> rt.stats().signalsAtDelivery.get());
+    }
+
     /** Multi-partition commands this replica ran without signals ({@link PartitioningOracle#executesIndependently}). */
     public long independentCommands() {
         return fromRuntime(rt -> rt.stats().independentCommands.get());

@@ -18,6 +18,11 @@ import java.util.Set;
 public final class VoleryOracle extends PartitioningOracle {
     private final PathPartitioner partitioner;
     private final int localPartition;
+    /**
+     * Whether top-level creates run without signals (ADR 037); {@code -Dvolery.independentCreates=false}
+     * gives them signals again, for comparison. Every node of a cluster must agree on it.
+     */
+    private final boolean independentCreates = !"false".equals(System.getProperty("volery.independentCreates"));
 
     public VoleryOracle(PathPartitioner partitioner, int localPartition) {
         this.partitioner = partitioner;
@@ -41,13 +46,38 @@ public final class VoleryOracle extends PartitioningOracle {
      * partition holds the same sessions and session time and applies them in its own order, and the
      * front end that orders a touch does not wait for it. Session creation, reconnection and close
      * keep their signals: a client acts on their replies.
+     *
+     * <p>So does the create of a node every partition lists (ADR 037): each partition applies it and
+     * then exchanges its watch events with every other ({@code VoleryStateMachine.applyEverywhere}), and
+     * no replica answers before every other partition's part is in. A partition sends its part only
+     * once it executed the create, which says more than the signal of its delivery, so the signals
+     * (each partition's designated replica to every replica of the others) would only cost messages.
+     * A create refused before it applies anything (no session, a bad path) is answered alike by every
+     * partition from the session table and the request alone, which every partition holds the same.
      */
     @Override
     public boolean executesIndependently(Command c) {
         c.rewind();
         VoleryRequest r = (VoleryRequest) c.getNext();
         c.rewind();
-        return r.kind == VoleryRequest.TOUCH || r.kind == VoleryRequest.TICK;
+        if (r.kind == VoleryRequest.TOUCH || r.kind == VoleryRequest.TICK) {
+            return true;
+        }
+        return r.kind == VoleryRequest.ZK && createsListedEverywhere(r);
+    }
+
+    /** Whether {@code r} is a create every partition applies and then exchanges events for. */
+    private boolean createsListedEverywhere(VoleryRequest r) {
+        if (!independentCreates) {
+            return false;
+        }
+        ZkRequest q;
+        try {
+            q = r.zkRequest();
+        } catch (ZkCodec.MalformedRequestException e) {
+            return false;
+        }
+        return Scope.of(q, partitioner) == Scope.EVERY && Scope.createsListedEverywhere(q, partitioner);
     }
 
     /** The partition ids a request goes to. */
