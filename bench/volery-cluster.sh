@@ -145,17 +145,31 @@ start() {
   while :; do
     modes="" leaders=0
     for ((i = 1; i <= n; i++)); do
-      kill -0 "$(cat "$dir/node-$i/pid")" 2>/dev/null || die "node $i exited during start; see $dir/node-$i/server.log"
+      kill -0 "$(cat "$dir/node-$i/pid")" 2>/dev/null || start_failed "$dir" "node $i exited during start; see $dir/node-$i/server.log"
       local m; m="$(srvr "${client[i]}" | sed -n 's/^Mode: //p')"
       modes+="${m:-down} "
       [ "$m" = leader ] || [ "$m" = standalone ] && leaders=$((leaders + 1))
     done
     if [ "$(grep -o down <<< "$modes" | wc -l)" -eq 0 ] && [ "$leaders" -ge "$partitions" ]; then break; fi
-    [ "$SECONDS" -lt "$deadline" ] || die "cluster not ready after ${START_TIMEOUT:-120} s (modes: $modes); logs under $dir"
+    [ "$SECONDS" -lt "$deadline" ] || start_failed "$dir" "cluster not ready after ${START_TIMEOUT:-120} s (modes: $modes); logs under $dir"
     sleep 0.5
   done
   echo "$connect" > "$dir/connect"
   echo "$connect"
+}
+
+# A start that fails stops the nodes it started, so that no half cluster outlives the script (a port
+# that free_port picked and something else took before the node bound it is the usual cause).
+start_failed() {
+  local dir="$1" why="$2" log
+  for log in "$dir"/node-*/server.log; do
+    if grep -q "Address already in use" "$log" 2>/dev/null; then
+      why+=" (a port was taken between picking it and binding it: start again)"
+      break
+    fi
+  done
+  stop "$dir" >/dev/null 2>&1 || true
+  die "$why"
 }
 
 stop() {
