@@ -77,7 +77,8 @@ public final class VoleryOracle extends PartitioningOracle {
         } catch (ZkCodec.MalformedRequestException e) {
             return false;
         }
-        return Scope.of(q, partitioner) == Scope.EVERY && Scope.createsListedEverywhere(q, partitioner);
+        // such a create is always Scope.EVERY, and zk() sends every one of them to applyEverywhere
+        return Scope.createsListedEverywhere(q, partitioner);
     }
 
     /** The partition ids a request goes to. */
