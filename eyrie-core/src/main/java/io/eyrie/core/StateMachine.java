@@ -388,6 +388,29 @@ public abstract class StateMachine implements AutoCloseable {
         return fromRuntime(rt -> rt.stats().exchangesSent.get());
     }
 
+    /** Asks this replica sent for late exchanges, one per replica asked (0 before run). */
+    public long asksSent() {
+        return fromRuntime(rt -> rt.stats().asksSent.get());
+    }
+
+    /** Asks this replica answered with an exchange it kept (0 before run). */
+    public long asksAnswered() {
+        return fromRuntime(rt -> rt.stats().asksAnswered.get());
+    }
+
+    /**
+     * Kept exchanges this replica sent again, after an answered ask, to a replica that was far behind
+     * (included in {@link #exchangesSent}); 0 before run.
+     */
+    public long catchUpExchangesSent() {
+        return fromRuntime(rt -> rt.stats().catchUpExchangesSent.get());
+    }
+
+    /** Times this replica took over sending its partition's exchanges from the designated one (0 before run). */
+    public long volunteerings() {
+        return fromRuntime(rt -> rt.stats().volunteerings.get());
+    }
+
     /**
      * Bare signals this replica sent when its partition delivered a multi-partition command (ADR 034;
      * included in {@link #exchangesSent}); 0 before run.

@@ -110,6 +110,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         /** When it was deferred: past the exchange timeout, the executor asks for its missing rounds. */
         final long sinceNanos = System.nanoTime();
         long askedNanos = sinceNanos;
+        /** Asks so far: each waits twice as long as the one before (ADR 038). */
+        int asks;
         /** Its reply still waits for the other destinations' round-0 signals (Algorithm 1). */
         boolean signalsPending;
 
@@ -162,6 +164,12 @@ public final class ReplicaRuntime implements AutoCloseable {
     private volatile long volunteerUntilNanos;
     private volatile boolean volunteered;
     private final Map<Integer, int[]> replicasByPartition;
+    /** When this replica was created (System.nanoTime): asks carry its uptime. */
+    private final long startedNanos = System.nanoTime();
+    /** Replica nodes by index into {@link #lastHeard}. */
+    private final Map<Integer, Integer> nodeIndex = new HashMap<>();
+    /** When an exchange last arrived from each replica node (System.nanoTime; starts at {@link #startedNanos}). */
+    private final java.util.concurrent.atomic.AtomicLongArray lastHeard;
     /** The partition of each replica node of the cluster (nodes with one group). */
     private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
     /** When the delivery being executed was queued (System.nanoTime), or 0 between deliveries. */
@@ -235,7 +243,12 @@ public final class ReplicaRuntime implements AutoCloseable {
         for (ClusterConfig.Node n : config.nodes().values()) {
             if (n.groups().length == 1) {
                 partitionOfNode.put(n.id(), n.groups()[0]);
+                nodeIndex.put(n.id(), nodeIndex.size());
             }
+        }
+        this.lastHeard = new java.util.concurrent.atomic.AtomicLongArray(nodeIndex.size());
+        for (int i = 0; i < nodeIndex.size(); i++) {
+            lastHeard.set(i, startedNanos);
         }
         // Unbounded on purpose: the multicast node delivers from its event loop, which also casts this
         // node's votes. Blocking it while the executor waits for another partition's exchange can
@@ -514,6 +527,10 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         if (m instanceof Wire.Exchange e) {
+            Integer i = nodeIndex.get(from);
+            if (i != null) {
+                lastHeard.lazySet(i, System.nanoTime());
+            }
             if (e.to() == partition) {
                 inbox.offer(e);
             }
@@ -536,6 +553,31 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * The wait before ask number {@code asks} (from 0) of one wait: the exchange timeout, doubled per
+     * ask up to 16 times it. A late exchange under load is slow, not lost; asking every timeout only
+     * added to the load (ADR 038).
+     */
+    private long askInterval(int asks) {
+        return TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) << Math.min(asks, 4);
+    }
+
+    /** Heard nothing from a designated sender for this long: an asker says it is silent. */
+    private long silentNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(4 * options.exchangeTimeoutMillis());
+    }
+
+    /** An exchange kept this long ago that an asker still lacks is lost, not late. */
+    private long lostAfterNanos() {
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(25 * options.exchangeTimeoutMillis()), TimeUnit.SECONDS.toNanos(5));
+    }
+
+    /** When this replica last received an exchange from {@code node} (System.nanoTime), or when it started. */
+    private long lastHeardFrom(int node) {
+        Integer i = nodeIndex.get(node);
+        return i == null ? startedNanos : lastHeard.get(i);
+    }
+
     /** How many kept exchanges after an asked one go with the answer (see {@link #answer}). */
     static final int CATCH_UP_EXCHANGES = 256;
 
@@ -544,21 +586,35 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         byte[] encoded = sent.get(a.position(), a.asker(), a.round());
-        if (!designated) {
-            // Being asked means the designated sender's exchanges are not arriving: take over for a
-            // while, so that the next commands do not each wait an exchange timeout.
-            volunteerUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(VOLUNTEER_MILLIS);
-            volunteered = true;
-        }
         if (encoded != null) {
+            if (!designated && a.senderSilent()) {
+                // The asker lacks an exchange this replica computed and has heard nothing from the
+                // designated sender for a while: take over for a while, so that the next commands do not
+                // each wait an exchange timeout. Not on any ask (ADR 038): under load exchanges are late,
+                // not lost, and every volunteer sends every exchange again.
+                if (!sends()) {
+                    stats.volunteerings.incrementAndGet();
+                }
+                volunteerUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(VOLUNTEER_MILLIS);
+                volunteered = true;
+            }
             stats.asksAnswered.incrementAndGet();
             stats.exchangesSent.incrementAndGet();
             endpoint.sendDirect(a.askerNode(), encoded);
+            long keptAgo = sent.keptAgoNanos(a.position());
+            boolean lost = keptAgo > TimeUnit.MILLISECONDS.toNanos(a.askerUptimeMillis()) || keptAgo >= lostAfterNanos();
+            if (!lost || !sends()) {
+                return;
+            }
             // An asker that replays from far behind (restarted) would otherwise wait an exchange
             // timeout for each of its next cross-partition commands: the designated sender sent those
-            // exchanges long ago. Send it the ones that follow too; its inbox buffers early exchanges.
+            // exchanges before it ran. Send it the ones that follow too; its inbox buffers early
+            // exchanges. Only for an exchange kept before the asker started, or so long ago that it
+            // cannot still be on its way, and only by the replica that sends (ADR 038): an asker that is
+            // merely slow has the following ones already, or will.
             for (byte[] next : sent.following(a.position(), a.asker(), CATCH_UP_EXCHANGES)) {
                 stats.exchangesSent.incrementAndGet();
+                stats.catchUpExchangesSent.incrementAndGet();
                 endpoint.sendDirect(a.askerNode(), next);
             }
         } else if (sent.highestPosition() > a.position() && !deferredPositions.contains(a.position())) {
@@ -948,8 +1004,9 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (!isReady(d, false)) {
                 long now = System.nanoTime();
                 long timeout = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
-                if (now - d.askedNanos > timeout && now - d.sinceNanos > timeout) {
+                if (now - d.askedNanos > askInterval(d.asks) && now - d.sinceNanos > timeout) {
                     d.askedNanos = now;
+                    d.asks++;
                     isReady(d, true);
                 }
                 return;
@@ -1407,11 +1464,11 @@ public final class ReplicaRuntime implements AutoCloseable {
 
         private Wire.Exchange awaitExchangeUntimed(int q, int round) throws InterruptedException {
             Wire.Exchange e;
-            long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
             if (abandoned) {
                 throw new ExchangeGone(position);
             }
-            while ((e = inbox.await(position, q, round, System.nanoTime() + timeoutNanos)) == null) {
+            int asks = 0;
+            while ((e = inbox.await(position, q, round, System.nanoTime() + askInterval(asks))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
                 }
@@ -1420,6 +1477,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                     throw new ExchangeGone(position);
                 }
                 ask(q, round);
+                asks++;
             }
             if (round == 0 && inbox.arrivedEarly(position)) {
                 stats.earlyExchangesUsed.incrementAndGet();
@@ -1429,7 +1487,10 @@ public final class ReplicaRuntime implements AutoCloseable {
 
         /** Asks every replica of partition {@code q} for its round-{@code round} exchange of this command. */
         void ask(int q, int round) {
-            byte[] ask = Wire.encode(new Wire.Ask(position, round, partition, q, nodeId));
+            long now = System.nanoTime();
+            boolean silent = now - lastHeardFrom(replicasByPartition.get(q)[0]) > silentNanos();
+            byte[] ask = Wire.encode(new Wire.Ask(position, round, partition, q, nodeId,
+                    TimeUnit.NANOSECONDS.toMillis(now - startedNanos), silent));
             log.debug("node={} cmd={} position={} asks partition {} again", nodeId, request.name(),
                     Position.toString(position), q);
             for (int node : replicasByPartition.get(q)) {

@@ -14,8 +14,14 @@ public final class ReplicaStats {
     public final AtomicLong valuesValidated = new AtomicLong();
     /** Remote objects brought up to date before a call. */
     public final AtomicLong remoteReads = new AtomicLong();
+    /** Asks sent to another partition's replicas for an exchange that was late (one per replica asked). */
     public final AtomicLong asksSent = new AtomicLong();
+    /** Asks this replica answered with the exchange it kept. */
     public final AtomicLong asksAnswered = new AtomicLong();
+    /** Of {@link #exchangesSent}: kept exchanges sent after an answered one to an asker that was far behind. */
+    public final AtomicLong catchUpExchangesSent = new AtomicLong();
+    /** Times a replica that is not its partition's designated sender began sending exchanges in its place. */
+    public final AtomicLong volunteerings = new AtomicLong();
     public final AtomicLong repliesSent = new AtomicLong();
     /** First copies not answered here because the request named another replica to answer them. */
     public final AtomicLong repliesLeftToReplier = new AtomicLong();

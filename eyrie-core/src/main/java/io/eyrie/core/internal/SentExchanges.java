@@ -11,10 +11,16 @@ final class SentExchanges {
 
     private final int positionsMax;
     private long highestPosition = Long.MIN_VALUE;
+    /** When each kept position was first kept (System.nanoTime); absent for those restored from an image. */
+    private final Map<Long, Long> keptNanos = new java.util.HashMap<>();
     private final LinkedHashMap<Long, Map<Long, byte[]>> byPosition = new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Map<Long, byte[]>> eldest) {
-            return size() > positionsMax;
+            if (size() > positionsMax) {
+                keptNanos.remove(eldest.getKey());
+                return true;
+            }
+            return false;
         }
     };
 
@@ -24,8 +30,23 @@ final class SentExchanges {
 
     /** Keeps round {@code round} of a command's exchanges, by destination partition. */
     synchronized void put(long position, int round, Map<Integer, byte[]> encodedByPartition) {
-        Map<Long, byte[]> m = byPosition.computeIfAbsent(position, k -> new java.util.HashMap<>());
+        Map<Long, byte[]> kept = byPosition.get(position);
+        if (kept == null) {
+            kept = new java.util.HashMap<>();
+            keptNanos.put(position, System.nanoTime());
+            byPosition.put(position, kept);
+        }
+        Map<Long, byte[]> m = kept;
         encodedByPartition.forEach((to, bytes) -> m.put(ExchangeInbox.key(to, round), bytes));
+    }
+
+    /**
+     * How many nanoseconds ago this replica first kept an exchange of {@code position}; Long.MAX_VALUE
+     * when not known (kept before a restore from a checkpoint image, so long ago).
+     */
+    synchronized long keptAgoNanos(long position) {
+        Long at = keptNanos.get(position);
+        return at == null ? Long.MAX_VALUE : System.nanoTime() - at;
     }
 
     /** This replica has executed past {@code position}. */
@@ -82,6 +103,7 @@ final class SentExchanges {
     /** Takes the exchanges of a restored checkpoint image (oldest first), replacing what is kept. */
     synchronized void restore(LinkedHashMap<Long, Map<Long, byte[]>> kept, long position) {
         byPosition.clear();
+        keptNanos.clear();
         if (kept != null) {
             byPosition.putAll(kept);
         }

@@ -77,8 +77,14 @@ public final class Wire {
         }
     }
 
-    /** Node {@code askerNode} of partition {@code asker} still lacks {@code owner}'s exchange for a command. */
-    public record Ask(long position, int round, int asker, int owner, int askerNode) {
+    /**
+     * Node {@code askerNode} of partition {@code asker} still lacks {@code owner}'s exchange for a command.
+     * {@code askerUptimeMillis}: how long the asker's replica has been running, so that the answerer can
+     * tell exchanges sent before the asker (re)started, which it never received. {@code senderSilent}: the
+     * asker has heard nothing from {@code owner}'s designated sender for a while (ADR 038).
+     */
+    public record Ask(long position, int round, int asker, int owner, int askerNode, long askerUptimeMillis,
+                      boolean senderSilent) {
     }
 
     /**
@@ -177,6 +183,8 @@ public final class Wire {
             out.writeInt(a.asker());
             out.writeInt(a.owner());
             out.writeInt(a.askerNode());
+            out.writeLong(a.askerUptimeMillis());
+            out.writeBoolean(a.senderSilent());
         });
     }
 
@@ -316,7 +324,17 @@ public final class Wire {
                     return new Exchange(position, round, from, to, List.copyOf(objects));
                 }
                 case ASK -> {
-                    return new Ask(in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt());
+                    long position = in.readLong();
+                    int round = in.readInt();
+                    int asker = in.readInt();
+                    int owner = in.readInt();
+                    int askerNode = in.readInt();
+                    // an ask of a replica from before ADR 038 ends here: treat it as that version did
+                    // (every ask a lost exchange: catch up, volunteer)
+                    if (in.available() < 9) {
+                        return new Ask(position, round, asker, owner, askerNode, 0, true);
+                    }
+                    return new Ask(position, round, asker, owner, askerNode, in.readLong(), in.readBoolean());
                 }
                 case GONE -> {
                     return new Gone(in.readLong(), in.readInt());

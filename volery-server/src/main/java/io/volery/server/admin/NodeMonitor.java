@@ -60,6 +60,26 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Asks for late exchanges sent to other partitions' replicas. */
+        default long asksSent() {
+            return 0;
+        }
+
+        /** Asks answered with a kept exchange. */
+        default long asksAnswered() {
+            return 0;
+        }
+
+        /** Kept exchanges sent again to an asker that was far behind. */
+        default long catchUpExchangesSent() {
+            return 0;
+        }
+
+        /** Times the replica took over sending its partition's exchanges from the designated one. */
+        default long volunteerings() {
+            return 0;
+        }
+
         /** Multi-partition commands run without signals (session touches, ADR 032). */
         default long independentCommands() {
             return 0;
