@@ -129,4 +129,33 @@ class LateExchangesTest {
         assertEquals(0, cluster.stats(ys[1]).volunteerings.get(),
                 "the asker kept hearing from Y's designated sender: Y's second replica must not take over");
     }
+    @Test
+    void aDesignatedSenderThatFellSilentIsReplacedByAnotherReplica() throws Exception {
+        start();
+        EyrieClient client = cluster.client(0);
+        int[] xs = cluster.sim.replicasOf(X);
+        int[] ys = cluster.sim.replicasOf(Y);
+        // X's designated sender can no longer reach partition Y (as if it had failed after executing)
+        cluster.sim.cutDirect((from, to) -> from == xs[0] && (to == ys[0] || to == ys[1]));
+        client.execute(new Command("add", "x1", 4));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int sums = 0;
+        while (cluster.stats(xs[1]).volunteerings.get() == 0 && System.nanoTime() < deadline) {
+            assertEquals(4, client.execute(new Command("sum", "x1", "y2")), "Y reads x1 from X's other replica");
+            sums++;
+            Thread.sleep(100);
+        }
+        assertTrue(cluster.stats(xs[1]).volunteerings.get() > 0, "after " + sums + " sums Y's asks should say that X's "
+                + "designated sender is silent, and X's other replica should take over; " + cluster.stats(xs[1]));
+        long asks = cluster.stats(ys[0]).asksSent.get() + cluster.stats(ys[1]).asksSent.get();
+        for (int i = 0; i < 10; i++) {
+            assertEquals(4, client.execute(new Command("sum", "x1", "y2")));
+        }
+        long more = cluster.stats(ys[0]).asksSent.get() + cluster.stats(ys[1]).asksSent.get() - asks;
+        // without a replacement every sum costs each Y replica an ask to each X replica: 40
+        assertTrue(more < 10, "with X's other replica sending, Y should hardly need to ask, but sent " + more
+                + " asks for 10 sums");
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+    }
 }
