@@ -33,13 +33,19 @@ cpu() { for h in $D/node-*; do pid=$(cat $h/pid); g=$(cat $h/cgroup)
   echo "$(awk '{print $14+$15}' /proc/$pid/stat) $(awk '$1=="nr_periods"{p=$2} $1=="nr_throttled"{t=$2} END{print p, t}' $g/cpu.stat)"; done; }
 for c in ${CLIENTS:-64 512}; do
   snap > "$D.before"; cpu > "$D.cpu0"; t0=$(date +%s.%N)
-  bench/volery-bench --connect $C "${L[@]}" "${W[@]}" --clients $c --warmup 0 --duration ${DUR:-20} --out $D.c$c.json 2>/dev/null
+  bench/volery-bench --connect $C "${L[@]}" "${W[@]}" --clients $c --warmup 0 --duration ${DUR:-20} --out $D.c$c.json 2>/dev/null &
+  bench_pid=$!
+  # a window inside the measured seconds (connects done, drain not begun): MID_FROM s after start, MID s long
+  sleep "${MID_FROM:-10}"; cpu > "$D.mid0"; m0=$(date +%s.%N); sleep "${MID:-10}"; cpu > "$D.mid1"; m1=$(date +%s.%N)
+  wait $bench_pid
   snap > "$D.after"; cpu > "$D.cpu1"; t1=$(date +%s.%N)
   ops=$(python3 -c "import json;d=json.load(open('$D.c$c.json'));print(round(d['throughputOpsPerSec']), round(d['latencyMicros']['p50']/1000))")
   echo "== $c clients: ops/s p50 $ops"
   echo "per node over $(echo "$t1 - $t0" | bc) s (bench start to end, connects and drain included): CPU ms/s, throttled % of periods"
   paste -d' ' "$D.cpu0" "$D.cpu1" | awk -v s="$(echo "$t1 - $t0" | bc)" '{printf "  %d/%d%%", ($4-$1)*10/s, (($5-$2)>0 ? 100*($6-$3)/($5-$2) : 0)} END {print ""}'
 
+  echo "per node from second ${MID_FROM:-10} for $(echo "$m1 - $m0" | bc) s of the run: CPU ms/s, throttled % of periods"
+  paste -d' ' "$D.mid0" "$D.mid1" | awk -v s="$(echo "$m1 - $m0" | bc)" '{printf "  %d/%d%%", ($4-$1)*10/s, (($5-$2)>0 ? 100*($6-$3)/($5-$2) : 0)} END {print ""}'
   join "$D.before" "$D.after" | awk '{d=$3-$2; if (d!=0) printf "  %s %+g\n", $1, d}'
 done
 bench/volery-cluster.sh stop "$D" >/dev/null 2>&1 || true
