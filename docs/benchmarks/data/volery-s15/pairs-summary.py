@@ -1,5 +1,5 @@
 import re,sys,glob
-for f in sorted(glob.glob('' + (sys.argv[1] if len(sys.argv) > 1 else '.') + '/*.txt')):
+for f in sorted(glob.glob('' + (sys.argv[1] if len(sys.argv) > 1 else '.') + '/*-[0-9].txt')):
     t=open(f).read().splitlines()
     ops=int(t[0].split()[5]); p50=int(t[0].split()[6])
     mid=[tuple(map(int,re.findall(r'\d+',x))) for x in t[4].split()]
