@@ -218,7 +218,9 @@ class DeferredRoundsTest {
         for (int k = 1; k <= 10; k++) {
             relays.add(cluster.client(0).executeAsync(new Command("relay", k)));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        // 30 s: since ADR 038 a lost exchange is recovered by asks alone (no replica volunteers while the
+        // designated sender is still heard), which at 30 % loss of asks and answers takes ~11-15 s here
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         java.util.ArrayDeque<Future<Object>> window = new java.util.ArrayDeque<>();
         boolean allRelayed = false;
         int adds = 0;

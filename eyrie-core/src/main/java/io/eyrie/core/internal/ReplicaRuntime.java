@@ -166,10 +166,11 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final Map<Integer, int[]> replicasByPartition;
     /** When this replica was created (System.nanoTime): asks carry its uptime. */
     private final long startedNanos = System.nanoTime();
-    /** Replica nodes by index into {@link #lastHeard}. */
-    private final Map<Integer, Integer> nodeIndex = new HashMap<>();
-    /** When an exchange last arrived from each replica node (System.nanoTime; starts at {@link #startedNanos}). */
-    private final java.util.concurrent.atomic.AtomicLongArray lastHeard;
+    /**
+     * When an exchange last arrived from each replica node (System.nanoTime; starts at {@link
+     * #startedNanos}). Filled in the constructor, read and updated (values only) from any thread.
+     */
+    private final Map<Integer, java.util.concurrent.atomic.AtomicLong> lastHeard = new HashMap<>();
     /** The partition of each replica node of the cluster (nodes with one group). */
     private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
     /** When the delivery being executed was queued (System.nanoTime), or 0 between deliveries. */
@@ -243,12 +244,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         for (ClusterConfig.Node n : config.nodes().values()) {
             if (n.groups().length == 1) {
                 partitionOfNode.put(n.id(), n.groups()[0]);
-                nodeIndex.put(n.id(), nodeIndex.size());
+                lastHeard.put(n.id(), new java.util.concurrent.atomic.AtomicLong(startedNanos));
             }
-        }
-        this.lastHeard = new java.util.concurrent.atomic.AtomicLongArray(nodeIndex.size());
-        for (int i = 0; i < nodeIndex.size(); i++) {
-            lastHeard.set(i, startedNanos);
         }
         // Unbounded on purpose: the multicast node delivers from its event loop, which also casts this
         // node's votes. Blocking it while the executor waits for another partition's exchange can
@@ -527,9 +524,9 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         if (m instanceof Wire.Exchange e) {
-            Integer i = nodeIndex.get(from);
-            if (i != null) {
-                lastHeard.lazySet(i, System.nanoTime());
+            java.util.concurrent.atomic.AtomicLong heard = lastHeard.get(from);
+            if (heard != null) {
+                heard.lazySet(System.nanoTime());
             }
             if (e.to() == partition) {
                 inbox.offer(e);
@@ -574,8 +571,8 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     /** When this replica last received an exchange from {@code node} (System.nanoTime), or when it started. */
     private long lastHeardFrom(int node) {
-        Integer i = nodeIndex.get(node);
-        return i == null ? startedNanos : lastHeard.get(i);
+        java.util.concurrent.atomic.AtomicLong heard = lastHeard.get(node);
+        return heard == null ? startedNanos : heard.get();
     }
 
     /** How many kept exchanges after an asked one go with the answer (see {@link #answer}). */
@@ -1003,8 +1000,8 @@ public final class ReplicaRuntime implements AutoCloseable {
             Deferred d = deferred.peekFirst();
             if (!isReady(d, false)) {
                 long now = System.nanoTime();
-                long timeout = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
-                if (now - d.askedNanos > askInterval(d.asks) && now - d.sinceNanos > timeout) {
+                // askedNanos starts at sinceNanos: the first ask comes one exchange timeout after the deferral
+                if (now - d.askedNanos > askInterval(d.asks)) {
                     d.askedNanos = now;
                     d.asks++;
                     isReady(d, true);
