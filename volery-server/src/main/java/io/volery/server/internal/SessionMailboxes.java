@@ -26,10 +26,35 @@ import java.util.Map;
  * partitions), so either can arrive first. Before each reply go the events the reply's command or an
  * earlier one fired (zxid at most the reply's); the rest wait until the session has no reply
  * outstanding. ZooKeeper writes both in zxid order on one connection; this is that order.
+ *
+ * <p>A reconnect that begins with setWatches (as ZooKeeper's client does when it holds watches): the kept
+ * events wait for its reply. Events handed to the old connection after the last reply the client saw
+ * (setWatches names its zxid) may never have reached it: those that fire a one-shot watch it sets again
+ * did not, and go out again first, with those that setWatches fires and nothing kept repeats; then the
+ * kept ones in the order they came; then the reply (ADR 039).
  */
 final class SessionMailboxes {
     private static final Logger log = LoggerFactory.getLogger(SessionMailboxes.class);
     static final int KEPT_PER_SESSION = 1_000;
+    /** Entries of what a connection was handed that a reconnect may have to look back on. */
+    static final int HANDED_REMEMBERED = 128;
+
+    /** What a reconnect's setWatches tells: the last zxid the client saw and the one-shot watches it sets again. */
+    record Rearm(long relativeZxid, java.util.Set<String> data, java.util.Set<String> exist, java.util.Set<String> child) {
+        /** Whether {@code e} fires one of these watches (ZooKeeper's client triggers by type). */
+        boolean fires(WatchEvent e) {
+            String p = e.path();
+            return switch (e.type()) {
+                case NODE_DATA_CHANGED, NODE_CREATED -> data.contains(p) || exist.contains(p);
+                case NODE_CHILDREN_CHANGED -> child.contains(p);
+                case NODE_DELETED -> data.contains(p) || exist.contains(p) || child.contains(p);
+            };
+        }
+    }
+
+    /** One thing written to a connection: a reply (its zxid) or an event. */
+    private record Written(long replyZxid, WatchEvent event) {
+    }
 
     private static final class Box {
         final ArrayDeque<WatchEvent> kept = new ArrayDeque<>();
@@ -45,6 +70,14 @@ final class SessionMailboxes {
         final java.util.Set<String> delivered = new java.util.HashSet<>();
         /** Requests of this connection whose replies are not written yet. */
         int unanswered;
+        /** The connection's first request was setWatches: its reply sends the catch-up first. */
+        boolean catchUpFirst;
+        /** What this connection was handed, oldest first (see {@link #record}). */
+        ArrayDeque<Written> written = new ArrayDeque<>();
+        /** Events among {@link #written}. */
+        int writtenEvents;
+        /** What the session's previous connection here was handed. */
+        ArrayDeque<Written> previous = new ArrayDeque<>();
     }
 
     private final Map<Long, Box> boxes = new HashMap<>();
@@ -52,26 +85,43 @@ final class SessionMailboxes {
     /** The session connected here; {@code awaitingHandoff}: it came from another front end. */
     synchronized void connected(long sessionId, ClientConnection c, boolean awaitingHandoff) {
         Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
+        ClientConnection was = b.connection;
         b.connection = c;
         b.live = false;
         b.unanswered = 0;
+        b.catchUpFirst = false;
         b.delivered.clear();
+        if (was != c) {
+            b.previous = b.written;
+            b.written = new ArrayDeque<>();
+            b.writtenEvents = 0;
+        }
         b.awaitingHandoff = awaitingHandoff && !b.handedOff;
         b.handedOff = false;
     }
 
     /**
      * A request of the session arrived on {@code c}: the events kept so far go out before its reply,
-     * later ones in zxid order with the replies (see {@link #replying}).
+     * later ones in zxid order with the replies (see {@link #replying}). If the connection's first request
+     * is {@code setWatches} ({@code rearm} not null), the kept events wait for its reply, and the events the
+     * previous connection lost are kept again ahead of them.
      */
-    synchronized void requestArrived(long sessionId, ClientConnection c) {
+    synchronized void requestArrived(long sessionId, ClientConnection c, Rearm rearm) {
         Box b = boxes.get(sessionId);
         if (b == null || b.connection != c) {
             return;
         }
         if (!b.live) {
             b.live = true;
-            flush(b);
+            if (rearm != null) {
+                b.catchUpFirst = true;
+                List<WatchEvent> lost = lost(b.previous, rearm);
+                for (int i = lost.size() - 1; i >= 0; i--) {
+                    b.kept.addFirst(lost.get(i));
+                }
+            } else {
+                flush(b);
+            }
         }
         b.unanswered++;
     }
@@ -87,7 +137,9 @@ final class SessionMailboxes {
             write.run();
             return;
         }
-        if (canSend(b)) {
+        if (canSend(b) && b.catchUpFirst) {
+            catchUp(b, zxid);
+        } else if (canSend(b)) {
             int n = b.kept.size();
             for (int i = 0; i < n; i++) {
                 WatchEvent e = b.kept.removeFirst();
@@ -98,11 +150,94 @@ final class SessionMailboxes {
                 }
             }
         }
+        b.catchUpFirst = false;
         write.run();
+        record(b, new Written(zxid, null));
         if (b.unanswered > 0) {
             b.unanswered--;
         }
         flush(b);
+    }
+
+    /**
+     * The events handed to a connection after the last reply with the zxid the client says it saw last (all
+     * of them if no such reply), that fire a one-shot watch the client sets again: it never got them.
+     */
+    private static List<WatchEvent> lost(ArrayDeque<Written> handed, Rearm rearm) {
+        List<Written> all = new ArrayList<>(handed);
+        int from = 0;
+        for (int i = all.size() - 1; i >= 0; i--) {
+            if (all.get(i).event() == null && all.get(i).replyZxid() == rearm.relativeZxid()) {
+                from = i + 1;
+                break;
+            }
+        }
+        List<WatchEvent> lost = new ArrayList<>();
+        for (Written w : all.subList(from, all.size())) {
+            if (w.event() != null && rearm.fires(w.event())) {
+                lost.add(w.event());
+            }
+        }
+        handed.clear();
+        return lost;
+    }
+
+    /**
+     * Remembers what the connection was handed, as far as it can matter: replies only after an event,
+     * at most {@link #HANDED_REMEMBERED} entries, nothing once no event is left among them.
+     */
+    private static void record(Box b, Written w) {
+        if (w.event() != null) {
+            b.writtenEvents++;
+        } else if (b.writtenEvents == 0) {
+            return;
+        }
+        b.written.addLast(w);
+        if (b.written.size() > HANDED_REMEMBERED && b.written.removeFirst().event() != null
+                && --b.writtenEvents == 0) {
+            b.written.clear();
+        }
+    }
+
+    /**
+     * Before the reply of the setWatches at {@code zxid} that opened the connection. Its events that no
+     * event kept for the session repeats go first, in its order: their watches fired while the old
+     * connection was still taken for open, so they precede every kept event, and the client never got
+     * them (it sets those watches again). Then the events fired before it (kept while the session was
+     * away, or since), in arrival order, which is causal order; an event of setWatches that one of them
+     * repeats (same type and path) goes out as that one, in its place. Later events wait.
+     */
+    private static void catchUp(Box b, long zxid) {
+        List<WatchEvent> own = new ArrayList<>();
+        List<WatchEvent> before = new ArrayList<>();
+        List<WatchEvent> later = new ArrayList<>();
+        for (WatchEvent e : b.kept) {
+            if (e.zxid() < 0 && VoleryWire.setWatchesCommandZxid(e.zxid()) == zxid) {
+                own.add(e);
+            } else if (commandZxid(e) <= zxid) {
+                before.add(e);
+            } else {
+                later.add(e);
+            }
+        }
+        b.kept.clear();
+        b.kept.addAll(later);
+        Map<String, Integer> keptCopies = new HashMap<>();
+        for (WatchEvent e : before) {
+            keptCopies.merge(e.type() + " " + e.path(), 1, Integer::sum);
+        }
+        for (WatchEvent e : own) {
+            String key = e.type() + " " + e.path();
+            Integer n = keptCopies.get(key);
+            if (n != null && n > 0) {
+                keptCopies.put(key, n - 1);
+            } else {
+                send(b, e);
+            }
+        }
+        for (WatchEvent e : before) {
+            send(b, e);
+        }
     }
 
     /** The zxid of the command that fired {@code e} (setWatches' events carry theirs encoded). */
@@ -189,6 +324,7 @@ final class SessionMailboxes {
         } else if (b.delivered.size() < KEPT_PER_SESSION) {
             b.delivered.add(key);
         }
+        record(b, new Written(0, e));
         b.connection.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
     }
 }

@@ -129,6 +129,23 @@ public final class VoleryService implements ZkService, AutoCloseable {
         });
     }
 
+    /** A setWatches request's last zxid and one-shot watches; null for any other request. */
+    private static SessionMailboxes.Rearm rearm(ZkRequest request) {
+        if (request.body() instanceof org.apache.zookeeper.proto.SetWatches w) {
+            return new SessionMailboxes.Rearm(w.getRelativeZxid(), paths(w.getDataWatches()), paths(w.getExistWatches()),
+                    paths(w.getChildWatches()));
+        }
+        if (request.body() instanceof org.apache.zookeeper.proto.SetWatches2 w) {
+            return new SessionMailboxes.Rearm(w.getRelativeZxid(), paths(w.getDataWatches()), paths(w.getExistWatches()),
+                    paths(w.getChildWatches()));
+        }
+        return null;
+    }
+
+    private static java.util.Set<String> paths(List<String> list) {
+        return list == null ? java.util.Set.of() : new java.util.HashSet<>(list);
+    }
+
     private long newSessionId() {
         // The node id in the top bits keeps front ends from colliding; the rest is random.
         return ((long) nodeId << 48) | (random.nextLong() & 0x0000_FFFF_FFFF_FFFFL) | 1;
@@ -140,7 +157,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
         VoleryRequest r = VoleryRequest.zk(sessionId, request, System.currentTimeMillis(), nodeId);
         int[] destinations = oracle.destinations(r);
         // events kept for the session go out before this request's answer
-        mailboxes.requestArrived(sessionId, connection);
+        mailboxes.requestArrived(sessionId, connection, rearm(request));
         SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder(reorderedResends));
         CompletableFuture<byte[]> answered = o.submit(destinations, r, req -> client.executeAsync(new Command(req)),
                 this::afterEventsQueued);
