@@ -112,7 +112,13 @@ class LateExchangesTest {
             // Y's exchange of the first sum never reaches it (from the designated sender, nor from the other
             // replica should an ask during the cold first sum have made that one take over)
             cluster.sim.cutDirect((from, to) -> (from == ys[0] || from == ys[1]) && to == late);
+            long y0 = cluster.stats(ys[0]).commandsExecuted.get();
+            long y1 = cluster.stats(ys[1]).commandsExecuted.get();
             assertEquals(1, client.execute(new Command("sum", "x1", "y2")));
+            // the answer may come from Y's other replica before the designated one has run (and sent): the
+            // cut stays until both have
+            SimCluster.awaitTrue("Y's replicas ran the sum", () -> cluster.stats(ys[0]).commandsExecuted.get() > y0
+                    && cluster.stats(ys[1]).commandsExecuted.get() > y1);
             cluster.sim.cutDirect((from, to) -> false);
             // ... those of the next ones do, and wait in its inbox
             for (int i = 0; i < 20; i++) {
