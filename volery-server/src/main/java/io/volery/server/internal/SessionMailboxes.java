@@ -52,10 +52,6 @@ final class SessionMailboxes {
         }
     }
 
-    /** One thing written to a connection: a reply (its zxid) or an event. */
-    private record Written(long replyZxid, WatchEvent event) {
-    }
-
     private static final class Box {
         final ArrayDeque<WatchEvent> kept = new ArrayDeque<>();
         ClientConnection connection;
@@ -73,11 +69,13 @@ final class SessionMailboxes {
         /** The connection's first request was setWatches: its reply sends the catch-up first. */
         boolean catchUpFirst;
         /** What this connection was handed, oldest first (see {@link #record}). */
-        ArrayDeque<Written> written = new ArrayDeque<>();
+        ArrayDeque<VoleryWire.Handed> written = new ArrayDeque<>();
         /** Events among {@link #written}. */
         int writtenEvents;
-        /** What the session's previous connection here was handed. */
-        ArrayDeque<Written> previous = new ArrayDeque<>();
+        /** What the session's previous connection (here, or at the front end it came from) was handed. */
+        ArrayDeque<VoleryWire.Handed> previous = new ArrayDeque<>();
+        /** The setWatches that opened the connection, while the old front end's hand-off is awaited. */
+        Rearm pendingRearm;
     }
 
     private final Map<Long, Box> boxes = new HashMap<>();
@@ -90,9 +88,13 @@ final class SessionMailboxes {
         b.live = false;
         b.unanswered = 0;
         b.catchUpFirst = false;
+        b.pendingRearm = null;
         b.delivered.clear();
         if (was != c) {
-            b.previous = b.written;
+            if (!b.handedOff) {
+                // (a hand-off that came first brought the previous connection's log already)
+                b.previous = b.written;
+            }
             b.written = new ArrayDeque<>();
             b.writtenEvents = 0;
         }
@@ -115,9 +117,13 @@ final class SessionMailboxes {
             b.live = true;
             if (rearm != null) {
                 b.catchUpFirst = true;
-                List<WatchEvent> lost = lost(b.previous, rearm);
-                for (int i = lost.size() - 1; i >= 0; i--) {
-                    b.kept.addFirst(lost.get(i));
+                if (b.awaitingHandoff) {
+                    b.pendingRearm = rearm; // what the old connection was handed comes with the hand-off
+                } else {
+                    List<WatchEvent> lost = lost(b.previous, rearm);
+                    for (int i = lost.size() - 1; i >= 0; i--) {
+                        b.kept.addFirst(lost.get(i));
+                    }
                 }
             } else {
                 flush(b);
@@ -152,7 +158,7 @@ final class SessionMailboxes {
         }
         b.catchUpFirst = false;
         write.run();
-        record(b, new Written(zxid, null));
+        record(b, new VoleryWire.Handed(zxid, null));
         if (b.unanswered > 0) {
             b.unanswered--;
         }
@@ -163,8 +169,8 @@ final class SessionMailboxes {
      * The events handed to a connection after the last reply with the zxid the client says it saw last (all
      * of them if no such reply), that fire a one-shot watch the client sets again: it never got them.
      */
-    private static List<WatchEvent> lost(ArrayDeque<Written> handed, Rearm rearm) {
-        List<Written> all = new ArrayList<>(handed);
+    private static List<WatchEvent> lost(ArrayDeque<VoleryWire.Handed> handed, Rearm rearm) {
+        List<VoleryWire.Handed> all = new ArrayList<>(handed);
         int from = 0;
         for (int i = all.size() - 1; i >= 0; i--) {
             if (all.get(i).event() == null && all.get(i).replyZxid() == rearm.relativeZxid()) {
@@ -173,7 +179,7 @@ final class SessionMailboxes {
             }
         }
         List<WatchEvent> lost = new ArrayList<>();
-        for (Written w : all.subList(from, all.size())) {
+        for (VoleryWire.Handed w : all.subList(from, all.size())) {
             if (w.event() != null && rearm.fires(w.event())) {
                 lost.add(w.event());
             }
@@ -186,7 +192,7 @@ final class SessionMailboxes {
      * Remembers what the connection was handed, as far as it can matter: replies only after an event,
      * at most {@link #HANDED_REMEMBERED} entries, nothing once no event is left among them.
      */
-    private static void record(Box b, Written w) {
+    private static void record(Box b, VoleryWire.Handed w) {
         if (w.event() != null) {
             b.writtenEvents++;
         } else if (b.writtenEvents == 0) {
@@ -266,12 +272,33 @@ final class SessionMailboxes {
 
     /** The events the session's old front end kept for it (older than any received here). */
     synchronized void handoff(long sessionId, List<WatchEvent> older) {
+        handoff(sessionId, older, List.of());
+    }
+
+    /**
+     * The events the session's old front end kept for it (older than any received here), and what it had
+     * handed the session's connection there: those of its events the client did not read (see
+     * {@link #lost}) come before the kept ones.
+     */
+    synchronized void handoff(long sessionId, List<WatchEvent> older, List<VoleryWire.Handed> handed) {
         Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
         if (b.connection == null && !b.awaitingHandoff) {
             b.handedOff = true;
         }
+        List<WatchEvent> lost = List.of();
+        if (!handed.isEmpty()) {
+            if (b.pendingRearm != null) {
+                lost = lost(new ArrayDeque<>(handed), b.pendingRearm);
+            } else {
+                b.previous = new ArrayDeque<>(handed);
+            }
+        }
+        b.pendingRearm = null;
         List<WatchEvent> newer = new ArrayList<>(b.kept);
         b.kept.clear();
+        for (WatchEvent e : lost) {
+            keep(b, e);
+        }
         for (WatchEvent e : older) {
             keep(b, e);
         }
@@ -282,10 +309,21 @@ final class SessionMailboxes {
         flush(b);
     }
 
-    /** The session reconnected through another front end: its kept events, or null if none were kept here. */
-    synchronized List<WatchEvent> movedAway(long sessionId) {
+    /** What a front end hands over when its session reconnected through another one. */
+    record Away(List<WatchEvent> kept, List<VoleryWire.Handed> handed) {
+    }
+
+    /**
+     * The session reconnected through another front end: the events kept for it and what its last
+     * connection here was handed, or null if the session had nothing here.
+     */
+    synchronized Away movedAway(long sessionId) {
         Box b = boxes.remove(sessionId);
-        return b == null ? null : new ArrayList<>(b.kept);
+        if (b == null) {
+            return null;
+        }
+        // written: the log of the session's last connection here, closed or not
+        return new Away(new ArrayList<>(b.kept), new ArrayList<>(b.written));
     }
 
     synchronized void forget(long sessionId) {
@@ -324,7 +362,7 @@ final class SessionMailboxes {
         } else if (b.delivered.size() < KEPT_PER_SESSION) {
             b.delivered.add(key);
         }
-        record(b, new Written(0, e));
+        record(b, new VoleryWire.Handed(0, e));
         b.connection.notify(VoleryWire.clientZxid(e.zxid()), e.type().code(), e.path());
     }
 }

@@ -242,13 +242,13 @@ public final class VoleryService implements ZkService, AutoCloseable {
             acks.acknowledged(from, q.zxid());
         } else if (m instanceof VoleryWire.Moved mv) {
             // every replica of every partition says so; the first copy hands the kept events over
-            List<WatchEvent> kept = mailboxes.movedAway(mv.sessionId());
-            if (kept != null) {
+            SessionMailboxes.Away away = mailboxes.movedAway(mv.sessionId());
+            if (away != null) {
                 movedTo.put(mv.sessionId(), mv.to());
-                endpoint.sendDirect(mv.to(), VoleryWire.handoff(mv.sessionId(), kept));
+                endpoint.sendDirect(mv.to(), VoleryWire.handoff(mv.sessionId(), away.kept(), away.handed()));
             }
         } else if (m instanceof VoleryWire.Handoff h) {
-            mailboxes.handoff(h.sessionId(), h.events());
+            mailboxes.handoff(h.sessionId(), h.events(), h.handed());
         } else if (m instanceof VoleryWire.Expired x) {
             ClientConnection c = connections.remove(x.sessionId());
             order.remove(x.sessionId());

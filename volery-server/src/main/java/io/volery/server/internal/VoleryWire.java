@@ -38,8 +38,18 @@ public final class VoleryWire {
     public record Moved(long sessionId, int to) implements Message {
     }
 
-    /** From a session's old front end to its new one: the events it kept for the session, oldest first. */
-    public record Handoff(long sessionId, List<WatchEvent> events) implements Message {
+    /**
+     * From a session's old front end to its new one: the events it kept for the session, oldest first, and
+     * what it had handed the session's last connection there (ADR 039; empty from older front ends).
+     */
+    public record Handoff(long sessionId, List<WatchEvent> events, List<Handed> handed) implements Message {
+        public Handoff(long sessionId, List<WatchEvent> events) {
+            this(sessionId, events, List.of());
+        }
+    }
+
+    /** One thing a front end wrote to a connection: a reply ({@code event} null) with its zxid, or an event. */
+    public record Handed(long replyZxid, WatchEvent event) {
     }
 
     /**
@@ -91,11 +101,15 @@ public final class VoleryWire {
     private static void writeEvents(DataOutputStream out, List<WatchEvent> events) throws IOException {
         out.writeInt(events.size());
         for (WatchEvent e : events) {
-            out.writeLong(e.sessionId());
-            out.writeByte(e.type().code());
-            out.writeUTF(e.path());
-            out.writeLong(e.zxid());
+            writeEvent(out, e);
         }
+    }
+
+    private static void writeEvent(DataOutputStream out, WatchEvent e) throws IOException {
+        out.writeLong(e.sessionId());
+        out.writeByte(e.type().code());
+        out.writeUTF(e.path());
+        out.writeLong(e.zxid());
     }
 
     private static List<WatchEvent> readEvents(DataInputStream in) throws IOException {
@@ -105,12 +119,16 @@ public final class VoleryWire {
         }
         List<WatchEvent> events = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            long session = in.readLong();
-            EventType t = eventType(in.readByte());
-            String path = in.readUTF();
-            events.add(new WatchEvent(session, t, path, in.readLong()));
+            events.add(readEvent(in));
         }
         return events;
+    }
+
+    private static WatchEvent readEvent(DataInputStream in) throws IOException {
+        long session = in.readLong();
+        EventType t = eventType(in.readByte());
+        String path = in.readUTF();
+        return new WatchEvent(session, t, path, in.readLong());
     }
 
     static byte[] moved(long sessionId, int to) {
@@ -122,11 +140,47 @@ public final class VoleryWire {
     }
 
     static byte[] handoff(long sessionId, List<WatchEvent> events) {
+        return handoff(sessionId, events, List.of());
+    }
+
+    static byte[] handoff(long sessionId, List<WatchEvent> events, List<Handed> handed) {
         return write(out -> {
             out.writeByte(HANDOFF);
             out.writeLong(sessionId);
             writeEvents(out, events);
+            out.writeInt(handed.size());
+            for (Handed h : handed) {
+                if (h.event() == null) {
+                    out.writeByte(0);
+                    out.writeLong(h.replyZxid());
+                } else {
+                    out.writeByte(1);
+                    writeEvent(out, h.event());
+                }
+            }
         });
+    }
+
+    private static List<Handed> readHanded(DataInputStream in) throws IOException {
+        if (in.available() == 0) {
+            return List.of(); // from a front end that did not send it
+        }
+        int n = in.readInt();
+        if (n < 0 || n > 1_000_000) {
+            throw new IOException("handed count " + n);
+        }
+        List<Handed> handed = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            byte kind = in.readByte();
+            if (kind == 0) {
+                handed.add(new Handed(in.readLong(), null));
+            } else if (kind == 1) {
+                handed.add(new Handed(0, readEvent(in)));
+            } else {
+                throw new IOException("handed entry kind " + kind);
+            }
+        }
+        return handed;
     }
 
     public static byte[] eventsQueued(long zxid) {
@@ -159,7 +213,7 @@ public final class VoleryWire {
                 return new Moved(in.readLong(), in.readInt());
             }
             if (type == HANDOFF) {
-                return new Handoff(in.readLong(), readEvents(in));
+                return new Handoff(in.readLong(), readEvents(in), readHanded(in));
             }
             if (type == EVENTS_QUEUED) {
                 return new EventsQueued(in.readLong());

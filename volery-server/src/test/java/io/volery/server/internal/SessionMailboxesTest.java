@@ -205,4 +205,64 @@ class SessionMailboxesTest {
         reply(m, c, 60);
         assertEquals(List.of("reply @60"), c.written, "the client got /a's event before the reply it saw, and set the watch again since");
     }
+
+    /** Front end A, where the session was, and front end B, where its client reconnected (ZooKeeper's client moves on). */
+    private static SessionMailboxes.Away leaveA(Recorded old) {
+        SessionMailboxes a = new SessionMailboxes();
+        a.connected(SESSION, old, false);
+        a.requestArrived(SESSION, old, null);
+        reply(a, old, 45);
+        a.offer(changed("/a", 41));   // lost with the connection
+        a.offer(changed("/p", 42));   // a persistent watch's: cannot be told apart, not handed again
+        a.disconnected(SESSION, old);
+        a.offer(created("/b", 43));   // kept while away
+        return a.movedAway(SESSION);
+    }
+
+    @Test
+    void aReconnectThroughAnotherFrontEndGetsWhatTheOldConnectionLost_handOffBeforeTheConnection() {
+        Recorded old = new Recorded();
+        SessionMailboxes.Away away = leaveA(old);
+        assertEquals(List.of(created("/b", 43)), away.kept());
+        SessionMailboxes b = new SessionMailboxes();
+        b.handoff(SESSION, away.kept(), away.handed());
+        Recorded c = new Recorded();
+        b.connected(SESSION, c, true);
+        b.requestArrived(SESSION, c, rearm(45, Set.of("/a"), Set.of("/b"), Set.of()));
+        b.offer(created("/b", VoleryWire.setWatchesZxid(60)));
+        reply(b, c, 60);
+        assertEquals(List.of("event /a@41", "event /b@43", "reply @60"), c.written);
+    }
+
+    @Test
+    void aReconnectThroughAnotherFrontEndGetsWhatTheOldConnectionLost_handOffAfterSetWatches() {
+        Recorded old = new Recorded();
+        SessionMailboxes.Away away = leaveA(old);
+        SessionMailboxes b = new SessionMailboxes();
+        Recorded c = new Recorded();
+        b.connected(SESSION, c, true);
+        b.requestArrived(SESSION, c, rearm(45, Set.of("/a"), Set.of("/b"), Set.of()));
+        b.offer(created("/b", VoleryWire.setWatchesZxid(60)));
+        b.offer(changed("/later", 70));
+        // the wire between the front ends, as sent
+        VoleryWire.Handoff h = (VoleryWire.Handoff) VoleryWire.decode(VoleryWire.handoff(SESSION, away.kept(), away.handed()));
+        assertEquals(away.handed(), h.handed(), "the old connection's log crosses the wire");
+        b.handoff(SESSION, h.events(), h.handed());
+        reply(b, c, 60);
+        assertEquals(List.of("event /a@41", "event /b@43", "reply @60", "event /later@70"), c.written,
+                "the hand-off came after the setWatches request: what the old connection lost still goes first");
+    }
+
+    @Test
+    void aHandOffFromAnOlderFrontEndCarriesNoLog() {
+        VoleryWire.Handoff h = (VoleryWire.Handoff) VoleryWire.decode(oldFormatHandoff());
+        assertEquals(List.of(changed("/x", 7)), h.events());
+        assertEquals(List.of(), h.handed());
+    }
+
+    /** A hand-off as front ends before ADR 039 wrote it: the kept events and nothing after them. */
+    private static byte[] oldFormatHandoff() {
+        byte[] full = VoleryWire.handoff(SESSION, List.of(changed("/x", 7)), List.of());
+        return java.util.Arrays.copyOf(full, full.length - 4);
+    }
 }
