@@ -18,6 +18,7 @@ final class CuttableProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final InetSocketAddress target;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile boolean silent;
 
     CuttableProxy(InetSocketAddress target) throws IOException {
         this(target, 0);
@@ -58,6 +59,9 @@ final class CuttableProxy implements AutoCloseable {
             byte[] buffer = new byte[8192];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                    if (silent) {
+                        continue; // swallowed, as by a network that went dark
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -70,6 +74,14 @@ final class CuttableProxy implements AutoCloseable {
         }, "proxy-pump");
         t.setDaemon(true);
         t.start();
+    }
+
+    /**
+     * From now on nothing passes either way, but every connection stays open: the server goes on writing
+     * into it (and its bytes are lost) until the client gives up and closes its end.
+     */
+    void silence() {
+        silent = true;
     }
 
     /** Drops every connection and refuses new ones. */
