@@ -31,14 +31,23 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RetainedEventsTest {
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(VoleryConfig.Partitioning.class)
-    void eventsFiredWhileAwayArriveAfterReconnectingElsewhere(VoleryConfig.Partitioning partitioning) throws Exception {
-        try (VoleryCluster c = new VoleryCluster(2, 1, 0, 2000, o -> o.withPartitioning(partitioning));
-             CuttableProxy toNode1 = new CuttableProxy(c.nodes().get(0).clientAddress())) {
-            int laterPort = VoleryCluster.freePort(); // nothing listens there until the proxy to node 2 opens
-            LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
-            LinkedBlockingQueue<KeeperState> states = new LinkedBlockingQueue<>();
+    /**
+     * A client whose session starts through a proxy to node 1 of a 2 x 1 cluster and whose second address
+     * is a port nothing listens on until {@link #openNode2()}, plus a writer connected to node 2.
+     */
+    private static final class Away implements AutoCloseable {
+        final VoleryCluster cluster;
+        final CuttableProxy toNode1;
+        final int laterPort = VoleryCluster.freePort();
+        final LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+        final LinkedBlockingQueue<KeeperState> states = new LinkedBlockingQueue<>();
+        final ZooKeeper zk;
+        final ZooKeeper writer;
+        CuttableProxy toNode2;
+
+        Away(VoleryConfig.Partitioning partitioning, int sessionTimeoutMillis) throws Exception {
+            cluster = new VoleryCluster(2, 1, 0, 2000, o -> o.withPartitioning(partitioning));
+            toNode1 = new CuttableProxy(cluster.nodes().get(0).clientAddress());
             Watcher watcher = e -> {
                 if (e.getType() == Watcher.Event.EventType.None) {
                     states.add(e.getState());
@@ -46,52 +55,82 @@ class RetainedEventsTest {
                     events.add(e);
                 }
             };
-            ZooKeeper away = new ZooKeeper(toNode1.connectString() + ",127.0.0.1:" + laterPort, 20_000, watcher);
-            ZooKeeper writer = VolerySmokeTest.connect("127.0.0.1:" + c.nodes().get(1).clientAddress().getPort());
-            CuttableProxy toNode2 = null;
-            try {
-                assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "first connection (through node 1)");
-                writer.create("/x", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                writer.create("/r", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                away.getData("/x", true, null);
-                away.addWatch("/r", AddWatchMode.PERSISTENT_RECURSIVE);
-                long session = away.getSessionId();
+            zk = new ZooKeeper(toNode1.connectString() + ",127.0.0.1:" + laterPort, sessionTimeoutMillis, watcher);
+            writer = VolerySmokeTest.connect("127.0.0.1:" + cluster.nodes().get(1).clientAddress().getPort());
+        }
 
-                toNode1.cut();
-                assertEquals(KeeperState.Disconnected, states.poll(20, TimeUnit.SECONDS), "after the cut");
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (c.nodes().get(0).service().connectedSessions().contains(session)) {
-                    assertTrue(System.nanoTime() < deadline, "node 1 noticed the lost connection within 10 s");
-                    Thread.sleep(10);
-                }
-                writer.setData("/x", new byte[] {1}, -1);
-                writer.create("/r/child", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                assertNull(events.poll(), "no event can reach a session no server is connected to");
+        void awaitConnected() throws InterruptedException {
+            assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "first connection (through node 1)");
+        }
 
-                toNode2 = new CuttableProxy(c.nodes().get(1).clientAddress(), laterPort);
-                assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "reconnected through node 2");
-                List<String> got = new ArrayList<>();
-                for (int i = 0; i < 2; i++) {
-                    WatchedEvent e = events.poll(10, TimeUnit.SECONDS);
-                    assertNotNull(e, "the events fired while away, so far " + got);
-                    got.add(e.getType() + " " + e.getPath());
-                }
-                assertEquals(List.of("NodeDataChanged /x", "NodeCreated /r/child"), got,
-                        "the events fired while the session was away, in order");
-                away.exists("/", false);
-                WatchedEvent extra = events.poll();
-                assertNull(extra, "no event twice, got " + (extra == null ? "" : extra.getType() + " " + extra.getPath()));
-                writer.create("/r/after", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                WatchedEvent after = events.poll(10, TimeUnit.SECONDS);
-                assertNotNull(after, "the persistent watch still fires after the move");
-                assertEquals("NodeCreated /r/after", after.getType() + " " + after.getPath());
-            } finally {
-                away.close();
-                writer.close();
-                if (toNode2 != null) {
-                    toNode2.close();
-                }
+        boolean node1Holds() {
+            return cluster.nodes().get(0).service().connectedSessions().contains(zk.getSessionId());
+        }
+
+        void awaitNode1Lost() throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (node1Holds()) {
+                assertTrue(System.nanoTime() < deadline, "node 1 noticed the lost connection within 10 s");
+                Thread.sleep(10);
             }
+        }
+
+        void openNode2() throws Exception {
+            toNode2 = new CuttableProxy(cluster.nodes().get(1).clientAddress(), laterPort);
+            assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "reconnected through node 2");
+        }
+
+        List<String> next(int n, String what) throws InterruptedException {
+            List<String> got = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                WatchedEvent e = events.poll(10, TimeUnit.SECONDS);
+                assertNotNull(e, what + ", so far " + got);
+                got.add(e.getType() + " " + e.getPath());
+            }
+            return got;
+        }
+
+        void assertNothingTwice() throws Exception {
+            zk.exists("/", false);
+            WatchedEvent extra = events.poll(500, TimeUnit.MILLISECONDS);
+            assertNull(extra, "no event twice, got " + (extra == null ? "" : extra.getType() + " " + extra.getPath()));
+        }
+
+        @Override
+        public void close() throws Exception {
+            zk.close();
+            writer.close();
+            if (toNode2 != null) {
+                toNode2.close();
+            }
+            toNode1.close();
+            cluster.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(VoleryConfig.Partitioning.class)
+    void eventsFiredWhileAwayArriveAfterReconnectingElsewhere(VoleryConfig.Partitioning partitioning) throws Exception {
+        try (Away a = new Away(partitioning, 20_000)) {
+            a.awaitConnected();
+            a.writer.create("/x", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            a.writer.create("/r", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            a.zk.getData("/x", true, null);
+            a.zk.addWatch("/r", AddWatchMode.PERSISTENT_RECURSIVE);
+
+            a.toNode1.cut();
+            assertEquals(KeeperState.Disconnected, a.states.poll(20, TimeUnit.SECONDS), "after the cut");
+            a.awaitNode1Lost();
+            a.writer.setData("/x", new byte[] {1}, -1);
+            a.writer.create("/r/child", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            assertNull(a.events.poll(), "no event can reach a session no server is connected to");
+
+            a.openNode2();
+            assertEquals(List.of("NodeDataChanged /x", "NodeCreated /r/child"), a.next(2, "the events fired while away"),
+                    "the events fired while the session was away, in order");
+            a.assertNothingTwice();
+            a.writer.create("/r/after", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            assertEquals(List.of("NodeCreated /r/after"), a.next(1, "the persistent watch still fires after the move"));
         }
     }
 
@@ -108,61 +147,25 @@ class RetainedEventsTest {
     @EnumSource(VoleryConfig.Partitioning.class)
     void anEventHandedToAConnectionThatWentDarkArrivesOnceAfterReconnectingElsewhere(VoleryConfig.Partitioning partitioning)
             throws Exception {
-        try (VoleryCluster c = new VoleryCluster(2, 1, 0, 2000, o -> o.withPartitioning(partitioning));
-             CuttableProxy toNode1 = new CuttableProxy(c.nodes().get(0).clientAddress())) {
-            int laterPort = VoleryCluster.freePort();
-            LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
-            LinkedBlockingQueue<KeeperState> states = new LinkedBlockingQueue<>();
-            Watcher watcher = e -> {
-                if (e.getType() == Watcher.Event.EventType.None) {
-                    states.add(e.getState());
-                } else {
-                    events.add(e);
-                }
-            };
-            ZooKeeper away = new ZooKeeper(toNode1.connectString() + ",127.0.0.1:" + laterPort, 6_000, watcher);
-            ZooKeeper writer = VolerySmokeTest.connect("127.0.0.1:" + c.nodes().get(1).clientAddress().getPort());
-            CuttableProxy toNode2 = null;
-            try {
-                assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "first connection (through node 1)");
-                writer.create("/x", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                writer.create("/y", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                away.getData("/x", true, null);
-                away.exists("/y/child", true);
-                long session = away.getSessionId();
+        try (Away a = new Away(partitioning, 6_000)) {
+            a.awaitConnected();
+            a.writer.create("/x", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            a.writer.create("/y", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            a.zk.getData("/x", true, null);
+            a.zk.exists("/y/child", true);
 
-                toNode1.silence();
-                writer.setData("/x", new byte[] {1}, -1);
-                assertTrue(c.nodes().get(0).service().connectedSessions().contains(session),
-                        "node 1 handed the event to a connection it still took for open");
-                assertEquals(KeeperState.Disconnected, states.poll(20, TimeUnit.SECONDS), "the client gave up on node 1");
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (c.nodes().get(0).service().connectedSessions().contains(session)) {
-                    assertTrue(System.nanoTime() < deadline, "node 1 saw the connection close within 10 s");
-                    Thread.sleep(10);
-                }
-                writer.create("/y/child", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                assertNull(events.poll(), "nothing reached the client so far");
+            a.toNode1.silence();
+            a.writer.setData("/x", new byte[] {1}, -1);
+            assertTrue(a.node1Holds(), "node 1 handed the event to a connection it still took for open");
+            assertEquals(KeeperState.Disconnected, a.states.poll(20, TimeUnit.SECONDS), "the client gave up on node 1");
+            a.awaitNode1Lost();
+            a.writer.create("/y/child", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            assertNull(a.events.poll(), "nothing reached the client so far");
 
-                toNode2 = new CuttableProxy(c.nodes().get(1).clientAddress(), laterPort);
-                assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "reconnected through node 2");
-                List<String> got = new ArrayList<>();
-                for (int i = 0; i < 2; i++) {
-                    WatchedEvent e = events.poll(10, TimeUnit.SECONDS);
-                    assertNotNull(e, "the lost event and the one fired while away, so far " + got);
-                    got.add(e.getType() + " " + e.getPath());
-                }
-                assertEquals(List.of("NodeDataChanged /x", "NodeCreated /y/child"), got, "in the order of the changes");
-                away.exists("/", false);
-                WatchedEvent extra = events.poll(500, TimeUnit.MILLISECONDS);
-                assertNull(extra, "no event twice, got " + (extra == null ? "" : extra.getType() + " " + extra.getPath()));
-            } finally {
-                away.close();
-                writer.close();
-                if (toNode2 != null) {
-                    toNode2.close();
-                }
-            }
+            a.openNode2();
+            assertEquals(List.of("NodeDataChanged /x", "NodeCreated /y/child"),
+                    a.next(2, "the lost event and the one fired while away"), "in the order of the changes");
+            a.assertNothingTwice();
         }
     }
 }
