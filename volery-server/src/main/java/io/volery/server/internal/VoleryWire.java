@@ -43,9 +43,6 @@ public final class VoleryWire {
      * what it had handed the session's last connection there (ADR 039; empty from older front ends).
      */
     public record Handoff(long sessionId, List<WatchEvent> events, List<Handed> handed) implements Message {
-        public Handoff(long sessionId, List<WatchEvent> events) {
-            this(sessionId, events, List.of());
-        }
     }
 
     /** One thing a front end wrote to a connection: a reply ({@code event} null) with its zxid, or an event. */
