@@ -140,8 +140,9 @@ class RetainedEventsTest {
      * out, reconnects through node 2 and must get that event once, before the one fired while it was away.
      * Node 1's hand-off names it as lost, and setWatches usually fires it again as well (unless the client's
      * last zxid, from the other partition, exceeds the change's: not something a test can arrange); either
-     * way it must come once and first. (It passes with the hand-off's log ignored, as setWatches covers that
-     * run; SessionMailboxesTest shows the log's part.)
+     * way it must come once and first. It fails (the kept event first) if the kept events do not wait for
+     * the setWatches reply; it passes with the hand-off's log ignored, as setWatches covers that run
+     * (SessionMailboxesTest shows the log's part).
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(VoleryConfig.Partitioning.class)

@@ -121,6 +121,7 @@ final class SessionMailboxes {
                     b.pendingRearm = rearm; // what the old connection was handed comes with the hand-off
                 } else {
                     List<WatchEvent> lost = lost(b.previous, rearm);
+                    b.previous.clear();
                     for (int i = lost.size() - 1; i >= 0; i--) {
                         b.kept.addFirst(lost.get(i));
                     }
@@ -169,8 +170,8 @@ final class SessionMailboxes {
      * The events handed to a connection after the last reply with the zxid the client says it saw last (all
      * of them if no such reply), that fire a one-shot watch the client sets again: it never got them.
      */
-    private static List<WatchEvent> lost(ArrayDeque<VoleryWire.Handed> handed, Rearm rearm) {
-        List<VoleryWire.Handed> all = new ArrayList<>(handed);
+    private static List<WatchEvent> lost(java.util.Collection<VoleryWire.Handed> handed, Rearm rearm) {
+        List<VoleryWire.Handed> all = List.copyOf(handed);
         int from = 0;
         for (int i = all.size() - 1; i >= 0; i--) {
             if (all.get(i).event() == null && all.get(i).replyZxid() == rearm.relativeZxid()) {
@@ -184,7 +185,6 @@ final class SessionMailboxes {
                 lost.add(w.event());
             }
         }
-        handed.clear();
         return lost;
     }
 
@@ -230,10 +230,10 @@ final class SessionMailboxes {
         b.kept.addAll(later);
         Map<String, Integer> keptCopies = new HashMap<>();
         for (WatchEvent e : before) {
-            keptCopies.merge(e.type() + " " + e.path(), 1, Integer::sum);
+            keptCopies.merge(key(e), 1, Integer::sum);
         }
         for (WatchEvent e : own) {
-            String key = e.type() + " " + e.path();
+            String key = key(e);
             Integer n = keptCopies.get(key);
             if (n != null && n > 0) {
                 keptCopies.put(key, n - 1);
@@ -288,7 +288,7 @@ final class SessionMailboxes {
         List<WatchEvent> lost = List.of();
         if (!handed.isEmpty()) {
             if (b.pendingRearm != null) {
-                lost = lost(new ArrayDeque<>(handed), b.pendingRearm);
+                lost = lost(handed, b.pendingRearm);
             } else {
                 b.previous = new ArrayDeque<>(handed);
             }
@@ -352,8 +352,13 @@ final class SessionMailboxes {
         }
     }
 
+    /** An event's type and path: what tells a client which watches it fires. */
+    private static String key(WatchEvent e) {
+        return e.type() + " " + e.path();
+    }
+
     private static void send(Box b, WatchEvent e) {
-        String key = e.type() + " " + e.path();
+        String key = key(e);
         if (e.zxid() < 0) {
             // setWatches' own event (VoleryWire.setWatchesZxid): the client has it already if kept
             if (b.delivered.remove(key)) {

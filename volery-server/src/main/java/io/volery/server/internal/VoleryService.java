@@ -129,21 +129,22 @@ public final class VoleryService implements ZkService, AutoCloseable {
         });
     }
 
-    /** A setWatches request's last zxid and one-shot watches; null for any other request. */
-    private static SessionMailboxes.Rearm rearm(ZkRequest request) {
-        if (request.body() instanceof org.apache.zookeeper.proto.SetWatches w) {
-            return new SessionMailboxes.Rearm(w.getRelativeZxid(), paths(w.getDataWatches()), paths(w.getExistWatches()),
-                    paths(w.getChildWatches()));
+    /** A setWatches request's last zxid and one-shot watches (as the replicas will read them); null for any other request. */
+    private static SessionMailboxes.Rearm rearm(long sessionId, ZkRequest request) {
+        int op = request.opCode();
+        if (op != io.volery.server.frontend.OpCodes.SET_WATCHES && op != io.volery.server.frontend.OpCodes.SET_WATCHES2) {
+            return null;
         }
-        if (request.body() instanceof org.apache.zookeeper.proto.SetWatches2 w) {
-            return new SessionMailboxes.Rearm(w.getRelativeZxid(), paths(w.getDataWatches()), paths(w.getExistWatches()),
-                    paths(w.getChildWatches()));
+        try {
+            if (io.volery.server.frontend.JuteTranslator.toCommand(sessionId, request)
+                    instanceof io.volery.server.tree.Command.SetWatches w) {
+                return new SessionMailboxes.Rearm(w.relativeZxid(), java.util.Set.copyOf(w.dataWatches()),
+                        java.util.Set.copyOf(w.existWatches()), java.util.Set.copyOf(w.childWatches()));
+            }
+        } catch (io.volery.server.frontend.JuteTranslator.RejectedRequest | RuntimeException e) {
+            // a malformed setWatches: the replicas reject it, and nothing is looked back on
         }
         return null;
-    }
-
-    private static java.util.Set<String> paths(List<String> list) {
-        return list == null ? java.util.Set.of() : new java.util.HashSet<>(list);
     }
 
     private long newSessionId() {
@@ -157,7 +158,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
         VoleryRequest r = VoleryRequest.zk(sessionId, request, System.currentTimeMillis(), nodeId);
         int[] destinations = oracle.destinations(r);
         // events kept for the session go out before this request's answer
-        mailboxes.requestArrived(sessionId, connection, rearm(request));
+        mailboxes.requestArrived(sessionId, connection, rearm(sessionId, request));
         SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder(reorderedResends));
         CompletableFuture<byte[]> answered = o.submit(destinations, r, req -> client.executeAsync(new Command(req)),
                 this::afterEventsQueued);
