@@ -7,7 +7,8 @@ import java.util.Objects;
  * What one benchmark run does. {@link #validate()} names the option that is wrong, so the command
  * line and programmatic callers get the same messages.
  *
- * @param connect ZooKeeper connect string, e.g. {@code 127.0.0.1:2181,127.0.0.1:2182}; for the native
+ * @param connect ZooKeeper connect string, e.g. {@code 127.0.0.1:2181,127.0.0.1:2182}, or several
+ *                independent ensembles separated by {@code |} (see {@link ShardedTarget}); for the native
  *                client, the path of the Volery cluster file
  * @param clients number of ZooKeeper sessions, each with its own window of outstanding requests
  * @param outstanding most requests in flight per client (the paper uses 25)
@@ -130,6 +131,11 @@ public record BenchConfig(
         require(!ownerAffinity || clientPerSubtree, "--owner-affinity needs --client-per-subtree");
         require(!ownerAffinity || client == ClientKind.ZOOKEEPER,
                 "--owner-affinity applies to --client zookeeper (the native client reaches the rings itself)");
+        require(!ShardedTarget.isSharded(connect) || client == ClientKind.ZOOKEEPER,
+                "several ensembles in --connect (separated by '|') apply to --client zookeeper only");
+        require(!ShardedTarget.isSharded(connect)
+                        || ShardedTarget.ensembles(connect).stream().noneMatch(String::isEmpty),
+                "--connect has an empty ensemble between '|' separators: " + connect);
         require(subtrees >= 1 && subtrees <= znodes,
                 "--subtrees must be between 1 and --znodes (" + znodes + "), was " + subtrees);
         return this;

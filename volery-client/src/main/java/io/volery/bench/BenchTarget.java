@@ -13,12 +13,18 @@ interface BenchTarget extends AutoCloseable {
         return open();
     }
 
+    /** One session per independent ensemble the run uses (one, unless {@code --connect} names several). */
+    default java.util.List<BenchSession> openEach() throws IOException, InterruptedException {
+        return java.util.List.of(open());
+    }
+
     @Override
     void close();
 
     static BenchTarget of(BenchConfig config) throws IOException {
         return switch (config.client()) {
-            case ZOOKEEPER -> new ZooKeeperTarget(config);
+            case ZOOKEEPER -> ShardedTarget.isSharded(config.connect()) ? new ShardedTarget(config)
+                    : new ZooKeeperTarget(config);
             case NATIVE -> new NativeTarget(config);
         };
     }

@@ -49,8 +49,14 @@ public final class LoadGenerator {
 
         long setupTimeoutMillis = Math.max(60_000, config.sessionTimeout().toMillis());
         try (BenchTarget target = BenchTarget.of(config)) {
-            try (BenchSession setup = target.open()) {
-                new ZnodePopulator(setup).populate(layout, payload, setupTimeoutMillis);
+            // every ensemble holds the whole layout (one, unless --connect shards over several)
+            List<BenchSession> setups = target.openEach();
+            try {
+                for (BenchSession setup : setups) {
+                    new ZnodePopulator(setup).populate(layout, payload, setupTimeoutMillis);
+                }
+            } finally {
+                setups.forEach(BenchSession::close);
             }
 
             OperationRecorder recorder = new OperationRecorder();

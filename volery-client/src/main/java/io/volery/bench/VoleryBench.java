@@ -22,7 +22,9 @@ import picocli.CommandLine.Option;
         description = "Load generator for ZooKeeper-compatible services (closed loop, asynchronous clients).")
 public final class VoleryBench implements Callable<Integer> {
 
-    @Option(names = "--connect", description = "ZooKeeper connect string, e.g. 127.0.0.1:2181,127.0.0.1:2182 (--client zookeeper).")
+    @Option(names = "--connect", description = "ZooKeeper connect string, e.g. 127.0.0.1:2181,127.0.0.1:2182 (--client zookeeper); "
+            + "independent ensembles sharded by subtree: A|B|... (each holds every znode; client i works in ensemble "
+            + "(i mod subtrees) mod k with --client-per-subtree, else i mod k).")
     String connect;
 
     @Option(names = "--client", defaultValue = "zookeeper",
