@@ -251,6 +251,11 @@ public final class MulticastNode implements MulticastEndpoint {
         return transport.stats();
     }
 
+    /** See {@link Transport#socketWrites()}. */
+    public long transportSocketWrites() {
+        return transport.socketWrites();
+    }
+
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {

@@ -67,6 +67,11 @@ public interface Transport extends AutoCloseable {
     /** Counters for monitoring: frames sent, received, dropped, rejected. */
     TransportStats stats();
 
+    /** Socket writes (flushes) to peers since the start, or -1 when this transport does not count them. */
+    default long socketWrites() {
+        return -1;
+    }
+
     @Override
     void close();
 

@@ -179,6 +179,8 @@ public final class FourLetterWords {
         m.put("volery_snapshots_fetched", d.snapshotsFetched());
         m.put("volery_state_transfers", d.stateTransfers());
         m.put("volery_frames_dropped", monitor.framesDropped());
+        m.put("volery_frames_sent", monitor.framesSent());
+        m.put("volery_socket_writes", monitor.socketWrites());
         m.put("volery_proposal_gap_resends", st.proposalGapResends());
         m.put("volery_reordered_resends", monitor.reorderedResends());
         m.put("volery_local_reply_fallbacks", monitor.localReplyFallbacks());

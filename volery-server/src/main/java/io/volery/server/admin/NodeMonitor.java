@@ -224,6 +224,16 @@ public final class NodeMonitor {
         return multicast.status();
     }
 
+    /** Frames this node's transport sent to peers since the start. */
+    public long framesSent() {
+        return multicast.transportStats().framesSent();
+    }
+
+    /** Socket writes (flushes) this node's transport made to peers since the start; -1 if not counted. */
+    public long socketWrites() {
+        return multicast.transportSocketWrites();
+    }
+
     /** Frames this node's transport dropped (full peer queues, peers down) since the start. */
     public long framesDropped() {
         return multicast.transportStats().framesDropped();

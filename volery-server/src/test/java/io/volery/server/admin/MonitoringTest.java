@@ -158,6 +158,11 @@ class MonitoringTest {
                     "volery_local_reply_fallbacks")) {
                 assertTrue(Long.parseLong(v.get(key)) >= 0, "overload counter " + key + " of node " + n.nodeId() + ": " + v.get(key));
             }
+            // a replica talks to its peers (ring messages at least), and the TCP transport counts its writes
+            long frames = Long.parseLong(v.get("volery_frames_sent"));
+            long writes = Long.parseLong(v.get("volery_socket_writes"));
+            assertTrue(frames > 0 && writes > 0 && writes <= frames,
+                    "node " + n.nodeId() + " sent " + frames + " frames in " + writes + " socket writes");
         }
     }
 

@@ -227,6 +227,11 @@ public final class NettyTransport implements Transport {
     }
 
     @Override
+    public long socketWrites() {
+        return counters.flushes();
+    }
+
+    @Override
     public TransportStats stats() {
         return counters.snapshot();
     }
