@@ -148,9 +148,16 @@ public class RegisterMachine extends StateMachine {
         }
     }
 
-    /** The value this replica holds for {@code id}, read outside any command. */
+    /**
+     * The value this replica holds for {@code id}, read outside any command (0 while it has none).
+     * Only looks: {@link #getObject} would create a missing register here, on the test's thread,
+     * racing the executor's own creation of it; the loser's register, written by the command, could
+     * then be replaced in the map by the test's empty one (seen in CI as a replica that "never"
+     * executed a write).
+     */
     public int valueOf(String id) {
-        return reg(id).get();
+        PRObject o = getObjects().get(id);
+        return o == null ? 0 : ((Register) o).get();
     }
 
 }
