@@ -186,7 +186,7 @@ class DeferredTopLevelTest {
      * Holds every replica in {@code replicas} (one partition's) after its next command until {@code release}:
      * {@code trigger} sends it one, an exists of {@code path} in that partition, never answered while held.
      */
-    private static void holdAfterNextCommand(List<VoleryNode> replicas, ZooKeeper trigger, String path,
+    static void holdAfterNextCommand(List<VoleryNode> replicas, ZooKeeper trigger, String path,
                                              CountDownLatch release) throws InterruptedException {
         CountDownLatch held = new CountDownLatch(replicas.size());
         for (VoleryNode n : replicas) {

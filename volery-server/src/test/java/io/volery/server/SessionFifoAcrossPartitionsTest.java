@@ -9,11 +9,14 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.StringJoiner;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -63,6 +66,150 @@ class SessionFifoAcrossPartitionsTest {
             } finally {
                 zk.close();
             }
+        }
+    }
+
+    /**
+     * ADR 041: a session's requests to one partition go out behind its top-level creates and deletes
+     * (which every partition runs) without waiting for their answers, and still run in submission
+     * order: each setData names the version its predecessors leave, and the creates and deletes of the
+     * same top-level node fail unless they alternate in order.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void requestsPipelinedBehindTopLevelCreatesAndDeletesRunInSubmissionOrder() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
+            ZooKeeper zk = VolerySmokeTest.connect(c.connectString());
+            try {
+                PathPartitioner partitioner = new PathPartitioner(c.partitions());
+                String a = topLevelIn(partitioner, c.partitions()[0]);
+                String b = topLevelIn(partitioner, c.partitions()[1]);
+                zk.create(a, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                zk.create(b, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                int rounds = 30;
+                List<Integer> order = new CopyOnWriteArrayList<>();
+                List<String> failures = new CopyOnWriteArrayList<>();
+                CountDownLatch done = new CountDownLatch(rounds * 8);
+                int[] version = new int[2];
+                int index = 0;
+                for (int i = 0; i < rounds; i++) {
+                    String top = "/pipelined-" + (i % 3);
+                    int at = index++;
+                    zk.create(top, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, (rc, path, ctx, name) -> {
+                        record(order, failures, at, rc, "create " + path);
+                        done.countDown();
+                    }, null);
+                    for (int k = 0; k < 6; k++) {
+                        int which = (i + k / 3) % 2;
+                        int mine = index++;
+                        zk.setData(which == 0 ? a : b, new byte[] {(byte) mine}, version[which]++, (rc, path, ctx, stat) -> {
+                            record(order, failures, mine, rc, "setData " + path);
+                            done.countDown();
+                        }, null);
+                    }
+                    int del = index++;
+                    zk.delete(top, 0, (rc, path, ctx) -> {
+                        record(order, failures, del, rc, "delete " + path);
+                        done.countDown();
+                    }, null);
+                }
+                assertTrue(done.await(60, TimeUnit.SECONDS), "all replies within 60 s");
+                assertEquals(List.of(), failures, "every request saw what its predecessors left");
+                List<Integer> expected = new ArrayList<>();
+                for (int i = 0; i < index; i++) {
+                    expected.add(i);
+                }
+                assertEquals(expected, order, "replies in submission order");
+            } finally {
+                zk.close();
+            }
+        }
+    }
+
+    /**
+     * ADR 041, shown directly: with the other partition's replicas held, a top-level create stays
+     * unanswered (it waits for that partition's part of the events), yet the same session's next
+     * request, to the create's own partition, is sent, runs there, and is seen by another session; its
+     * reply still reaches the client after the create's.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aRequestBehindAnUnansweredTopLevelCreateRunsWithoutWaitingForItsAnswer() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            int owner = c.partitions()[0];
+            String x = topLevelIn(partitioner, owner);
+            String y = x + "-y";
+            for (int i = 0; partitioner.ownerOf(y) != owner; i++) {
+                y = x + "-y" + i;
+            }
+            String z = topLevelIn(partitioner, c.partitions()[1]);
+            List<VoleryNode> owners = new ArrayList<>();
+            List<VoleryNode> others = new ArrayList<>();
+            StringJoiner ownerNodes = new StringJoiner(",");
+            StringJoiner otherNodes = new StringJoiner(",");
+            for (VoleryNode n : c.nodes()) {
+                boolean mine = n.replica().getLocalPartition().getId() == owner;
+                (mine ? owners : others).add(n);
+                (mine ? ownerNodes : otherNodes).add("127.0.0.1:" + n.clientAddress().getPort());
+            }
+            ZooKeeper session = VolerySmokeTest.connect(ownerNodes.toString());
+            ZooKeeper reader = VolerySmokeTest.connect(ownerNodes.toString());
+            ZooKeeper trigger = VolerySmokeTest.connect(otherNodes.toString());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                session.create(y, new byte[] {1}, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                DeferredTopLevelTest.holdAfterNextCommand(others, trigger, z, release);
+
+                long[] before = owners.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
+                List<String> replies = new CopyOnWriteArrayList<>();
+                CompletableFuture<Integer> created = new CompletableFuture<>();
+                session.create(x, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT, (rc, path, ctx, name) -> {
+                    replies.add("create");
+                    created.complete(rc);
+                }, null);
+                // the owner partition has run the create (so a request sent now is ordered after it there)
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int i = 0; i < owners.size(); i++) {
+                    while (owners.get(i).replica().deferredCommands() == before[i]) {
+                        assertTrue(System.nanoTime() < deadline, "node " + owners.get(i).nodeId() + " executes the create");
+                        Thread.sleep(10);
+                    }
+                }
+                CompletableFuture<Integer> set = new CompletableFuture<>();
+                session.setData(y, new byte[] {2}, 0, (rc, path, ctx, stat) -> {
+                    replies.add("setData");
+                    set.complete(rc);
+                }, null);
+                byte[] seen = null;
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (System.nanoTime() < deadline) {
+                    seen = reader.getData(y, false, null);
+                    if (seen[0] == 2) {
+                        break;
+                    }
+                    Thread.sleep(20);
+                }
+                assertEquals(2, seen[0], "the setData behind the unanswered create ran in the owner partition");
+                assertFalse(created.isDone(), "the create waits for the held partition's events");
+                assertFalse(set.isDone(), "the setData's reply waits behind the create's");
+                release.countDown();
+                assertEquals(0, created.get(20, TimeUnit.SECONDS));
+                assertEquals(0, set.get(20, TimeUnit.SECONDS));
+                assertEquals(List.of("create", "setData"), replies, "replies in submission order");
+            } finally {
+                release.countDown();
+                session.close();
+                reader.close();
+                trigger.close();
+            }
+        }
+    }
+
+    private static void record(List<Integer> order, List<String> failures, int index, int rc, String what) {
+        order.add(index);
+        if (rc != 0) {
+            failures.add("request " + index + " (" + what + "): " + org.apache.zookeeper.KeeperException.Code.get(rc));
         }
     }
 

@@ -1,18 +1,21 @@
 package io.volery.server.internal;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * ZooKeeper's FIFO promise for one session at its front end. Requests to the same single partition
- * are pipelined: each goes out once the one before it went out, and one ring orders them in sending
- * order. Any other request waits for the answers to every request before it.
+ * ZooKeeper's FIFO promise for one session at its front end. A request to a single partition that
+ * the request before it also went to is pipelined: it goes out once that one went out. Behind a
+ * request to the same partition one ring orders them in sending order; behind a request to several
+ * partitions (a top-level create or delete, a multi) the two are on different rings, and the ring of
+ * the one behind may order it first, which the replicas' check below catches (ADR 041). Any other
+ * request (to several partitions, or to a partition the one before did not go to) waits for the
+ * answers to every request before it.
  *
- * <p>The ring's order can still differ from the sending order: a proposal lost on its way to the
+ * <p>Even one ring's order can differ from the sending order: a proposal lost on its way to the
  * coordinator is retransmitted by the proposer after the ones behind it were ordered (and a
  * coordinator failover re-proposes late). So a pipelined request names the one it follows
  * ({@code after}) and the replicas refuse it untouched ({@link VoleryStateMachine.Reordered}) if that
@@ -22,6 +25,13 @@ import java.util.function.Function;
  * session under overload, left sessions crawling for minutes).
  */
 final class SessionOrder {
+    /**
+     * Whether a single-partition request is pipelined behind a multi-partition one that also went to its
+     * partition (ADR 041); {@code -Dvolery.pipelineBehindMulti=false} makes it wait for the answer, as
+     * before, for comparisons.
+     */
+    private static final boolean PIPELINE_BEHIND_MULTI = !"false".equals(System.getProperty("volery.pipelineBehindMulti"));
+
     private final AtomicLong reorderedResends;
     private CompletableFuture<?> answered = CompletableFuture.completedFuture(null);
     private Slot last;
@@ -39,7 +49,8 @@ final class SessionOrder {
     synchronized CompletableFuture<byte[]> submit(int[] destinations, VoleryRequest r,
                                                   Function<VoleryRequest, CompletableFuture<Object>> execute,
                                                   Function<Object, CompletableFuture<byte[]>> release) {
-        boolean pipeline = last != null && destinations.length == 1 && Arrays.equals(destinations, lastDestinations);
+        boolean pipeline = last != null && destinations.length == 1 && contains(lastDestinations, destinations[0])
+                && (PIPELINE_BEHIND_MULTI || lastDestinations.length == 1);
         r.seq = ++lastSeq;
         r.after = pipeline ? lastSeq - 1 : 0;
         Slot prev = pipeline ? last : null;
@@ -59,6 +70,15 @@ final class SessionOrder {
         last = mine;
         lastDestinations = destinations;
         return f;
+    }
+
+    private static boolean contains(int[] destinations, int partition) {
+        for (int d : destinations) {
+            if (d == partition) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Sends {@code r}; if the replicas refused it for overtaking {@code prev}, sends it again. */

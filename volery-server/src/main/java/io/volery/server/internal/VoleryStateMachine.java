@@ -324,10 +324,12 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             return error(zxid, ErrorCode.SESSIONMOVED);
         }
         if (r.after != 0 && owner.lastSeq < r.after) {
-            // A coordinator failover delivered this request before the one it was pipelined behind
-            // (only single-partition requests are pipelined, so no other partition waits on it): refuse
-            // it untouched; the front end sends it again once the earlier one is answered.
-            log.info("partition={} session=0x{} request {} arrived before request {}; refused for a resend",
+            // This request was ordered before the one it was pipelined behind: that one went to several
+            // partitions and its ring ordered it later here (ADR 041), or a coordinator failover
+            // re-proposed it late. Only single-partition requests are pipelined, so no other partition
+            // waits on this one: refuse it untouched; the front end sends it again once the earlier
+            // one is answered (volery_reordered_resends counts them).
+            log.debug("partition={} session=0x{} request {} arrived before request {}; refused for a resend",
                     me, Long.toHexString(r.sessionId), r.seq, r.after);
             return REORDERED;
         }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class SessionOrderTest {
     private static final int[] ONE = {1};
+    private static final int[] TWO = {2};
     private static final int[] BOTH = {1, 2};
 
     /** What the front end handed to the ring and what the replicas did with it. */
@@ -136,16 +137,76 @@ class SessionOrderTest {
     void aRequestForOtherPartitionsWaitsForTheAnswersBeforeIt() {
         SessionOrder order = new SessionOrder(new AtomicLong());
         Ring ring = new Ring();
-        List<CompletableFuture<byte[]>> replies = submit(order, ring, ONE, ONE, BOTH, ONE);
+        List<CompletableFuture<byte[]>> replies = submit(order, ring, ONE, ONE, BOTH, TWO);
         assertEquals(2, ring.inFlight.size(), "the request to both partitions is not sent before 1 and 2 are answered");
         ring.deliver(1);
         assertEquals(1, ring.inFlight.size());
         ring.deliver(2);
-        assertEquals(1, ring.inFlight.size(), "now request 3 (both partitions) is out, and 4 waits for its answer");
+        assertEquals(2, ring.inFlight.size(), "now request 3 (both partitions) is out, and 4 (partition 2) behind it");
         assertEquals(0, ring.inFlight.get(0).after(), "a request to several partitions is never pipelined");
+        assertEquals(3, ring.inFlight.get(1).after(), "request 4 went to a partition request 3 went to");
         ring.deliver(3);
         ring.deliver(4);
         assertEquals(List.of(1L, 2L, 3L, 4L), ring.applied);
+        replies.forEach(CompletableFuture::join);
+    }
+
+    @Test
+    void aRequestToAPartitionTheOneBeforeDidNotGoToWaitsForItsAnswer() {
+        SessionOrder order = new SessionOrder(new AtomicLong());
+        Ring ring = new Ring();
+        List<CompletableFuture<byte[]>> replies = submit(order, ring, ONE, TWO, TWO);
+        assertEquals(1, ring.inFlight.size(), "request 2 (partition 2) waits for request 1 (partition 1)");
+        ring.deliver(1);
+        assertEquals(2, ring.inFlight.size(), "then 2 goes out, and 3 (partition 2 again) is pipelined behind it");
+        assertEquals(2, ring.inFlight.get(1).after());
+        ring.deliver(2);
+        ring.deliver(3);
+        assertEquals(List.of(1L, 2L, 3L), ring.applied);
+        replies.forEach(CompletableFuture::join);
+    }
+
+    /**
+     * ADR 041: behind a request to several partitions, requests to one of them go out at once instead of
+     * waiting for its answer; they name it, so that where their ring orders them first they are refused
+     * and sent again once it is answered.
+     */
+    @Test
+    void requestsToOnePartitionArePipelinedBehindARequestThatAlsoWentThere() {
+        AtomicLong resends = new AtomicLong();
+        SessionOrder order = new SessionOrder(resends);
+        Ring ring = new Ring();
+        List<CompletableFuture<byte[]>> replies = submit(order, ring, BOTH, ONE, ONE, BOTH);
+        assertEquals(3, ring.inFlight.size(), "1 (both partitions), then 2 and 3 (partition 1) out at once: "
+                + ring.inFlight);
+        assertEquals(1, ring.inFlight.get(1).after(), "request 2 names request 1");
+        assertEquals(2, ring.inFlight.get(2).after(), "request 3 names request 2");
+
+        // partition 1's ring orders 2 and 3 before the ALL ring's request 1: both refused
+        ring.deliver(2);
+        ring.deliver(3);
+        assertTrue(ring.applied.isEmpty(), "nothing may run before request 1: " + ring.applied);
+        assertEquals(2, resends.get());
+        ring.deliver(1);
+        assertEquals(2, ring.inFlightCount(2, 3), "2 and 3 out again once request 1 is answered");
+        assertEquals(0, ring.inFlightCount(4, 4), "request 4 (both partitions) waits for the answers to 2 and 3");
+        ring.deliver(2);
+        ring.deliver(3);
+        ring.deliver(4);
+        assertEquals(List.of(1L, 2L, 3L, 4L), ring.applied);
+        for (int i = 0; i < 4; i++) {
+            assertEquals(i + 1, replies.get(i).join()[0], "reply to request " + (i + 1));
+        }
+
+        // ordered after it, the pipelined ones run without a resend
+        ring.applied.clear();
+        replies = submit(order, ring, BOTH, ONE, ONE);
+        assertEquals(3, ring.inFlight.size());
+        ring.deliver(5);
+        ring.deliver(6);
+        ring.deliver(7);
+        assertEquals(List.of(5L, 6L, 7L), ring.applied);
+        assertEquals(2, resends.get(), "no resend when the ring orders them after request 5");
         replies.forEach(CompletableFuture::join);
     }
 
@@ -162,7 +223,8 @@ class SessionOrderTest {
             int n = 5 + random.nextInt(40);
             int[][] destinations = new int[n][];
             for (int i = 0; i < n; i++) {
-                destinations[i] = random.nextInt(8) == 0 ? BOTH : ONE;
+                int pick = random.nextInt(8);
+                destinations[i] = pick == 0 ? BOTH : pick == 1 ? TWO : ONE;
             }
             List<CompletableFuture<byte[]>> replies = submit(order, ring, destinations);
             int steps = 0;
