@@ -71,6 +71,8 @@ public final class EyrieClient implements AutoCloseable {
         volatile long sentNanos;
         /** Guarded by {@link #sendLock}. */
         SendState state = SendState.ORDERED;
+        /** Runs once this node's replica delivers the command (see {@link #observeOrderAt}); taken once. */
+        final java.util.concurrent.atomic.AtomicReference<Runnable> onDeliveredHere = new java.util.concurrent.atomic.AtomicReference<>();
 
         Pending(long seq, int[] groups, int ring, Wire.Request request) {
             this.seq = seq;
@@ -195,6 +197,19 @@ public final class EyrieClient implements AutoCloseable {
 
     /** Submits {@code c}; blocks while {@code window} commands are outstanding. */
     public CompletableFuture<Object> executeAsync(Command c) {
+        return executeAsync(c, null);
+    }
+
+    /**
+     * Submits {@code c}, as {@link #executeAsync(Command)}, and runs {@code onDeliveredHere} (on this
+     * client's own thread) once the replica given to {@link #observeOrderAt} delivers it: from then on it
+     * has its place in that replica's partition order, and anything this node multicasts to that
+     * partition afterwards is ordered after it there (a learner delivers a value only after every value
+     * of every ring it learns that the merge puts before it, so the rings' next instances come after).
+     * Never runs if the command does not go to that partition or no replica is observed; may run after
+     * the result is complete.
+     */
+    public CompletableFuture<Object> executeAsync(Command c, Runnable onDeliveredHere) {
         if (closed) {
             throw new IllegalStateException("client closed");
         }
@@ -224,11 +239,44 @@ public final class EyrieClient implements AutoCloseable {
                 replier = remoteReplier(groups[0], seq);
             }
             p = new Pending(seq, groups, ring, new Wire.Request(clientId, seq, ackedBelow, replier, KryoCodec.encode(c)));
+            p.onDeliveredHere.set(onDeliveredHere);
             pending.put(seq, p);
         }
         p.future.whenComplete((r, t) -> window.release());
         multicast(p);
         return p.future;
+    }
+
+    /**
+     * Lets this client learn when {@code localReplica}, a replica on this client's own node, delivers the
+     * client's commands (for {@link #executeAsync(Command, Runnable)}). Call after the replica runs.
+     */
+    public void observeOrderAt(StateMachine localReplica) {
+        io.eyrie.core.internal.ReplicaRuntime rt = localReplica.runtime();
+        if (rt == null) {
+            throw new IllegalStateException("observeOrderAt needs a running replica (after runStateMachine())");
+        }
+        if (rt.nodeId() != endpoint.nodeId()) {
+            throw new IllegalArgumentException("replica of node " + rt.nodeId() + " is not on this client's node "
+                    + endpoint.nodeId());
+        }
+        rt.observeDeliveries(this::deliveredHere);
+    }
+
+    /** The observed replica delivered command {@code seq} of client {@code id} (its delivery thread). */
+    private void deliveredHere(long id, long seq) {
+        if (id != clientId) {
+            return;
+        }
+        Pending p = pending.get(seq);
+        Runnable r = p == null ? null : p.onDeliveredHere.getAndSet(null);
+        if (r != null && !closed) {
+            try {
+                retries.execute(r);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing
+            }
+        }
     }
 
     /**

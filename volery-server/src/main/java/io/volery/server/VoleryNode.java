@@ -196,6 +196,9 @@ public final class VoleryNode implements AutoCloseable {
         // This node's replica answers its front end's commands alone while it keeps up (ADR 021).
         int ownPartition = replica.getLocalPartition().getId();
         client.answerLocallyWhile(g -> g == ownPartition && replica.isCaughtUp(LOCAL_REPLY_MAX_LAG_MILLIS));
+        // A session's request to this partition goes out behind its multi-partition one once this node's
+        // replica delivered that one, not once it is answered (ADR 041).
+        client.observeOrderAt(replica);
         // Another partition's commands are answered by one named replica of it, not all three (ADR 030):
         // the front end puts replies in request order per session and events behind the replies that
         // set their watches itself (ADR 028), so it does not need every replica's FIFO reply.

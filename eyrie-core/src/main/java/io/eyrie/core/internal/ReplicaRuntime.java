@@ -220,6 +220,23 @@ public final class ReplicaRuntime implements AutoCloseable {
     private volatile boolean closed;
     private volatile Throwable failure;
 
+    /** Told of each delivery's client id and number, on the delivery thread (see {@link #observeDeliveries}). */
+    public interface DeliveryObserver {
+        void delivered(long clientId, long seq);
+    }
+
+    private final java.util.concurrent.CopyOnWriteArrayList<DeliveryObserver> deliveryObservers =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Calls {@code observer} with the client id and number of every command this replica delivers, on
+     * the delivery thread, as it takes its place in this partition's order (before it executes). Keep it
+     * short: the multicast node delivers from its event loop.
+     */
+    public void observeDeliveries(DeliveryObserver observer) {
+        deliveryObservers.add(java.util.Objects.requireNonNull(observer, "observer"));
+    }
+
     public ReplicaRuntime(MulticastEndpoint endpoint, PartitioningOracle oracle, Application app,
                           ReplicaOptions options) {
         options.validate();
@@ -426,6 +443,19 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
         Signalled signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition) ? signalAtDelivery(d) : null;
         queue.add(new Deliver(d, learnerCheckpoint, System.nanoTime(), signalled));
+        if (!deliveryObservers.isEmpty() && d.payload().length >= 16 && d.addressedTo(partition)) {
+            // a request starts with its client id and number (Wire.encode(Request))
+            java.nio.ByteBuffer head = java.nio.ByteBuffer.wrap(d.payload(), 0, 16);
+            long clientId = head.getLong();
+            long seq = head.getLong();
+            for (DeliveryObserver o : deliveryObservers) {
+                try {
+                    o.delivered(clientId, seq);
+                } catch (RuntimeException e) {
+                    log.warn("node={} delivery observer failed: {}", nodeId, e.toString());
+                }
+            }
+        }
         int backlog = queue.size();
         if (backlog > options.deliveryQueueMax() && backlog > lastBacklogWarned * 2) {
             lastBacklogWarned = backlog;

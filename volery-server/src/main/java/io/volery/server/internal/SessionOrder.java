@@ -7,15 +7,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * ZooKeeper's FIFO promise for one session at its front end. A request to a single partition that
- * the request before it also went to is pipelined: it goes out once that one went out. Behind a
- * request to the same partition one ring orders them in sending order; behind a request to several
- * partitions (a top-level create or delete, a multi) the two are on different rings, and the ring of
- * the one behind may order it first, which the replicas' check below catches (ADR 041). Any other
- * request (to several partitions, or to a partition the one before did not go to) waits for the
- * answers to every request before it.
+ * ZooKeeper's FIFO promise for one session at its front end. Requests to the same single partition as
+ * the request before are pipelined: each goes out once the one before it went out, and one ring orders
+ * them in sending order. A request to this node's own partition alone, behind a request to several
+ * partitions that include it (a top-level create or delete, a multi), goes out once this node's replica
+ * has delivered that request: it then has its place in the partition's order, and the ring orders the
+ * new one after it (ADR 041). Any other request waits for the answers to every request before it.
  *
- * <p>Even one ring's order can differ from the sending order: a proposal lost on its way to the
+ * <p>A ring's order can still differ from the sending order: a proposal lost on its way to the
  * coordinator is retransmitted by the proposer after the ones behind it were ordered (and a
  * coordinator failover re-proposes late). So a pipelined request names the one it follows
  * ({@code after}) and the replicas refuse it untouched ({@link VoleryStateMachine.Reordered}) if that
@@ -26,42 +25,60 @@ import java.util.function.Function;
  */
 final class SessionOrder {
     /**
-     * Whether a single-partition request is pipelined behind a multi-partition one that also went to its
-     * partition (ADR 041); {@code -Dvolery.pipelineBehindMulti=false} makes it wait for the answer, as
+     * Whether a request to this node's partition is pipelined behind a multi-partition one that also
+     * went there (ADR 041); {@code -Dvolery.pipelineBehindMulti=false} makes it wait for the answer, as
      * before, for comparisons.
      */
     private static final boolean PIPELINE_BEHIND_MULTI = !"false".equals(System.getProperty("volery.pipelineBehindMulti"));
 
+    /** Orders a request and returns the replicas' answer. */
+    interface Sender {
+        /**
+         * @param deliveredHere null, or run once this node's replica delivered the request (it may
+         *                      never run; the answer then comes first)
+         */
+        CompletableFuture<Object> send(VoleryRequest r, Runnable deliveredHere);
+    }
+
     private final AtomicLong reorderedResends;
+    /** This node's partition (its replica's), or 0 when none is known. */
+    private final int localPartition;
     private CompletableFuture<?> answered = CompletableFuture.completedFuture(null);
     private Slot last;
     private int[] lastDestinations = new int[0];
     private long lastSeq;
 
-    SessionOrder(AtomicLong reorderedResends) {
+    SessionOrder(AtomicLong reorderedResends, int localPartition) {
         this.reorderedResends = reorderedResends;
+        this.localPartition = localPartition;
     }
 
     /**
-     * @param execute orders the request and returns the replicas' answer
+     * @param sender  orders the request and returns the replicas' answer
      * @param release turns the answer into the reply bytes, once they may go to the client
      */
-    synchronized CompletableFuture<byte[]> submit(int[] destinations, VoleryRequest r,
-                                                  Function<VoleryRequest, CompletableFuture<Object>> execute,
+    synchronized CompletableFuture<byte[]> submit(int[] destinations, VoleryRequest r, Sender sender,
                                                   Function<Object, CompletableFuture<byte[]>> release) {
-        boolean pipeline = last != null && destinations.length == 1 && contains(lastDestinations, destinations[0])
-                && (PIPELINE_BEHIND_MULTI || lastDestinations.length == 1);
+        boolean single = last != null && destinations.length == 1;
+        boolean sameRing = single && lastDestinations.length == 1 && lastDestinations[0] == destinations[0];
+        boolean behindMulti = single && PIPELINE_BEHIND_MULTI && localPartition != 0 && lastDestinations.length > 1
+                && destinations[0] == localPartition && contains(lastDestinations, localPartition);
+        boolean pipeline = sameRing || behindMulti;
         r.seq = ++lastSeq;
         r.after = pipeline ? lastSeq - 1 : 0;
         Slot prev = pipeline ? last : null;
         Slot mine = new Slot();
+        boolean tellDelivery = destinations.length > 1 && contains(destinations, localPartition);
         CompletableFuture<Object> result = new CompletableFuture<>();
         result.whenComplete((x, e) -> mine.finished());
-        Runnable first = () -> attempt(r, prev, mine, execute, result);
-        if (pipeline) {
+        Runnable first = () -> attempt(r, prev, mine, sender, tellDelivery, result);
+        if (sameRing) {
             // Not before the previous request went out: it may itself still wait for other partitions,
             // and sending this one first would let the ring order it first.
             prev.whenSentAfter(0, first);
+        } else if (behindMulti) {
+            // Not before this node's replica delivered the previous request: the other ring may order it late.
+            prev.whenDeliveredHere(first);
         } else {
             answered.whenComplete((x, e) -> first.run());
         }
@@ -82,12 +99,12 @@ final class SessionOrder {
     }
 
     /** Sends {@code r}; if the replicas refused it for overtaking {@code prev}, sends it again. */
-    private void attempt(VoleryRequest r, Slot prev, Slot mine, Function<VoleryRequest, CompletableFuture<Object>> execute,
+    private void attempt(VoleryRequest r, Slot prev, Slot mine, Sender sender, boolean tellDelivery,
                          CompletableFuture<Object> result) {
         int prevSends = prev == null ? 0 : prev.sends();
         CompletableFuture<Object> answer;
         try {
-            answer = execute.apply(r);
+            answer = sender.send(r, tellDelivery ? mine::deliveredHere : null);
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         } finally {
@@ -105,7 +122,7 @@ final class SessionOrder {
                     if (prev.isFinished()) {
                         r.after = 0; // every request before this one is answered: nothing to overtake any more
                     }
-                    attempt(r, prev, mine, execute, result);
+                    attempt(r, prev, mine, sender, tellDelivery, result);
                 });
             }
         });
@@ -115,6 +132,9 @@ final class SessionOrder {
     private static final class Slot {
         private int sends;
         private boolean finished;
+        private boolean delivered;
+        /** Tasks waiting for this node's replica to deliver the request, or for the answer. */
+        private List<Runnable> waitingForDelivery;
         /** Tasks waiting for a send beyond the count they name, or for the answer. */
         private List<Waiter> waiting;
 
@@ -149,12 +169,46 @@ final class SessionOrder {
             runAll(run);
         }
 
+        /** This node's replica delivered the request (a multi-partition one, from the client's thread). */
+        void deliveredHere() {
+            List<Runnable> run;
+            synchronized (this) {
+                delivered = true;
+                run = waitingForDelivery;
+                waitingForDelivery = null;
+            }
+            runAll(run);
+        }
+
+        /** Runs {@code task} once this node's replica delivered the request or the request was answered. */
+        void whenDeliveredHere(Runnable task) {
+            synchronized (this) {
+                if (!finished && !delivered) {
+                    if (waitingForDelivery == null) {
+                        waitingForDelivery = new ArrayList<>(1);
+                    }
+                    waitingForDelivery.add(task);
+                    return;
+                }
+            }
+            task.run();
+        }
+
         void finished() {
             List<Runnable> run = null;
             synchronized (this) {
                 finished = true;
+                if (waitingForDelivery != null) {
+                    run = new ArrayList<>(waitingForDelivery);
+                    waitingForDelivery = null;
+                }
                 if (waiting != null) {
-                    run = waiting.stream().map(Waiter::task).toList();
+                    if (run == null) {
+                        run = new ArrayList<>();
+                    }
+                    for (Waiter w : waiting) {
+                        run.add(w.task());
+                    }
                     waiting = null;
                 }
             }

@@ -29,6 +29,11 @@ public final class VoleryOracle extends PartitioningOracle {
         this.localPartition = localPartition;
     }
 
+    /** The partition of the replica on this oracle's node. */
+    public int localPartition() {
+        return localPartition;
+    }
+
     public PathPartitioner partitioner() {
         return partitioner;
     }

@@ -159,9 +159,9 @@ public final class VoleryService implements ZkService, AutoCloseable {
         int[] destinations = oracle.destinations(r);
         // events kept for the session go out before this request's answer
         mailboxes.requestArrived(sessionId, connection, rearm(sessionId, request));
-        SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder(reorderedResends));
-        CompletableFuture<byte[]> answered = o.submit(destinations, r, req -> client.executeAsync(new Command(req)),
-                this::afterEventsQueued);
+        SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder(reorderedResends, oracle.localPartition()));
+        CompletableFuture<byte[]> answered = o.submit(destinations, r,
+                (req, deliveredHere) -> client.executeAsync(new Command(req), deliveredHere), this::afterEventsQueued);
         if (heldReplies != null && heldSession == sessionId) {
             answered = answered.thenCompose(this::held);
         }

@@ -1,6 +1,7 @@
 package io.volery.server.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -18,23 +19,34 @@ import org.junit.jupiter.api.Test;
  * untouched).
  */
 class SessionOrderTest {
+    /** The partition of the front end's own node. */
+    private static final int LOCAL = 1;
     private static final int[] ONE = {1};
     private static final int[] TWO = {2};
     private static final int[] BOTH = {1, 2};
 
-    /** What the front end handed to the ring and what the replicas did with it. */
+    /**
+     * What the front end handed to the ring and what the replicas did with it. The front end's node holds
+     * a replica of partition 1 ({@link #LOCAL}): delivering a copy that went there tells the front end,
+     * as the node's replica would.
+     */
     private static final class Ring {
         final List<Copy> inFlight = new ArrayList<>();
         final List<Long> applied = new ArrayList<>();
+        /** Requests whose answers the test releases itself (their other partitions are slow). */
+        final java.util.Map<Long, CompletableFuture<Object>> heldAnswers = new java.util.HashMap<>();
+        final java.util.Set<Long> holdAnswersOf = new java.util.HashSet<>();
         long lastSeq;
         int sends;
+        /** Whether the node's replica tells the front end of its deliveries (false: a front end without one). */
+        boolean tellsDeliveries = true;
 
-        record Copy(long seq, long after, CompletableFuture<Object> answer) {
+        record Copy(long seq, long after, CompletableFuture<Object> answer, Runnable deliveredHere) {
         }
 
-        CompletableFuture<Object> execute(VoleryRequest r) {
+        CompletableFuture<Object> execute(VoleryRequest r, Runnable deliveredHere) {
             CompletableFuture<Object> answer = new CompletableFuture<>();
-            inFlight.add(new Copy(r.seq, r.after, answer));
+            inFlight.add(new Copy(r.seq, r.after, answer, deliveredHere));
             sends++;
             return answer;
         }
@@ -58,7 +70,18 @@ class SessionOrderTest {
             }
             lastSeq = Math.max(lastSeq, c.seq());
             applied.add(c.seq());
-            c.answer().complete(new byte[] {(byte) c.seq()});
+            if (c.deliveredHere() != null && tellsDeliveries) {
+                c.deliveredHere().run();
+            }
+            if (holdAnswersOf.contains(c.seq())) {
+                heldAnswers.put(c.seq(), c.answer());
+            } else {
+                c.answer().complete(new byte[] {(byte) c.seq()});
+            }
+        }
+
+        void releaseAnswer(long seq) {
+            heldAnswers.remove(seq).complete(new byte[] {(byte) seq});
         }
 
         long inFlightCount(long fromSeq, long toSeq) {
@@ -84,7 +107,7 @@ class SessionOrderTest {
     @Test
     void afterALostProposalTheRefusedTailOfThePipelineGoesOutAgainAtOnceAndRunsInOrder() {
         AtomicLong resends = new AtomicLong();
-        SessionOrder order = new SessionOrder(resends);
+        SessionOrder order = new SessionOrder(resends, LOCAL);
         Ring ring = new Ring();
         List<CompletableFuture<byte[]>> replies = submit(order, ring, times(25, ONE));
         assertEquals(25, ring.inFlight.size(), "pipelined requests all go out at once");
@@ -112,7 +135,7 @@ class SessionOrderTest {
 
     @Test
     void aResentRequestLostAgainHoldsBackOnlyTheRequestsBehindIt() {
-        SessionOrder order = new SessionOrder(new AtomicLong());
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
         Ring ring = new Ring();
         submit(order, ring, times(10, ONE));
         for (long seq = 2; seq <= 10; seq++) {
@@ -135,16 +158,16 @@ class SessionOrderTest {
 
     @Test
     void aRequestForOtherPartitionsWaitsForTheAnswersBeforeIt() {
-        SessionOrder order = new SessionOrder(new AtomicLong());
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
         Ring ring = new Ring();
         List<CompletableFuture<byte[]>> replies = submit(order, ring, ONE, ONE, BOTH, TWO);
         assertEquals(2, ring.inFlight.size(), "the request to both partitions is not sent before 1 and 2 are answered");
         ring.deliver(1);
         assertEquals(1, ring.inFlight.size());
         ring.deliver(2);
-        assertEquals(2, ring.inFlight.size(), "now request 3 (both partitions) is out, and 4 (partition 2) behind it");
+        assertEquals(1, ring.inFlight.size(), "now request 3 (both partitions) is out, and 4 (partition 2, not this "
+                + "node's) waits for its answer");
         assertEquals(0, ring.inFlight.get(0).after(), "a request to several partitions is never pipelined");
-        assertEquals(3, ring.inFlight.get(1).after(), "request 4 went to a partition request 3 went to");
         ring.deliver(3);
         ring.deliver(4);
         assertEquals(List.of(1L, 2L, 3L, 4L), ring.applied);
@@ -153,12 +176,12 @@ class SessionOrderTest {
 
     @Test
     void aRequestToAPartitionTheOneBeforeDidNotGoToWaitsForItsAnswer() {
-        SessionOrder order = new SessionOrder(new AtomicLong());
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
         Ring ring = new Ring();
-        List<CompletableFuture<byte[]>> replies = submit(order, ring, ONE, TWO, TWO);
-        assertEquals(1, ring.inFlight.size(), "request 2 (partition 2) waits for request 1 (partition 1)");
+        List<CompletableFuture<byte[]>> replies = submit(order, ring, TWO, ONE, ONE);
+        assertEquals(1, ring.inFlight.size(), "request 2 (partition 1) waits for request 1 (partition 2)");
         ring.deliver(1);
-        assertEquals(2, ring.inFlight.size(), "then 2 goes out, and 3 (partition 2 again) is pipelined behind it");
+        assertEquals(2, ring.inFlight.size(), "then 2 goes out, and 3 (partition 1 again) is pipelined behind it");
         assertEquals(2, ring.inFlight.get(1).after());
         ring.deliver(2);
         ring.deliver(3);
@@ -167,47 +190,61 @@ class SessionOrderTest {
     }
 
     /**
-     * ADR 041: behind a request to several partitions, requests to one of them go out at once instead of
-     * waiting for its answer; they name it, so that where their ring orders them first they are refused
-     * and sent again once it is answered.
+     * ADR 041: behind a request to several partitions, requests to this node's partition go out once this
+     * node's replica delivered it, not once it is answered; they still name it.
      */
     @Test
-    void requestsToOnePartitionArePipelinedBehindARequestThatAlsoWentThere() {
+    void requestsToThisNodesPartitionGoOutOnceTheMultiPartitionRequestBeforeThemIsDeliveredHere() {
         AtomicLong resends = new AtomicLong();
-        SessionOrder order = new SessionOrder(resends);
+        SessionOrder order = new SessionOrder(resends, LOCAL);
         Ring ring = new Ring();
-        List<CompletableFuture<byte[]>> replies = submit(order, ring, BOTH, ONE, ONE, BOTH);
-        assertEquals(3, ring.inFlight.size(), "1 (both partitions), then 2 and 3 (partition 1) out at once: "
-                + ring.inFlight);
-        assertEquals(1, ring.inFlight.get(1).after(), "request 2 names request 1");
-        assertEquals(2, ring.inFlight.get(2).after(), "request 3 names request 2");
+        ring.holdAnswersOf.add(1L); // request 1 waits for its other partition's part
+        List<CompletableFuture<byte[]>> replies = submit(order, ring, BOTH, ONE, ONE, BOTH, ONE);
+        assertEquals(1, ring.inFlight.size(), "2 and 3 wait until request 1 has its place here: " + ring.inFlight);
 
-        // partition 1's ring orders 2 and 3 before the ALL ring's request 1: both refused
-        ring.deliver(2);
-        ring.deliver(3);
-        assertTrue(ring.applied.isEmpty(), "nothing may run before request 1: " + ring.applied);
-        assertEquals(2, resends.get());
         ring.deliver(1);
-        assertEquals(2, ring.inFlightCount(2, 3), "2 and 3 out again once request 1 is answered");
-        assertEquals(0, ring.inFlightCount(4, 4), "request 4 (both partitions) waits for the answers to 2 and 3");
+        assertFalse(replies.get(0).isDone(), "request 1 is delivered here but not answered");
+        assertEquals(2, ring.inFlightCount(2, 3), "2 and 3 (partition 1) out once request 1 was delivered here");
+        assertEquals(1, ring.inFlight.get(0).after(), "request 2 names request 1");
+        assertEquals(2, ring.inFlight.get(1).after(), "request 3 names request 2");
         ring.deliver(2);
         ring.deliver(3);
+        assertEquals(List.of(1L, 2L, 3L), ring.applied);
+        assertEquals(0, ring.inFlightCount(4, 5), "request 4 (both partitions) waits for the answers before it, 1's too");
+
+        ring.releaseAnswer(1);
+        assertEquals(1, ring.inFlightCount(4, 4));
         ring.deliver(4);
-        assertEquals(List.of(1L, 2L, 3L, 4L), ring.applied);
-        for (int i = 0; i < 4; i++) {
+        ring.deliver(5);
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), ring.applied);
+        assertEquals(0, resends.get(), "nothing was refused");
+        for (int i = 0; i < 5; i++) {
             assertEquals(i + 1, replies.get(i).join()[0], "reply to request " + (i + 1));
         }
+    }
 
-        // ordered after it, the pipelined ones run without a resend
-        ring.applied.clear();
-        replies = submit(order, ring, BOTH, ONE, ONE);
-        assertEquals(3, ring.inFlight.size());
-        ring.deliver(5);
-        ring.deliver(6);
-        ring.deliver(7);
-        assertEquals(List.of(5L, 6L, 7L), ring.applied);
-        assertEquals(2, resends.get(), "no resend when the ring orders them after request 5");
-        replies.forEach(CompletableFuture::join);
+    @Test
+    void behindAMultiPartitionRequestARequestForAnotherNodesPartitionOrWithoutDeliveryNewsWaitsForTheAnswer() {
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        Ring ring = new Ring();
+        ring.holdAnswersOf.add(1L);
+        submit(order, ring, BOTH, TWO);
+        ring.deliver(1);
+        assertEquals(0, ring.inFlight.size(), "partition 2 is not this node's: no delivery news from it");
+        ring.releaseAnswer(1);
+        assertEquals(0, ring.inFlight.get(0).after());
+
+        SessionOrder silent = new SessionOrder(new AtomicLong(), LOCAL);
+        Ring noNews = new Ring();
+        noNews.tellsDeliveries = false; // this node's replica does not tell (not observed)
+        noNews.holdAnswersOf.add(1L);
+        submit(silent, noNews, BOTH, ONE);
+        noNews.deliver(1);
+        assertEquals(0, noNews.inFlight.size(), "without delivery news request 2 waits for the answer");
+        noNews.releaseAnswer(1);
+        assertEquals(1, noNews.inFlight.size());
+        noNews.deliver(2);
+        assertEquals(List.of(1L, 2L), noNews.applied);
     }
 
     /**
@@ -218,7 +255,7 @@ class SessionOrderTest {
     void inAnyDeliveryOrderEveryRequestRunsOnceInTheSessionsOrder() {
         for (long seed = 1; seed <= 500; seed++) {
             Random random = new Random(seed);
-            SessionOrder order = new SessionOrder(new AtomicLong());
+            SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
             Ring ring = new Ring();
             int n = 5 + random.nextInt(40);
             int[][] destinations = new int[n][];
