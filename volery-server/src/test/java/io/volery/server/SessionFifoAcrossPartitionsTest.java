@@ -115,11 +115,7 @@ class SessionFifoAcrossPartitionsTest {
                 }
                 assertTrue(done.await(60, TimeUnit.SECONDS), "all replies within 60 s");
                 assertEquals(List.of(), failures, "every request saw what its predecessors left");
-                List<Integer> expected = new ArrayList<>();
-                for (int i = 0; i < index; i++) {
-                    expected.add(i);
-                }
-                assertEquals(expected, order, "replies in submission order");
+                assertEquals(java.util.stream.IntStream.range(0, index).boxed().toList(), order, "replies in submission order");
             } finally {
                 zk.close();
             }
