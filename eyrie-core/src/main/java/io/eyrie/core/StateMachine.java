@@ -209,7 +209,6 @@ public abstract class StateMachine implements AutoCloseable {
         return a;
     }
 
-    /** This replica's partition. */
     /**
      * Whether this replica keeps up with its partition: it runs, fetches no state image, and no
      * delivery waits (or runs) for longer than {@code maxLagMillis}. False before
@@ -220,6 +219,7 @@ public abstract class StateMachine implements AutoCloseable {
         return r != null && r.caughtUp(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(maxLagMillis));
     }
 
+    /** This replica's partition. */
     public Partition getLocalPartition() {
         int[] groups = endpoint.config().node(endpoint.nodeId()).groups();
         if (groups.length != 1) {
