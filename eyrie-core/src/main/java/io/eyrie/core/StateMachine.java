@@ -28,6 +28,7 @@ public abstract class StateMachine implements AutoCloseable {
     private boolean cachingEnabled;
     private int cacheCapacity = ReplicaOptions.defaults().cacheCapacity();
     private long exchangeTimeoutMillis = ReplicaOptions.defaults().exchangeTimeoutMillis();
+    private long lateExchangePatienceMillis = ReplicaOptions.defaults().lateExchangePatienceMillis();
     private Path checkpointDirectory;
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
     private int sentPositionsMax = ReplicaOptions.defaults().sentPositionsMax();
@@ -56,6 +57,7 @@ public abstract class StateMachine implements AutoCloseable {
                 .withCaching(cachingEnabled)
                 .withCacheCapacity(cacheCapacity)
                 .withExchangeTimeoutMillis(exchangeTimeoutMillis)
+                .withLateExchangePatienceMillis(lateExchangePatienceMillis)
                 .withCheckpoints(checkpointDirectory, checkpointInterval)
                 .withSentPositionsMax(sentPositionsMax);
         runtime = new ReplicaRuntime(endpoint, oracle, new Application() {
@@ -329,6 +331,20 @@ public abstract class StateMachine implements AutoCloseable {
         this.exchangeTimeoutMillis = millis;
     }
 
+    /**
+     * How long to wait for another partition's exchange before asking for it while nothing says it was
+     * lost: no later exchange of that partition has arrived, so its replicas are behind, and an ask would
+     * only add to their load (ADR 042). 0 (the default) is four exchange timeouts; never less than one.
+     * An exchange overtaken by a later one is asked for after the exchange timeout. Before run.
+     */
+    public void setLateExchangePatienceMillis(long millis) {
+        requireNotRunning();
+        if (millis < 0) {
+            throw new IllegalArgumentException("lateExchangePatienceMillis must be 0 or more, got " + millis);
+        }
+        this.lateExchangePatienceMillis = millis;
+    }
+
     /** Write a checkpoint every {@code interval} deliveries into {@code directory}. Before run. */
     public void setCheckpointing(Path directory, int interval) {
         requireNotRunning();
@@ -404,6 +420,14 @@ public abstract class StateMachine implements AutoCloseable {
      */
     public long catchUpExchangesSent() {
         return fromRuntime(rt -> rt.stats().catchUpExchangesSent.get());
+    }
+
+    /**
+     * Exchanges that reached this replica when it held a copy already, or after their command had
+     * finished: answers to its asks beside the original, or the original after an answer (0 before run).
+     */
+    public long exchangesRedundant() {
+        return fromRuntime(ReplicaRuntime::exchangesRedundant);
     }
 
     /** Times this replica took over sending its partition's exchanges from the designated one (0 before run). */

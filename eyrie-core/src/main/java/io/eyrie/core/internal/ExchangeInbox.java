@@ -17,6 +17,8 @@ final class ExchangeInbox {
     private long executing = Long.MIN_VALUE;
     private boolean closed;
     private long dropped;
+    /** Copies of exchanges already held, or of finished commands: an ask's answers beside the original. */
+    private long redundant;
     private final java.util.Set<Long> early = new java.util.HashSet<>();
     /** The position an owner said it no longer keeps the exchange of (see {@link Wire.Gone}). */
     private long gone = Long.MIN_VALUE;
@@ -33,6 +35,7 @@ final class ExchangeInbox {
     synchronized boolean offer(Wire.Exchange e) {
         boolean kept = retained.contains(e.position());
         if (e.position() <= finishedUpTo && !kept) {
+            redundant++;
             return false;
         }
         Map<Long, Wire.Exchange> forPosition = byPosition.get(e.position());
@@ -47,7 +50,10 @@ final class ExchangeInbox {
         if (e.position() != executing) {
             early.add(e.position());
         }
-        forPosition.putIfAbsent(key(e.from(), e.round()), e);
+        if (forPosition.putIfAbsent(key(e.from(), e.round()), e) != null) {
+            redundant++;
+            return true;
+        }
         notifyAll();
         if (kept) {
             onRetainedArrival.run();
@@ -163,6 +169,11 @@ final class ExchangeInbox {
 
     synchronized int buffered() {
         return byPosition.size();
+    }
+
+    /** Exchanges that arrived when this replica had one already, or had finished their command. */
+    synchronized long redundant() {
+        return redundant;
     }
 
     synchronized long dropped() {

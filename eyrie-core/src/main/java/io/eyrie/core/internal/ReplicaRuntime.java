@@ -171,6 +171,12 @@ public final class ReplicaRuntime implements AutoCloseable {
      * #startedNanos}). Filled in the constructor, read and updated (values only) from any thread.
      */
     private final Map<Integer, java.util.concurrent.atomic.AtomicLong> lastHeard = new HashMap<>();
+    /**
+     * The highest position of a round-0 and of a round-1 exchange that arrived from each partition (index
+     * = round), for the evidence that an awaited exchange was lost rather than late (ADR 042).
+     */
+    private final Map<Integer, java.util.concurrent.atomic.AtomicLongArray> latestFrom =
+            new java.util.concurrent.ConcurrentHashMap<>();
     /** The partition of each replica node of the cluster (nodes with one group). */
     private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
     /** When the delivery being executed was queued (System.nanoTime), or 0 between deliveries. */
@@ -385,6 +391,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         return stats;
     }
 
+    /** Exchanges that arrived once this replica held a copy, or after their command finished. */
+    public long exchangesRedundant() {
+        return inbox.redundant();
+    }
+
     public int partition() {
         return partition;
     }
@@ -559,6 +570,11 @@ public final class ReplicaRuntime implements AutoCloseable {
                 heard.lazySet(System.nanoTime());
             }
             if (e.to() == partition) {
+                if (e.round() <= 1) {
+                    java.util.concurrent.atomic.AtomicLongArray latest = latestFrom.computeIfAbsent(e.from(),
+                            k -> new java.util.concurrent.atomic.AtomicLongArray(new long[] {Long.MIN_VALUE, Long.MIN_VALUE}));
+                    latest.accumulateAndGet(e.round(), e.position(), Math::max);
+                }
                 inbox.offer(e);
             }
         } else if (m instanceof Wire.Ask a) {
@@ -581,12 +597,31 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     /**
-     * The wait before ask number {@code asks} (from 0) of one wait: the exchange timeout, doubled per
-     * ask up to 16 times it. A late exchange under load is slow, not lost; asking every timeout only
-     * added to the load (ADR 038).
+     * The wait before ask number {@code asks} (from 0) of one wait for partition {@code q}'s round-{@code
+     * round} exchange of the command at {@code position}: the exchange timeout, doubled per ask up to 16
+     * times it. A late exchange under load is slow, not lost; asking every timeout only added to the load
+     * (ADR 038). Unless a later exchange of {@code q} overtook it, which says this one was lost, the wait
+     * is at least the late-exchange patience (ADR 042): {@code q}'s replicas are behind, and the ask would
+     * only reach replicas that have not computed it either.
      */
-    private long askInterval(int asks) {
-        return TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) << Math.min(asks, 4);
+    private long askInterval(int asks, int q, long position, int round) {
+        long interval = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) << Math.min(asks, 4);
+        return overtaken(q, position, round) ? interval
+                : Math.max(interval, TimeUnit.MILLISECONDS.toNanos(options.latePatienceMillis()));
+    }
+
+    /**
+     * Whether an exchange of partition {@code q} for a later command has arrived: a partition's round-0
+     * and round-1 exchanges leave in its execution order (signals at delivery, in delivery order), over a
+     * connection that keeps order, so the one awaited was lost (or its sender replaced). Rounds a
+     * continuation starts leave out of order: they count as overtaken, as every late exchange did before.
+     */
+    private boolean overtaken(int q, long position, int round) {
+        if (round > 1) {
+            return true;
+        }
+        java.util.concurrent.atomic.AtomicLongArray latest = latestFrom.get(q);
+        return latest != null && latest.get(round) > position;
     }
 
     /** Heard nothing from a designated sender for this long: an asker says it is silent. */
@@ -1031,7 +1066,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (!isReady(d, false)) {
                 long now = System.nanoTime();
                 // askedNanos starts at sinceNanos: the first ask comes one exchange timeout after the deferral
-                if (now - d.askedNanos > askInterval(d.asks)) {
+                if (now - d.askedNanos > askInterval(d)) {
                     d.askedNanos = now;
                     d.asks++;
                     isReady(d, true);
@@ -1040,6 +1075,25 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             continueOldest();
         }
+    }
+
+    /** The shortest {@link #askInterval} of the rounds {@code d} still misses. */
+    private long askInterval(Deferred d) {
+        Later l = d.later;
+        long interval = Long.MAX_VALUE;
+        for (int q : l.senders) {
+            if (inbox.peek(l.run.position, q, l.round) == null) {
+                interval = Math.min(interval, askInterval(d.asks, q, l.run.position, l.round));
+            }
+        }
+        if (d.signalsPending) {
+            for (int q : l.run.others) {
+                if (l.run.received.get(q) == null && inbox.peek(l.run.position, q, 0) == null) {
+                    interval = Math.min(interval, askInterval(d.asks, q, l.run.position, 0));
+                }
+            }
+        }
+        return interval == Long.MAX_VALUE ? TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) : interval;
     }
 
     /** Whether every round {@code d} waits for is in; {@code ask}: asks for each missing one. */
@@ -1495,7 +1549,11 @@ public final class ReplicaRuntime implements AutoCloseable {
                 throw new ExchangeGone(position);
             }
             int asks = 0;
-            while ((e = inbox.await(position, q, round, System.nanoTime() + askInterval(asks))) == null) {
+            long base = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
+            long since = System.nanoTime();
+            // woken every exchange timeout at least: a later exchange that overtakes this one cuts the wait short
+            while ((e = inbox.await(position, q, round,
+                    Math.min(since + askInterval(asks, q, position, round), System.nanoTime() + base))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
                 }
@@ -1503,8 +1561,12 @@ public final class ReplicaRuntime implements AutoCloseable {
                     abandoned = true;
                     throw new ExchangeGone(position);
                 }
-                ask(q, round);
-                asks++;
+                long now = System.nanoTime();
+                if (now - since >= askInterval(asks, q, position, round)) {
+                    ask(q, round);
+                    asks++;
+                    since = now;
+                }
             }
             if (round == 0 && inbox.arrivedEarly(position)) {
                 stats.earlyExchangesUsed.incrementAndGet();

@@ -46,4 +46,18 @@ class ExchangeInboxTest {
         inbox.begin(3);
         assertNull(inbox.await(3, 2, 0, System.nanoTime() + 5_000_000));
     }
+
+    @Test
+    void aSecondCopyAndACopyAfterTheCommandFinishedCountAsRedundant() {
+        ExchangeInbox inbox = new ExchangeInbox(8);
+        assertTrue(inbox.offer(signal(5, 2)));
+        assertEquals(0, inbox.redundant());
+        inbox.offer(signal(5, 2));
+        assertEquals(1, inbox.redundant(), "the designated sender's copy and an ask's answer: one is redundant");
+        inbox.offer(signal(5, 3));
+        assertEquals(1, inbox.redundant(), "another partition's exchange of the same command is not a copy");
+        inbox.finish(5);
+        inbox.offer(signal(5, 2));
+        assertEquals(2, inbox.redundant(), "a copy after the command finished");
+    }
 }

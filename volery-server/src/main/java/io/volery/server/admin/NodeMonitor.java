@@ -75,6 +75,11 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Exchanges that arrived when the replica held a copy, or after their command finished. */
+        default long exchangesRedundant() {
+            return 0;
+        }
+
         /** Times the replica took over sending its partition's exchanges from the designated one. */
         default long volunteerings() {
             return 0;
