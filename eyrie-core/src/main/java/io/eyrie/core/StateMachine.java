@@ -242,10 +242,22 @@ public abstract class StateMachine implements AutoCloseable {
         }
     }
 
-    /** The object with this id, created by {@link #createObject} on first use; null if there is none. */
+    /**
+     * The object with this id, created by {@link #createObject} on first use; null if there is none.
+     * Only a command creates objects: once the replica runs, a call from another thread that would
+     * create one throws {@link IllegalStateException} (the executor may be creating the same object at
+     * that moment, and one of the two would be lost). To look at the state from outside a command, read
+     * {@link #getObjects}, which never creates.
+     */
     public PRObject getObject(Object id) {
         PRObject o = objects.get(id);
         if (o == null) {
+            ReplicaRuntime rt = runtime;
+            if (rt != null && !rt.onExecutorOrStopped()) {
+                throw new IllegalStateException("getObject(" + id + ") would create an object on thread "
+                        + Thread.currentThread().getName() + ", outside a command; only commands create objects "
+                        + "(read the state with getObjects(), which never creates)");
+            }
             o = createObject(id);
             if (o != null) {
                 if (!o.getId().equals(id)) {
@@ -262,7 +274,10 @@ public abstract class StateMachine implements AutoCloseable {
         return objects.remove(id);
     }
 
-    /** The objects this replica holds, by id (read-only view). */
+    /**
+     * The objects this replica holds, by id (read-only view; never creates one). Commands change it
+     * without a lock: from another thread, read it while the replica is quiescent.
+     */
     public Map<Object, PRObject> getObjects() {
         return java.util.Collections.unmodifiableMap(objects);
     }

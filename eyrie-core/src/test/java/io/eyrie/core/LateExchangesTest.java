@@ -101,12 +101,13 @@ class LateExchangesTest {
     }
 
     /**
-     * ADR 042: Y is behind (held in a command of its own); nothing has overtaken the exchange X waits
-     * for, so X does not ask for it within the patience. With every late exchange asked for after one
-     * exchange timeout (the rule before), X asks at 50, 150, 350 and 750 ms of the second it waits.
+     * ADR 042: Y is behind (held in a command of its own); every exchange Y's nodes sent has arrived (no
+     * gap in their numbered streams), so X does not ask for the one it waits for within the patience.
+     * With every late exchange asked for after one exchange timeout (the rule before), X asks at 50, 150,
+     * 350 and 750 ms of the second it waits.
      */
     @Test
-    void aLateExchangeThatNothingOvertookIsNotAskedForWithinThePatience() throws Exception {
+    void aLateExchangeIsNotAskedForWithinThePatienceWhileNothingWasLost() throws Exception {
         startPatient();
         EyrieClient client = cluster.client(0);
         assertEquals(0, client.execute(new Command("sum", "x1", "y2")));
@@ -143,11 +144,11 @@ class LateExchangesTest {
     }
 
     /**
-     * ADR 042: Y's exchanges of a sum never reach X; the next sum's do. Those overtook the lost ones, so
-     * X asks after one exchange timeout, not after the 10 s patience: the first sum is answered at once.
+     * ADR 042: Y's exchanges of a sum never reach X; the next sum's do, and their numbers skip the lost
+     * ones, so X asks after one exchange timeout, not after the 10 s patience.
      */
     @Test
-    void anExchangeOvertakenByALaterOneIsAskedForAfterOneTimeout() throws Exception {
+    void anExchangeLostInTransitIsAskedForAfterOneTimeoutOnceALaterOneShowsTheGap() throws Exception {
         startPatient();
         EyrieClient client = cluster.client(0);
         assertEquals(0, client.execute(new Command("sum", "x1", "y2")));
@@ -173,7 +174,7 @@ class LateExchangesTest {
             Thread.sleep(10);
         }
         assertTrue(cluster.stats(xs[0]).commandsExecuted.get() >= x0 + 2 && cluster.stats(xs[1]).commandsExecuted.get() >= x1 + 2,
-                "X's replicas should ask for the exchanges the next sum's overtook after one exchange timeout and run "
+                "X's replicas should ask for the exchanges the next sum's showed lost after one exchange timeout and run "
                         + "both sums well within the 10 s patience; " + cluster.stats(xs[0]) + " / " + cluster.stats(xs[1]));
         assertTrue(cluster.stats(xs[0]).asksSent.get() + cluster.stats(xs[1]).asksSent.get() > 0, "X asked");
         cluster.awaitQuiescent();

@@ -172,11 +172,12 @@ public final class ReplicaRuntime implements AutoCloseable {
      */
     private final Map<Integer, java.util.concurrent.atomic.AtomicLong> lastHeard = new HashMap<>();
     /**
-     * The highest position of a round-0 and of a round-1 exchange that arrived from each partition (index
-     * = round), for the evidence that an awaited exchange was lost rather than late (ADR 042).
+     * Each sending node's stream of exchanges to this partition (ADR 042): the highest number seen, and
+     * until when a gap in it counts as evidence that an awaited exchange of its partition was lost.
      */
-    private final Map<Integer, java.util.concurrent.atomic.AtomicLongArray> latestFrom =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Integer, ExchangeStream> streams = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Numbers this node's exchanges per destination partition (guarded by itself, held across the sends). */
+    private final Map<Integer, long[]> sendSeq = new HashMap<>();
     /** The partition of each replica node of the cluster (nodes with one group). */
     private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
     /** When the delivery being executed was queued (System.nanoTime), or 0 between deliveries. */
@@ -391,6 +392,14 @@ public final class ReplicaRuntime implements AutoCloseable {
         return stats;
     }
 
+    /**
+     * Whether the caller may change the application's state: it runs on the executor thread, or the
+     * executor is not running (before {@link #start}, e.g. restoring a checkpoint, or after it stopped).
+     */
+    public boolean onExecutorOrStopped() {
+        return Thread.currentThread() == executor || !executor.isAlive();
+    }
+
     /** Exchanges that arrived once this replica held a copy, or after their command finished. */
     public long exchangesRedundant() {
         return inbox.redundant();
@@ -522,11 +531,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
         int n = 0;
         for (Map.Entry<Integer, byte[]> e : encoded.entrySet()) {
-            for (int node : replicasByPartition.get(e.getKey())) {
-                stats.exchangesSent.incrementAndGet();
-                endpoint.sendDirect(node, e.getValue());
-                n++;
-            }
+            n += sendNumbered(e.getKey(), e.getValue());
         }
         return n;
     }
@@ -570,12 +575,15 @@ public final class ReplicaRuntime implements AutoCloseable {
                 heard.lazySet(System.nanoTime());
             }
             if (e.to() == partition) {
-                if (e.round() <= 1) {
-                    java.util.concurrent.atomic.AtomicLongArray latest = latestFrom.computeIfAbsent(e.from(),
-                            k -> new java.util.concurrent.atomic.AtomicLongArray(new long[] {Long.MIN_VALUE, Long.MIN_VALUE}));
-                    latest.accumulateAndGet(e.round(), e.position(), Math::max);
+                long now = System.nanoTime();
+                if (e.seq() > 0) {
+                    streams.computeIfAbsent(from, k -> new ExchangeStream()).arrived(e.seq(), now + lostAfterNanos());
                 }
-                inbox.offer(e);
+                long droppedBefore = inbox.dropped();
+                if (!inbox.offer(e) && inbox.dropped() != droppedBefore) {
+                    // no room: the exchange is as lost as one the network dropped
+                    streams.computeIfAbsent(from, k -> new ExchangeStream()).lost(now + lostAfterNanos());
+                }
             }
         } else if (m instanceof Wire.Ask a) {
             answer(a);
@@ -597,31 +605,75 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     /**
-     * The wait before ask number {@code asks} (from 0) of one wait for partition {@code q}'s round-{@code
-     * round} exchange of the command at {@code position}: the exchange timeout, doubled per ask up to 16
-     * times it. A late exchange under load is slow, not lost; asking every timeout only added to the load
-     * (ADR 038). Unless a later exchange of {@code q} overtook it, which says this one was lost, the wait
-     * is at least the late-exchange patience (ADR 042): {@code q}'s replicas are behind, and the ask would
-     * only reach replicas that have not computed it either.
+     * The wait before ask number {@code asks} (from 0) of one wait for partition {@code q}'s exchange:
+     * the exchange timeout, doubled per ask up to 16 times it. A late exchange under load is slow, not
+     * lost; asking every timeout only added to the load (ADR 038). Unless something says an exchange of
+     * {@code q} was lost (a gap in a stream from one of its nodes, or one this replica had no room for),
+     * the wait is at least the late-exchange patience (ADR 042): {@code q}'s replicas are behind, and an
+     * ask would reach replicas that have not computed the exchange either.
      */
-    private long askInterval(int asks, int q, long position, int round) {
+    private long askInterval(int asks, int q) {
         long interval = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) << Math.min(asks, 4);
-        return overtaken(q, position, round) ? interval
+        return lossSuspected(q) ? interval
                 : Math.max(interval, TimeUnit.MILLISECONDS.toNanos(options.latePatienceMillis()));
     }
 
     /**
-     * Whether an exchange of partition {@code q} for a later command has arrived: a partition's round-0
-     * and round-1 exchanges leave in its execution order (signals at delivery, in delivery order), over a
-     * connection that keeps order, so the one awaited was lost (or its sender replaced). Rounds a
-     * continuation starts leave out of order: they count as overtaken, as every late exchange did before.
+     * Whether an exchange from partition {@code q} may have been lost lately: a stream from one of its
+     * nodes skipped a number (the connection dropped messages) or this replica dropped one for room,
+     * within the last {@link #lostAfterNanos}. A node sends its exchanges to a partition numbered, in
+     * order, over a connection that keeps order, so without a gap every exchange it sent has arrived.
      */
-    private boolean overtaken(int q, long position, int round) {
-        if (round > 1) {
-            return true;
+    private boolean lossSuspected(int q) {
+        long now = System.nanoTime();
+        for (int node : replicasByPartition.get(q)) {
+            ExchangeStream s = streams.get(node);
+            if (s != null && s.suspectUntil(now)) {
+                return true;
+            }
         }
-        java.util.concurrent.atomic.AtomicLongArray latest = latestFrom.get(q);
-        return latest != null && latest.get(round) > position;
+        return false;
+    }
+
+    /** One sending node's numbered exchanges to this partition, as seen here (direct-channel thread). */
+    private static final class ExchangeStream {
+        private long highest;
+        private volatile long gapUntilNanos;
+        private volatile boolean gapSeen;
+
+        synchronized void arrived(long seq, long suspectUntilNanos) {
+            if (highest > 0 && seq > highest + 1) {
+                lost(suspectUntilNanos);
+            }
+            // the first number heard, or 1 again (the sender restarted), starts the stream anew
+            highest = highest == 0 || seq == 1 ? seq : Math.max(highest, seq);
+        }
+
+        void lost(long suspectUntilNanos) {
+            gapUntilNanos = suspectUntilNanos;
+            gapSeen = true;
+        }
+
+        boolean suspectUntil(long now) {
+            return gapSeen && now - gapUntilNanos < 0;
+        }
+    }
+
+    /**
+     * Sends an encoded exchange to every replica of partition {@code q}, numbered in this node's stream
+     * to {@code q} (ADR 042); the delivery thread and the executor both send, so numbering and sending
+     * hold one lock and the numbers go out in order. Returns how many messages it sent.
+     */
+    private int sendNumbered(int q, byte[] encoded) {
+        int[] nodes = replicasByPartition.get(q);
+        synchronized (sendSeq) {
+            byte[] numbered = Wire.numbered(encoded, ++sendSeq.computeIfAbsent(q, k -> new long[1])[0]);
+            for (int node : nodes) {
+                stats.exchangesSent.incrementAndGet();
+                endpoint.sendDirect(node, numbered);
+            }
+        }
+        return nodes.length;
     }
 
     /** Heard nothing from a designated sender for this long: an asker says it is silent. */
@@ -1083,13 +1135,13 @@ public final class ReplicaRuntime implements AutoCloseable {
         long interval = Long.MAX_VALUE;
         for (int q : l.senders) {
             if (inbox.peek(l.run.position, q, l.round) == null) {
-                interval = Math.min(interval, askInterval(d.asks, q, l.run.position, l.round));
+                interval = Math.min(interval, askInterval(d.asks, q));
             }
         }
         if (d.signalsPending) {
             for (int q : l.run.others) {
                 if (l.run.received.get(q) == null && inbox.peek(l.run.position, q, 0) == null) {
-                    interval = Math.min(interval, askInterval(d.asks, q, l.run.position, 0));
+                    interval = Math.min(interval, askInterval(d.asks, q));
                 }
             }
         }
@@ -1263,10 +1315,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (!signalsEnabled && mine.isEmpty()) {
                 continue;
             }
-            for (int node : replicasByPartition.get(e.getKey())) {
-                stats.exchangesSent.incrementAndGet();
-                endpoint.sendDirect(node, e.getValue());
-            }
+            sendNumbered(e.getKey(), e.getValue());
         }
     }
 
@@ -1551,9 +1600,9 @@ public final class ReplicaRuntime implements AutoCloseable {
             int asks = 0;
             long base = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
             long since = System.nanoTime();
-            // woken every exchange timeout at least: a later exchange that overtakes this one cuts the wait short
+            // woken every exchange timeout at least: a gap seen meanwhile cuts the wait short
             while ((e = inbox.await(position, q, round,
-                    Math.min(since + askInterval(asks, q, position, round), System.nanoTime() + base))) == null) {
+                    Math.min(since + askInterval(asks, q), System.nanoTime() + base))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
                 }
@@ -1562,7 +1611,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                     throw new ExchangeGone(position);
                 }
                 long now = System.nanoTime();
-                if (now - since >= askInterval(asks, q, position, round)) {
+                if (now - since >= askInterval(asks, q)) {
                     ask(q, round);
                     asks++;
                     since = now;
