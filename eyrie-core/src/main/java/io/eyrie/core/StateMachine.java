@@ -349,7 +349,7 @@ public abstract class StateMachine implements AutoCloseable {
     /**
      * How long to wait for another partition's exchange before asking for it while nothing says it was
      * lost: no later exchange of that partition has arrived, so its replicas are behind, and an ask would
-     * only add to their load (ADR 042). 0 (the default) is four exchange timeouts; never less than one.
+     * only add to their load (ADR 042). 0 (the default) is eight exchange timeouts; never less than one.
      * An exchange overtaken by a later one is asked for after the exchange timeout. Before run.
      */
     public void setLateExchangePatienceMillis(long millis) {

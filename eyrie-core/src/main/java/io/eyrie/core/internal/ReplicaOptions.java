@@ -10,14 +10,14 @@ import java.nio.file.Path;
  *                              asks that partition's replicas (covers loss and a failed designated sender)
  * @param checkpointDir         null for no checkpoints
  * @param checkpointInterval    deliveries between checkpoints
- * @param lateExchangePatienceMillis see {@link #latePatienceMillis()}; 0 for four exchange timeouts
+ * @param lateExchangePatienceMillis see {@link #latePatienceMillis()}; 0 for eight exchange timeouts
  */
 public record ReplicaOptions(boolean cachingEnabled, int cacheCapacity, long exchangeTimeoutMillis,
                              Path checkpointDir, int checkpointInterval, int deliveryQueueMax,
                              int inboxPositionsMax, int sentPositionsMax, long lateExchangePatienceMillis) {
 
     /**
-     * {@code lateExchangePatienceMillis}: 0 (the default) is four exchange timeouts; the system property
+     * {@code lateExchangePatienceMillis}: 0 (the default) is eight exchange timeouts; the system property
      * {@code eyrie.lateExchangePatienceMillis} sets another default (equal to the exchange timeout it
      * gives the rule before ADR 042: every late exchange is asked for after one timeout).
      */
@@ -34,7 +34,7 @@ public record ReplicaOptions(boolean cachingEnabled, int cacheCapacity, long exc
      */
     public long latePatienceMillis() {
         return Math.max(exchangeTimeoutMillis,
-                lateExchangePatienceMillis > 0 ? lateExchangePatienceMillis : 4 * exchangeTimeoutMillis);
+                lateExchangePatienceMillis > 0 ? lateExchangePatienceMillis : 8 * exchangeTimeoutMillis);
     }
 
     public ReplicaOptions withLateExchangePatienceMillis(long millis) {
@@ -79,7 +79,7 @@ public record ReplicaOptions(boolean cachingEnabled, int cacheCapacity, long exc
             throw new IllegalArgumentException("exchangeTimeoutMillis must be at least 1, got " + exchangeTimeoutMillis);
         }
         if (lateExchangePatienceMillis < 0) {
-            throw new IllegalArgumentException("lateExchangePatienceMillis must be 0 (four exchange timeouts) or more, got "
+            throw new IllegalArgumentException("lateExchangePatienceMillis must be 0 (eight exchange timeouts) or more, got "
                     + lateExchangePatienceMillis);
         }
         if (checkpointDir != null && checkpointInterval < 1) {

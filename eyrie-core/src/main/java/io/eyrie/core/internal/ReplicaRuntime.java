@@ -645,8 +645,10 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (highest > 0 && seq > highest + 1) {
                 lost(suspectUntilNanos);
             }
-            // the first number heard, or 1 again (the sender restarted), starts the stream anew
-            highest = highest == 0 || seq == 1 ? seq : Math.max(highest, seq);
+            // a lower number than the last means the sender restarted (its stream starts anew) or, on a
+            // network that reorders, a late message: the gap it leaves behind only makes the partition
+            // suspect, which costs what every late exchange cost before ADR 042
+            highest = seq;
         }
 
         void lost(long suspectUntilNanos) {
