@@ -45,7 +45,9 @@ import java.util.concurrent.TimeUnit;
  * </ol>
  * A replica that waits longer than the exchange timeout asks every replica of the missing partition;
  * any of them that has executed C answers, so the loss of a message or of the designated sender
- * costs a timeout, not liveness.
+ * costs a timeout, not liveness. Unless a gap in the numbered exchanges from that partition says one
+ * was lost, it first waits the late-exchange patience (ADR 042): a partition that is behind is not
+ * helped by being asked.
  */
 public final class ReplicaRuntime implements AutoCloseable {
 
@@ -1110,8 +1112,8 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     /**
      * Runs, oldest first, the continuations whose rounds are all in; stops at the first that waits. When
-     * that one has waited longer than the exchange timeout, it asks for its missing rounds (again every
-     * timeout) without stopping: a lost round must not wait for the executor to fall idle, which under
+     * that one has waited longer than the ask interval ({@link #askInterval(int, int)}), it asks for its
+     * missing rounds (again every interval) without stopping: a lost round must not wait for the executor to fall idle, which under
      * load it may not. The answers wake the executor like the rounds themselves.
      */
     private void runReadyContinuations() throws InterruptedException {
@@ -1120,6 +1122,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (!isReady(d, false)) {
                 long now = System.nanoTime();
                 // askedNanos starts at sinceNanos: the first ask comes one exchange timeout after the deferral
+                // when a loss is suspected, else one late-exchange patience (ADR 042)
                 if (now - d.askedNanos > askInterval(d)) {
                     d.askedNanos = now;
                     d.asks++;
