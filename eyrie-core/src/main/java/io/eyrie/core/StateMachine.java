@@ -28,7 +28,6 @@ public abstract class StateMachine implements AutoCloseable {
     private boolean cachingEnabled;
     private int cacheCapacity = ReplicaOptions.defaults().cacheCapacity();
     private long exchangeTimeoutMillis = ReplicaOptions.defaults().exchangeTimeoutMillis();
-    private long lateExchangePatienceMillis = ReplicaOptions.defaults().lateExchangePatienceMillis();
     private Path checkpointDirectory;
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
     private int sentPositionsMax = ReplicaOptions.defaults().sentPositionsMax();
@@ -57,7 +56,6 @@ public abstract class StateMachine implements AutoCloseable {
                 .withCaching(cachingEnabled)
                 .withCacheCapacity(cacheCapacity)
                 .withExchangeTimeoutMillis(exchangeTimeoutMillis)
-                .withLateExchangePatienceMillis(lateExchangePatienceMillis)
                 .withCheckpoints(checkpointDirectory, checkpointInterval)
                 .withSentPositionsMax(sentPositionsMax);
         runtime = new ReplicaRuntime(endpoint, oracle, new Application() {
@@ -344,20 +342,6 @@ public abstract class StateMachine implements AutoCloseable {
     public void setExchangeTimeoutMillis(long millis) {
         requireNotRunning();
         this.exchangeTimeoutMillis = millis;
-    }
-
-    /**
-     * How long to wait for another partition's exchange before asking for it while nothing says it was
-     * lost: no later exchange of that partition has arrived, so its replicas are behind, and an ask would
-     * only add to their load (ADR 042). 0 (the default) is eight exchange timeouts; never less than one.
-     * An exchange overtaken by a later one is asked for after the exchange timeout. Before run.
-     */
-    public void setLateExchangePatienceMillis(long millis) {
-        requireNotRunning();
-        if (millis < 0) {
-            throw new IllegalArgumentException("lateExchangePatienceMillis must be 0 or more, got " + millis);
-        }
-        this.lateExchangePatienceMillis = millis;
     }
 
     /** Write a checkpoint every {@code interval} deliveries into {@code directory}. Before run. */

@@ -40,14 +40,6 @@ class LateExchangesTest {
                 .withClients(new RegisterMachine.Oracle(), 8, 60_000);
     }
 
-    /** ADR 042's tests: a 10 s patience for late exchanges, so that any ask they see came from evidence of loss. */
-    private void startPatient() {
-        cluster = new SimCluster(2, 2, 2, 1, RegisterMachine::new, m -> {
-            m.setExchangeTimeoutMillis(50);
-            m.setLateExchangePatienceMillis(10_000);
-        }).withClients(new RegisterMachine.Oracle(), 8, 60_000);
-    }
-
     private void hold(int node, CountDownLatch latch) {
         ((RegisterMachine) cluster.replica(node)).hold = latch;
     }
@@ -98,87 +90,6 @@ class LateExchangesTest {
             assertTrue(asks <= 16, "X's replica " + x + " sent " + asks + " asks while Y was held for " + waitedMillis
                     + " ms; they should back off");
         }
-    }
-
-    /**
-     * ADR 042: Y is behind (held in a command of its own); every exchange Y's nodes sent has arrived (no
-     * gap in their numbered streams), so X does not ask for the one it waits for within the patience.
-     * With every late exchange asked for after one exchange timeout (the rule before), X asks at 50, 150,
-     * 350 and 750 ms of the second it waits.
-     */
-    @Test
-    void aLateExchangeIsNotAskedForWithinThePatienceWhileNothingWasLost() throws Exception {
-        startPatient();
-        EyrieClient client = cluster.client(0);
-        assertEquals(0, client.execute(new Command("sum", "x1", "y2")));
-        int[] xs = cluster.sim.replicasOf(X);
-        int[] ys = cluster.sim.replicasOf(Y);
-        long asksBefore = cluster.stats(xs[0]).asksSent.get() + cluster.stats(xs[1]).asksSent.get();
-        CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Object> sum;
-        try {
-            for (int y : ys) {
-                hold(y, release);
-            }
-            CompletableFuture<Object> add = cluster.client(1).executeAsync(new Command("add", "y2", 3));
-            for (int y : ys) {
-                SimCluster.awaitTrue("Y replica " + y + " delivers the add", () -> cluster.sim.delivered(y).size() >= 2);
-            }
-            sum = client.executeAsync(new Command("sum", "x1", "y2"));
-            for (int x : xs) {
-                SimCluster.awaitTrue("X replica " + x + " delivers the sum", () -> cluster.sim.delivered(x).size() >= 2);
-            }
-            Thread.sleep(1_000);
-            assertTrue(!sum.isDone() && !add.isDone(), "Y is held");
-        } finally {
-            release.countDown();
-            for (int y : ys) {
-                hold(y, null);
-            }
-        }
-        assertEquals(3, sum.get(10, TimeUnit.SECONDS));
-        cluster.awaitQuiescent();
-        cluster.assertNoReplicaFailed();
-        long asks = cluster.stats(xs[0]).asksSent.get() + cluster.stats(xs[1]).asksSent.get() - asksBefore;
-        assertEquals(0, asks, "Y was behind, not silent about the sum: X should not have asked within the patience");
-    }
-
-    /**
-     * ADR 042: Y's exchanges of a sum never reach X; the next sum's do, and their numbers skip the lost
-     * ones, so X asks after one exchange timeout, not after the 10 s patience.
-     */
-    @Test
-    void anExchangeLostInTransitIsAskedForAfterOneTimeoutOnceALaterOneShowsTheGap() throws Exception {
-        startPatient();
-        EyrieClient client = cluster.client(0);
-        assertEquals(0, client.execute(new Command("sum", "x1", "y2")));
-        int[] xs = cluster.sim.replicasOf(X);
-        int[] ys = cluster.sim.replicasOf(Y);
-        long y0 = cluster.stats(ys[0]).commandsExecuted.get();
-        long y1 = cluster.stats(ys[1]).commandsExecuted.get();
-        long x0 = cluster.stats(xs[0]).commandsExecuted.get();
-        long x1 = cluster.stats(xs[1]).commandsExecuted.get();
-        cluster.sim.cutDirect((from, to) -> (from == ys[0] || from == ys[1]) && (to == xs[0] || to == xs[1]));
-        // (Y holds X's exchange and answers it; X's replicas wait for Y's)
-        CompletableFuture<Object> lost = client.executeAsync(new Command("sum", "x1", "y2"));
-        SimCluster.awaitTrue("Y's replicas ran the sum", () -> cluster.stats(ys[0]).commandsExecuted.get() > y0
-                && cluster.stats(ys[1]).commandsExecuted.get() > y1);
-        cluster.sim.cutDirect((from, to) -> false);
-        CompletableFuture<Object> next = client.executeAsync(new Command("sum", "x1", "y2"));
-        assertEquals(0, lost.get(5, TimeUnit.SECONDS));
-        assertEquals(0, next.get(5, TimeUnit.SECONDS));
-        // a liveness bound, not a measurement: 5 s is 100 exchange timeouts and half the patience
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (System.nanoTime() < deadline && (cluster.stats(xs[0]).commandsExecuted.get() < x0 + 2
-                || cluster.stats(xs[1]).commandsExecuted.get() < x1 + 2)) {
-            Thread.sleep(10);
-        }
-        assertTrue(cluster.stats(xs[0]).commandsExecuted.get() >= x0 + 2 && cluster.stats(xs[1]).commandsExecuted.get() >= x1 + 2,
-                "X's replicas should ask for the exchanges the next sum's showed lost after one exchange timeout and run "
-                        + "both sums well within the 10 s patience; " + cluster.stats(xs[0]) + " / " + cluster.stats(xs[1]));
-        assertTrue(cluster.stats(xs[0]).asksSent.get() + cluster.stats(xs[1]).asksSent.get() > 0, "X asked");
-        cluster.awaitQuiescent();
-        cluster.assertNoReplicaFailed();
     }
 
     @Test

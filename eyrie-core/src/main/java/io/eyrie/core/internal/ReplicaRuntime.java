@@ -45,9 +45,7 @@ import java.util.concurrent.TimeUnit;
  * </ol>
  * A replica that waits longer than the exchange timeout asks every replica of the missing partition;
  * any of them that has executed C answers, so the loss of a message or of the designated sender
- * costs a timeout, not liveness. Unless a gap in the numbered exchanges from that partition says one
- * was lost, it first waits the late-exchange patience (ADR 042): a partition that is behind is not
- * helped by being asked.
+ * costs a timeout, not liveness.
  */
 public final class ReplicaRuntime implements AutoCloseable {
 
@@ -173,13 +171,6 @@ public final class ReplicaRuntime implements AutoCloseable {
      * #startedNanos}). Filled in the constructor, read and updated (values only) from any thread.
      */
     private final Map<Integer, java.util.concurrent.atomic.AtomicLong> lastHeard = new HashMap<>();
-    /**
-     * Each sending node's stream of exchanges to this partition (ADR 042): the highest number seen, and
-     * until when a gap in it counts as evidence that an awaited exchange of its partition was lost.
-     */
-    private final Map<Integer, ExchangeStream> streams = new java.util.concurrent.ConcurrentHashMap<>();
-    /** Numbers this node's exchanges per destination partition (guarded by itself, held across the sends). */
-    private final Map<Integer, long[]> sendSeq = new HashMap<>();
     /** The partition of each replica node of the cluster (nodes with one group). */
     private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
     /** When the delivery being executed was queued (System.nanoTime), or 0 between deliveries. */
@@ -533,7 +524,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
         int n = 0;
         for (Map.Entry<Integer, byte[]> e : encoded.entrySet()) {
-            n += sendNumbered(e.getKey(), e.getValue());
+            for (int node : replicasByPartition.get(e.getKey())) {
+                stats.exchangesSent.incrementAndGet();
+                endpoint.sendDirect(node, e.getValue());
+                n++;
+            }
         }
         return n;
     }
@@ -577,15 +572,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                 heard.lazySet(System.nanoTime());
             }
             if (e.to() == partition) {
-                long now = System.nanoTime();
-                if (e.seq() > 0) {
-                    streams.computeIfAbsent(from, k -> new ExchangeStream()).arrived(e.seq(), now + lostAfterNanos());
-                }
-                long droppedBefore = inbox.dropped();
-                if (!inbox.offer(e) && inbox.dropped() != droppedBefore) {
-                    // no room: the exchange is as lost as one the network dropped
-                    streams.computeIfAbsent(from, k -> new ExchangeStream()).lost(now + lostAfterNanos());
-                }
+                inbox.offer(e);
             }
         } else if (m instanceof Wire.Ask a) {
             answer(a);
@@ -607,77 +594,12 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     /**
-     * The wait before ask number {@code asks} (from 0) of one wait for partition {@code q}'s exchange:
-     * the exchange timeout, doubled per ask up to 16 times it. A late exchange under load is slow, not
-     * lost; asking every timeout only added to the load (ADR 038). Unless something says an exchange of
-     * {@code q} was lost (a gap in a stream from one of its nodes, or one this replica had no room for),
-     * the wait is at least the late-exchange patience (ADR 042): {@code q}'s replicas are behind, and an
-     * ask would reach replicas that have not computed the exchange either.
+     * The wait before ask number {@code asks} (from 0) of one wait: the exchange timeout, doubled per
+     * ask up to 16 times it. A late exchange under load is slow, not lost; asking every timeout only
+     * added to the load (ADR 038).
      */
-    private long askInterval(int asks, int q) {
-        long interval = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) << Math.min(asks, 4);
-        return lossSuspected(q) ? interval
-                : Math.max(interval, TimeUnit.MILLISECONDS.toNanos(options.latePatienceMillis()));
-    }
-
-    /**
-     * Whether an exchange from partition {@code q} may have been lost lately: a stream from one of its
-     * nodes skipped a number (the connection dropped messages) or this replica dropped one for room,
-     * within the last {@link #lostAfterNanos}. A node sends its exchanges to a partition numbered, in
-     * order, over a connection that keeps order, so without a gap every exchange it sent has arrived.
-     */
-    private boolean lossSuspected(int q) {
-        long now = System.nanoTime();
-        for (int node : replicasByPartition.get(q)) {
-            ExchangeStream s = streams.get(node);
-            if (s != null && s.suspectUntil(now)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** One sending node's numbered exchanges to this partition, as seen here (direct-channel thread). */
-    private static final class ExchangeStream {
-        private long highest;
-        private volatile long gapUntilNanos;
-        private volatile boolean gapSeen;
-
-        synchronized void arrived(long seq, long suspectUntilNanos) {
-            if (highest > 0 && seq > highest + 1) {
-                lost(suspectUntilNanos);
-            }
-            // a lower number than the last means the sender restarted (its stream starts anew) or, on a
-            // network that reorders, a late message: the gap it leaves behind only makes the partition
-            // suspect, which costs what every late exchange cost before ADR 042
-            highest = seq;
-        }
-
-        void lost(long suspectUntilNanos) {
-            gapUntilNanos = suspectUntilNanos;
-            gapSeen = true;
-        }
-
-        boolean suspectUntil(long now) {
-            return gapSeen && now - gapUntilNanos < 0;
-        }
-    }
-
-    /**
-     * Sends an encoded exchange to every replica of partition {@code q}, numbered in this node's stream
-     * to {@code q} (ADR 042); the delivery thread and the executor both send, so numbering and sending
-     * hold one lock and the numbers go out in order. Returns how many messages it sent.
-     */
-    private int sendNumbered(int q, byte[] encoded) {
-        int[] nodes = replicasByPartition.get(q);
-        synchronized (sendSeq) {
-            byte[] numbered = Wire.numbered(encoded, ++sendSeq.computeIfAbsent(q, k -> new long[1])[0]);
-            for (int node : nodes) {
-                stats.exchangesSent.incrementAndGet();
-                endpoint.sendDirect(node, numbered);
-            }
-        }
-        return nodes.length;
+    private long askInterval(int asks) {
+        return TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) << Math.min(asks, 4);
     }
 
     /** Heard nothing from a designated sender for this long: an asker says it is silent. */
@@ -1112,8 +1034,8 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     /**
      * Runs, oldest first, the continuations whose rounds are all in; stops at the first that waits. When
-     * that one has waited longer than the ask interval ({@link #askInterval(int, int)}), it asks for its
-     * missing rounds (again every interval) without stopping: a lost round must not wait for the executor to fall idle, which under
+     * that one has waited longer than the exchange timeout, it asks for its missing rounds (again every
+     * timeout) without stopping: a lost round must not wait for the executor to fall idle, which under
      * load it may not. The answers wake the executor like the rounds themselves.
      */
     private void runReadyContinuations() throws InterruptedException {
@@ -1122,8 +1044,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (!isReady(d, false)) {
                 long now = System.nanoTime();
                 // askedNanos starts at sinceNanos: the first ask comes one exchange timeout after the deferral
-                // when a loss is suspected, else one late-exchange patience (ADR 042)
-                if (now - d.askedNanos > askInterval(d)) {
+                if (now - d.askedNanos > askInterval(d.asks)) {
                     d.askedNanos = now;
                     d.asks++;
                     isReady(d, true);
@@ -1132,25 +1053,6 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             continueOldest();
         }
-    }
-
-    /** The shortest {@link #askInterval} of the rounds {@code d} still misses. */
-    private long askInterval(Deferred d) {
-        Later l = d.later;
-        long interval = Long.MAX_VALUE;
-        for (int q : l.senders) {
-            if (inbox.peek(l.run.position, q, l.round) == null) {
-                interval = Math.min(interval, askInterval(d.asks, q));
-            }
-        }
-        if (d.signalsPending) {
-            for (int q : l.run.others) {
-                if (l.run.received.get(q) == null && inbox.peek(l.run.position, q, 0) == null) {
-                    interval = Math.min(interval, askInterval(d.asks, q));
-                }
-            }
-        }
-        return interval == Long.MAX_VALUE ? TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) : interval;
     }
 
     /** Whether every round {@code d} waits for is in; {@code ask}: asks for each missing one. */
@@ -1320,7 +1222,10 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (!signalsEnabled && mine.isEmpty()) {
                 continue;
             }
-            sendNumbered(e.getKey(), e.getValue());
+            for (int node : replicasByPartition.get(e.getKey())) {
+                stats.exchangesSent.incrementAndGet();
+                endpoint.sendDirect(node, e.getValue());
+            }
         }
     }
 
@@ -1603,11 +1508,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                 throw new ExchangeGone(position);
             }
             int asks = 0;
-            long base = TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis());
-            long since = System.nanoTime();
-            // woken every exchange timeout at least: a gap seen meanwhile cuts the wait short
-            while ((e = inbox.await(position, q, round,
-                    Math.min(since + askInterval(asks, q), System.nanoTime() + base))) == null) {
+            while ((e = inbox.await(position, q, round, System.nanoTime() + askInterval(asks))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
                 }
@@ -1615,12 +1516,8 @@ public final class ReplicaRuntime implements AutoCloseable {
                     abandoned = true;
                     throw new ExchangeGone(position);
                 }
-                long now = System.nanoTime();
-                if (now - since >= askInterval(asks, q)) {
-                    ask(q, round);
-                    asks++;
-                    since = now;
-                }
+                ask(q, round);
+                asks++;
             }
             if (round == 0 && inbox.arrivedEarly(position)) {
                 stats.earlyExchangesUsed.incrementAndGet();

@@ -66,17 +66,7 @@ public final class Wire {
      * a signal, plus the values of {@code from}'s objects that the command reads (round 0), or a
      * value the command exchanged while it executed (round 1, 2, ...: {@code StateMachine.exchange}).
      */
-    public record Exchange(long position, int round, int from, int to, List<ShippedObject> objects, long seq) {
-
-        /**
-         * {@code seq}: the sending node's number for the message in its stream of exchanges to partition
-         * {@code to} (1, 2, ...; ADR 042), appended at send time by {@link #numbered}; 0 when the message
-         * has none (an ask's answer, a catch-up, a replica from before ADR 042).
-         */
-        public Exchange(long position, int round, int from, int to, List<ShippedObject> objects) {
-            this(position, round, from, to, objects, 0);
-        }
-
+    public record Exchange(long position, int round, int from, int to, List<ShippedObject> objects) {
         public ShippedObject object(Object id) {
             for (ShippedObject o : objects) {
                 if (o.id().equals(id)) {
@@ -183,16 +173,6 @@ public final class Wire {
                 writeBytes(out, o.value() == null ? new byte[0] : o.value());
             }
         });
-    }
-
-    /**
-     * An encoded exchange with its sending sequence number appended (ADR 042). A replica from before
-     * reads the exchange and ignores the 8 bytes after it.
-     */
-    public static byte[] numbered(byte[] encodedExchange, long seq) {
-        byte[] out = java.util.Arrays.copyOf(encodedExchange, encodedExchange.length + 8);
-        ByteBuffer.wrap(out, encodedExchange.length, 8).putLong(seq);
-        return out;
     }
 
     public static byte[] encode(Ask a) {
@@ -341,8 +321,7 @@ public final class Wire {
                         byte[] value = readBytes(in);
                         objects.add(new ShippedObject(id, kind, hash, kind == ShipKind.VALUE ? value : null));
                     }
-                    long seq = in.available() >= 8 ? in.readLong() : 0;
-                    return new Exchange(position, round, from, to, List.copyOf(objects), seq);
+                    return new Exchange(position, round, from, to, List.copyOf(objects));
                 }
                 case ASK -> {
                     long position = in.readLong();
