@@ -86,7 +86,7 @@ one() { # NAME: starts its clusters, warms, caps, measures, stops
   paste -d' ' "$D/$name.mid0" "$D/$name.mid1" | awk -v s="$(echo "$m1 - $m0" | bc)" -v o="${ops%% *}" \
     '{c=($4-$1)*10/s; t+=c; printf "  %d/%d%%", c, (($5-$2)>0 ? 100*($6-$3)/($5-$2) : 0)} END {printf "\n  nodes %.0f ms/s in all, %.0f us per request\n", t, t*1000/o}'
   echo "  counters over the run and its connects ($(echo "$s1 - $s0" | bc) s), summed over the nodes, per second:"
-  join "$D/$name.snap0" "$D/$name.snap1" | awk -v s="$(echo "$s1 - $s0" | bc)" '{printf "    %s %.0f\n", $1, ($3-$2)/s}'
+  join "$D/$name.snap0" "$D/$name.snap1" | awk -v s="$(echo "$s1 - $s0" | bc)" '{printf "    %s %.1f (%d in all)\n", $1, ($3-$2)/s, $3-$2}'
   for x in "${dirs[@]}"; do bench/volery-cluster.sh stop "$x" >/dev/null 2>&1 || true; done
 }
 for name in ${ORDER:-sharded v$K v1}; do one "$name"; done
