@@ -602,19 +602,10 @@ public final class ReplicaRuntime implements AutoCloseable {
         return TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) << Math.min(asks, 4);
     }
 
-    /**
-     * Heard no exchange from a designated sender for this long: an asker says it is silent, and a replica
-     * that holds the asked exchange starts sending its partition's exchanges in its place (ADR 038).
-     * Sixteen exchange timeouts (3.2 s), the longest ask interval; it was four (800 ms) until session 19,
-     * when capped clusters took designated senders that were merely behind for dead ones and volunteers
-     * doubled their partitions' exchanges (ADR 044). {@code -Deyrie.silentTimeouts=N} sets another multiple.
-     */
+    /** Heard nothing from a designated sender for this long: an asker says it is silent. */
     private long silentNanos() {
-        return TimeUnit.MILLISECONDS.toNanos(SILENT_TIMEOUTS * options.exchangeTimeoutMillis());
+        return TimeUnit.MILLISECONDS.toNanos(4 * options.exchangeTimeoutMillis());
     }
-
-    /** See {@link #silentNanos()}. */
-    static final int SILENT_TIMEOUTS = Math.max(1, Integer.getInteger("eyrie.silentTimeouts", 16));
 
     /** An exchange kept this long ago that an asker still lacks is lost, not late. */
     private long lostAfterNanos() {
