@@ -435,6 +435,15 @@ public abstract class StateMachine implements AutoCloseable {
     }
 
     /**
+     * Milliseconds this replica spent sending its partition's exchanges in place of the designated
+     * sender, over all its volunteerings (each lasts while silent asks keep coming, and 10 s after the
+     * last one); 0 before run.
+     */
+    public long volunteeringMillis() {
+        return fromRuntime(ReplicaRuntime::volunteeringMillis);
+    }
+
+    /**
      * Bare signals this replica sent when its partition delivered a multi-partition command (ADR 034;
      * included in {@link #exchangesSent}); 0 before run.
      */

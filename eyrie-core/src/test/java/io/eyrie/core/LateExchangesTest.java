@@ -160,6 +160,12 @@ class LateExchangesTest {
         }
         assertTrue(cluster.stats(xs[1]).volunteerings.get() > 0, "after " + sums + " sums Y's asks should say that X's "
                 + "designated sender is silent, and X's other replica should take over; " + cluster.stats(xs[1]));
+        // the stretch lasts 10 s after the last silent ask, and its time counts while it lasts
+        long volunteering = cluster.replica(xs[1]).volunteeringMillis();
+        Thread.sleep(300);
+        long later = cluster.replica(xs[1]).volunteeringMillis();
+        assertTrue(later >= volunteering + 250, "X's other replica volunteers all along, yet its volunteering time went "
+                + "from " + volunteering + " to " + later + " ms in 300 ms");
         long asks = cluster.stats(ys[0]).asksSent.get() + cluster.stats(ys[1]).asksSent.get();
         for (int i = 0; i < 10; i++) {
             assertEquals(4, client.execute(new Command("sum", "x1", "y2")));

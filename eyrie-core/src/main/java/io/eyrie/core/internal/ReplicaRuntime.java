@@ -163,6 +163,10 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** Until when this replica sends its exchanges as if designated (set from the direct-channel thread). */
     private volatile long volunteerUntilNanos;
     private volatile boolean volunteered;
+    /** When the current (or last) stretch of volunteering began (System.nanoTime; direct-channel thread). */
+    private volatile long volunteerSinceNanos;
+    /** Nanoseconds spent volunteering in stretches that have ended. */
+    private final java.util.concurrent.atomic.AtomicLong volunteeredNanos = new java.util.concurrent.atomic.AtomicLong();
     private final Map<Integer, int[]> replicasByPartition;
     /** When this replica was created (System.nanoTime): asks carry its uptime. */
     private final long startedNanos = System.nanoTime();
@@ -396,6 +400,23 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** Exchanges that arrived once this replica held a copy, or after their command finished. */
     public long exchangesRedundant() {
         return inbox.redundant();
+    }
+
+    /**
+     * Milliseconds this replica has spent sending its partition's exchanges in place of the designated
+     * sender: a stretch begins with a volunteering and lasts until no silent ask has prolonged it for
+     * {@value #VOLUNTEER_MILLIS} ms; the current stretch counts up to now. Read from any thread (a read
+     * that races with the start of a new stretch may be off by the previous one's length).
+     */
+    public long volunteeringMillis() {
+        long ended = volunteeredNanos.get();
+        long current = 0;
+        if (volunteered) {
+            long now = System.nanoTime();
+            long until = volunteerUntilNanos;
+            current = Math.max(0, (now - until < 0 ? now : until) - volunteerSinceNanos);
+        }
+        return TimeUnit.NANOSECONDS.toMillis(ended + current);
     }
 
     public int partition() {
@@ -632,10 +653,15 @@ public final class ReplicaRuntime implements AutoCloseable {
                 // designated sender for a while: take over for a while, so that the next commands do not
                 // each wait an exchange timeout. Not on any ask (ADR 038): under load exchanges are late,
                 // not lost, and every volunteer sends every exchange again.
+                long now = System.nanoTime();
                 if (!sends()) {
                     stats.volunteerings.incrementAndGet();
+                    if (volunteered) {
+                        volunteeredNanos.addAndGet(volunteerUntilNanos - volunteerSinceNanos);
+                    }
+                    volunteerSinceNanos = now;
                 }
-                volunteerUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(VOLUNTEER_MILLIS);
+                volunteerUntilNanos = now + TimeUnit.MILLISECONDS.toNanos(VOLUNTEER_MILLIS);
                 volunteered = true;
             }
             stats.asksAnswered.incrementAndGet();

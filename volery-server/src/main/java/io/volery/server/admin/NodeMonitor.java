@@ -85,6 +85,11 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Milliseconds the replica spent sending exchanges in place of the designated one. */
+        default long volunteeringMillis() {
+            return 0;
+        }
+
         /** Multi-partition commands run without signals (session touches, ADR 032). */
         default long independentCommands() {
             return 0;
