@@ -23,9 +23,44 @@ bench_classpath() {
   echo "$target/classes:$(cat "$cpfile")"
 }
 
-# Prints a TCP port on 127.0.0.1 that was free a moment ago (the OS picks it).
+# Prints N distinct TCP ports on 127.0.0.1 that were free a moment ago, space-separated. They come from
+# below the kernel's ephemeral range (net.ipv4.ip_local_port_range): a port the OS hands out for binding
+# to 0 is also one it may hand to an outgoing connection, and the nodes started first connect to their
+# peers while the later ones are still starting (a 4 x 3 cluster lost that race in session 20). The
+# Java side does the same (io.eyrie.multicast.LoopbackPorts).
+free_ports() {
+  python3 - "$1" <<'PY'
+import random, socket, sys
+n = int(sys.argv[1])
+try:
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError, IndexError):
+    low = 32768
+top = max(low, 11024)
+picked = []
+for _ in range(100 * n):
+    if len(picked) == n:
+        break
+    port = random.randrange(10000, top)
+    if port in picked:
+        continue
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    picked.append(port)
+if len(picked) < n:
+    sys.exit("free_ports: found only %d free ports below %d" % (len(picked), top))
+print(" ".join(map(str, picked)))
+PY
+}
+
+# Prints one such port.
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  free_ports 1
 }
 
 # CPU seconds (user + system) a process has used so far, from /proc; empty if it is gone.

@@ -128,7 +128,14 @@ run_system() { # STORAGE SYSTEM
   else current_stop="'$BENCH_DIR/volery-cluster.sh' stop '$dir'"; fi
   local jit="${JIT_WARMUP:-$jit_default}"
   [ -n "$cpu" ] || jit=0
-  connect="$(CAP_LATER=$([ "$jit" -gt 0 ] && echo 1 || echo 0) start_system "$system" "$storage" "$dir")"
+  local cap_later=0; [ "$jit" -gt 0 ] && cap_later=1
+  # A failed start (a port taken between picking and binding it, say) stopped its nodes: keep its logs
+  # aside and try once more rather than lose the rest of a long run.
+  if ! connect="$(CAP_LATER=$cap_later start_system "$system" "$storage" "$dir")"; then
+    mv "$dir" "$dir.failed-start"
+    say "$storage $system did not start (logs in $dir.failed-start); starting it again"
+    connect="$(CAP_LATER=$cap_later start_system "$system" "$storage" "$dir")"
+  fi
   say "$storage $system up at $connect"
   if [ "$jit" -gt 0 ]; then
     # JIT at full speed first: at 15 % of a core the compiler threads otherwise take most of the

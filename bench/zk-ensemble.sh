@@ -42,10 +42,12 @@ start() {
   fi
   local cp; cp="$(bench_classpath)"
 
-  local -a client quorum election
+  local -a client quorum election ports
   local i
+  read -ra ports <<< "$(free_ports $((3 * n)))"
+  [ "${#ports[@]}" -eq $((3 * n)) ] || die "could not pick $((3 * n)) free ports"
   for ((i = 1; i <= n; i++)); do
-    client[i]="$(free_port)"; quorum[i]="$(free_port)"; election[i]="$(free_port)"
+    client[i]="${ports[3 * i - 3]}"; quorum[i]="${ports[3 * i - 2]}"; election[i]="${ports[3 * i - 1]}"
   done
 
   local servers="" connect=""
