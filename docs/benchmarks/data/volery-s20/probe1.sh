@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Where each node's CPU goes inside the measured seconds of a capped 4 x 3 run: session 15's overload.sh
-# (fresh memory cluster, 3 x 30 s uncapped warm-up, then one capped round per client count) plus
-# async-profiler (itimer, collapsed stacks) attached to every node for the in-run window.
-#   probe.sh DIR [WORKLOAD ARGS...]   env: P (4), PCT (6), CLIENTS (64), DUR (30), MID_FROM (12), MID (12), VJO,
-#                                     PROFILE (1; 0: no profiler)
+# Session 20's copy of session 16's probe.sh for one partition: where each node's CPU goes inside the
+# measured seconds of a capped run. A fresh cluster (STORAGE, default memory), 3 x 30 s uncapped warm-up,
+# one capped round, then one run per client count with async-profiler (itimer, collapsed stacks) attached
+# to every node for the in-run window.
+#   probe1.sh DIR [WORKLOAD ARGS...]  env: P (1), PCT (15), STORAGE (memory), CLIENTS (64), DUR (30),
+#                                     MID_FROM (12), MID (12), VJO (JVM options), PROFILE (1; 0: no profiler)
 # (The syscall and ring lines were added late in session 16; their first runs read the CPU window wrongly,
 # an mntr round of 12 capped nodes taking seconds inside it, and are not kept. Not rerun since the fix.)
 # Also over the same window: write and read syscalls of every node (/proc/PID/io) and the decided
