@@ -58,11 +58,6 @@ print(" ".join(map(str, picked)))
 PY
 }
 
-# Prints one such port.
-free_port() {
-  free_ports 1
-}
-
 # CPU seconds (user + system) a process has used so far, from /proc; empty if it is gone.
 proc_cpu_seconds() {
   local pid="$1" ticks

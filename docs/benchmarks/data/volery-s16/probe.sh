@@ -2,7 +2,7 @@
 # Where each node's CPU goes inside the measured seconds of a capped 4 x 3 run: session 15's overload.sh
 # (fresh memory cluster, 3 x 30 s uncapped warm-up, then one capped round per client count) plus
 # async-profiler (itimer, collapsed stacks) attached to every node for the in-run window.
-#   probe.sh DIR [WORKLOAD ARGS...]   env: P (4), PCT (6), CLIENTS (64), DUR (30), MID_FROM (12), MID (12), VJO,
+#   probe.sh DIR [WORKLOAD ARGS...]   env: P (4), PCT (6), STORAGE (memory), CLIENTS (64), DUR (30), MID_FROM (12), MID (12), VJO,
 #                                     PROFILE (1; 0: no profiler)
 # (The syscall and ring lines were added late in session 16; their first runs read the CPU window wrongly,
 # an mntr round of 12 capped nodes taking seconds inside it, and are not kept. Not rerun since the fix.)
@@ -22,7 +22,7 @@ rm -rf "$D"
 # the library is loaded at start (no profiling yet): attaching it to a running JVM deoptimised its code and
 # sent the capped nodes back to C2 for the rest of the run
 AGENT=""; [ "${PROFILE:-1}" = 1 ] && AGENT="-agentpath:$AP/linux-x64/libasyncProfiler.so"
-VOLERY_JAVA_OPTS="${VJO:-} $AGENT" CAP_LATER=1 STORAGE=memory bench/volery-cluster.sh start $P "$D" $PCT > "$D.connect" 2>"$D.err"
+VOLERY_JAVA_OPTS="${VJO:-} $AGENT" CAP_LATER=1 STORAGE=${STORAGE:-memory} bench/volery-cluster.sh start $P "$D" $PCT > "$D.connect" 2>"$D.err"
 C=$(cat "$D.connect")
 L=(--znodes 250 --subtrees 8 --client-per-subtree --owner-affinity --quiet)
 for i in 1 2 3; do bench/volery-bench --connect $C "${L[@]}" "${W[@]}" --clients 64 --warmup 0 --duration 30 --out /dev/null 2>/dev/null; done

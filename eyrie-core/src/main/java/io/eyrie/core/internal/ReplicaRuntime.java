@@ -165,8 +165,8 @@ public final class ReplicaRuntime implements AutoCloseable {
     private volatile boolean volunteered;
     /** When the current (or last) stretch of volunteering began (System.nanoTime; direct-channel thread). */
     private volatile long volunteerSinceNanos;
-    /** Nanoseconds spent volunteering in stretches that have ended. */
-    private final java.util.concurrent.atomic.AtomicLong volunteeredNanos = new java.util.concurrent.atomic.AtomicLong();
+    /** Nanoseconds spent volunteering in stretches that have ended (direct-channel thread). */
+    private volatile long volunteeredNanos;
     private final Map<Integer, int[]> replicasByPartition;
     /** When this replica was created (System.nanoTime): asks carry its uptime. */
     private final long startedNanos = System.nanoTime();
@@ -409,7 +409,7 @@ public final class ReplicaRuntime implements AutoCloseable {
      * that races with the start of a new stretch may be off by the previous one's length).
      */
     public long volunteeringMillis() {
-        long ended = volunteeredNanos.get();
+        long ended = volunteeredNanos;
         long current = 0;
         if (volunteered) {
             long now = System.nanoTime();
@@ -657,7 +657,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                 if (!sends()) {
                     stats.volunteerings.incrementAndGet();
                     if (volunteered) {
-                        volunteeredNanos.addAndGet(volunteerUntilNanos - volunteerSinceNanos);
+                        volunteeredNanos += volunteerUntilNanos - volunteerSinceNanos;
                     }
                     volunteerSinceNanos = now;
                 }
