@@ -17,7 +17,7 @@
 # uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0; then
 # more 10 s rounds while the servers' JIT compilers are still busy, see jit_warmup in lib.sh: JIT_MAX,
 # JIT_SETTLED_PERMILLE, JIT_CLIENTS; then, capped, rounds until they are quiet, at most JIT_CAPPED_MAX),
-# OWNER_AFFINITY (1: each client connects to a server of the partition owning its subtree), WORKLOADS (all; setdata: durable setData 100 and 1000 B only; global: setData 100 B and create/delete at GLOBAL_PCTS, default 10, either storage), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
+# OWNER_AFFINITY (1: each client connects to a server of the partition owning its subtree), WORKLOADS (all; setdata: durable setData 100 and 1000 B only; setdata3: and 10000 B; global: setData 100 B and create/delete at GLOBAL_PCTS, default 10, either storage), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
 # compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
 # Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
 set -euo pipefail
@@ -161,10 +161,12 @@ run_system() { # STORAGE SYSTEM
     for pct in ${GLOBAL_PCTS:-10}; do
       sweep "$storage" "$system" "$connect" "$dir" "createdelete-${pct}pct" "$point" createdelete --bytes 100 --global-percent "$pct"
     done
-  elif [ "$storage" = durable ] && [ "${WORKLOADS:-all}" = setdata ]; then
-    # the 1.5x goal's two points only (setData 100 and 1000 B), e.g. to check a change quickly
+  elif [ "$storage" = durable ] && { [ "${WORKLOADS:-all}" = setdata ] || [ "${WORKLOADS:-all}" = setdata3 ]; }; then
+    # the 1.5x goal's two points only (setData 100 and 1000 B), e.g. to check a change quickly;
+    # setdata3 adds the 10000 B point
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$sweep_clients" setdata --bytes 100
     sweep "$storage" "$system" "$connect" "$dir" setdata-1000B "$point" setdata --bytes 1000
+    [ "${WORKLOADS:-all}" = setdata ] || sweep "$storage" "$system" "$connect" "$dir" setdata-10000B "$point" setdata --bytes 10000
   elif [ "$storage" = durable ]; then
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$sweep_clients" setdata --bytes 100
     sweep "$storage" "$system" "$connect" "$dir" setdata-1000B "$point" setdata --bytes 1000

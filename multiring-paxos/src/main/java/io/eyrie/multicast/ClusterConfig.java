@@ -65,10 +65,24 @@ public final class ClusterConfig {
                              int maxInFlightInstances, long heartbeatIntervalMillis, long suspectTimeoutMillis,
                              long retransmitTimeoutMillis, StorageMode storage, String dataDir,
                              int memoryMaxInstances, long segmentBytes, int phase1RangeInstances,
-                             long memoryMaxBytes, int partialBatchesInFlight) {
+                             long memoryMaxBytes, int partialBatchesInFlight, int batchTargetBytes) {
+        /**
+         * Default {@code batch.targetBytes}: a coordinator closes a batch once the next proposal would
+         * take it past this many bytes (a single larger proposal still goes alone, up to batch.maxBytes).
+         * It keeps batches, and the frames and log records that carry them, below half of a 1 MiB G1
+         * region, where the JVM would allocate each as a humongous object straight in the old generation,
+         * whatever batch.maxBytes a deployment needs for its largest message (ADR 045).
+         */
+        public static final int DEFAULT_BATCH_TARGET_BYTES = 256 * 1024;
+
         public static Parameters defaults() {
             return new Parameters(1, 256 * 1024, 1024, 64, 50, 500, 100, StorageMode.MEMORY, "data",
-                    1_000_000, 64L * 1024 * 1024, 1_000_000, 256L * 1024 * 1024, 2);
+                    1_000_000, 64L * 1024 * 1024, 1_000_000, 256L * 1024 * 1024, 2, DEFAULT_BATCH_TARGET_BYTES);
+        }
+
+        /** Bytes at which a batch closes: batch.targetBytes, or batch.maxBytes if that is smaller. */
+        public int batchCloseBytes() {
+            return Math.min(batchTargetBytes, batchMaxBytes);
         }
     }
 
@@ -214,6 +228,9 @@ public final class ClusterConfig {
         if (p.batchMaxBytes() < 1024) {
             throw new ConfigException("batch.maxBytes must be at least 1024");
         }
+        if (p.batchTargetBytes() < 1024) {
+            throw new ConfigException("batch.targetBytes must be at least 1024");
+        }
         if (p.maxInFlightInstances() < 1 || p.maxInFlightInstances() > 4096) {
             throw new ConfigException("ring.maxInFlight must be in [1, 4096]");
         }
@@ -273,6 +290,7 @@ public final class ClusterConfig {
         Parameters d = Parameters.defaults();
         int slotsPerRound = d.slotsPerRound();
         int batchMaxBytes = d.batchMaxBytes();
+        int batchTargetBytes = d.batchTargetBytes();
         int batchMaxMessages = d.batchMaxMessages();
         int maxInFlight = d.maxInFlightInstances();
         int partialInFlight = d.partialBatchesInFlight();
@@ -315,6 +333,7 @@ public final class ClusterConfig {
                     switch (key) {
                         case "merge.slotsPerRound" -> slotsPerRound = Integer.parseInt(v);
                         case "batch.maxBytes" -> batchMaxBytes = Integer.parseInt(v);
+                        case "batch.targetBytes" -> batchTargetBytes = Integer.parseInt(v);
                         case "batch.maxMessages" -> batchMaxMessages = Integer.parseInt(v);
                         case "ring.maxInFlight" -> maxInFlight = Integer.parseInt(v);
                         case "ring.partialBatchesInFlight" -> partialInFlight = Integer.parseInt(v);
@@ -374,7 +393,8 @@ public final class ClusterConfig {
             rings.put(ringId, new Ring(ringId, e.getValue(), learners.stream().mapToInt(Integer::intValue).toArray()));
         }
         Parameters p = new Parameters(slotsPerRound, batchMaxBytes, batchMaxMessages, maxInFlight, heartbeat, suspect,
-                retransmit, storage, dataDir, memMax, segmentBytes, phase1Range, memMaxBytes, partialInFlight);
+                retransmit, storage, dataDir, memMax, segmentBytes, phase1Range, memMaxBytes, partialInFlight,
+                batchTargetBytes);
         return new ClusterConfig(nodes, rings, groupRing, all, p);
     }
 

@@ -182,6 +182,8 @@ public final class FourLetterWords {
         m.put("volery_frames_sent", monitor.framesSent());
         m.put("volery_socket_writes", monitor.socketWrites());
         m.put("volery_proposal_gap_resends", st.proposalGapResends());
+        m.put("volery_fetches_sent", st.fetchesSent());
+        m.put("volery_fetched_bytes", st.fetchedValueBytes());
         m.put("volery_reordered_resends", monitor.reorderedResends());
         m.put("volery_local_reply_fallbacks", monitor.localReplyFallbacks());
         NodeMonitor.ReplicaCounters rc = monitor.replicaCounters();

@@ -70,6 +70,12 @@ public final class VoleryMetrics {
         FunctionCounter.builder("volery.proposals.gap.resends", multicast, n -> n.status().proposalGapResends())
                 .description("proposals sent again because their ring ordered a later one of them first")
                 .tags(tags).register(registry);
+        FunctionCounter.builder("volery.catchup.fetches", multicast, n -> n.status().fetchesSent())
+                .description("catch-up requests for decided values this node sent (lost or missed messages; ADR 045)")
+                .tags(tags).register(registry);
+        FunctionCounter.builder("volery.catchup.fetched.bytes", multicast, n -> n.status().fetchedValueBytes())
+                .description("bytes of decided values catch-up brought to this node")
+                .tags(tags).register(registry);
         FunctionCounter.builder("volery.requests.reordered.resends", monitor, NodeMonitor::reorderedResends)
                 .description("pipelined requests the replicas refused for overtaking the request they follow, sent again")
                 .tags(tags).register(registry);

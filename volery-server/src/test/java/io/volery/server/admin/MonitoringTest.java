@@ -155,7 +155,8 @@ class MonitoringTest {
             assertEquals(String.valueOf(n.monitor().facts().partition()), v.get("volery_partition"));
             assertTrue(v.containsKey("volery_ring_0_lag"), "the ALL ring's lag: " + v.keySet());
             for (String key : List.of("volery_frames_dropped", "volery_proposal_gap_resends", "volery_reordered_resends",
-                    "volery_local_reply_fallbacks", "volery_volunteerings", "volery_volunteering_ms", "volery_exchanges_redundant")) {
+                    "volery_local_reply_fallbacks", "volery_volunteerings", "volery_volunteering_ms", "volery_exchanges_redundant",
+                    "volery_fetches_sent", "volery_fetched_bytes")) {
                 assertTrue(Long.parseLong(v.get(key)) >= 0, "counter " + key + " of node " + n.nodeId() + ": " + v.get(key));
             }
             // a replica talks to its peers (ring messages at least), and the TCP transport counts its writes
@@ -295,6 +296,7 @@ class MonitoringTest {
         assertTrue(rm.containsKey("volery_signal_waits_total" + tags), "signal waits: " + rm.keySet());
         assertTrue(rm.containsKey("volery_signal_wait_seconds_total" + tags), "signal wait time: " + rm.keySet());
         for (String counter : List.of("volery_transport_frames_dropped_total", "volery_proposals_gap_resends_total",
+                "volery_catchup_fetches_total", "volery_catchup_fetched_bytes_total",
                 "volery_requests_reordered_resends_total", "volery_requests_local_reply_fallbacks_total")) {
             assertTrue(rm.containsKey(counter + tags), counter + ": " + rm.keySet());
         }

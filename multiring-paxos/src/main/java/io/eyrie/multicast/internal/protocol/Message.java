@@ -69,8 +69,11 @@ sealed interface Message {
     record Fetch(int ring, long fromInstance, int maxCount) implements Message {
     }
 
-    /** Decided values (catch-up reply); {@code lowestInstance} tells a learner what was trimmed. */
-    record Learned(int ring, long lowestInstance, List<Vote> decided) implements Message {
+    /**
+     * Decided values (catch-up reply); {@code lowestInstance} tells a learner what was trimmed, and
+     * {@code highestDecided} (the sender's highest decided instance, -1 for none) whether there is more.
+     */
+    record Learned(int ring, long lowestInstance, long highestDecided, List<Vote> decided) implements Message {
     }
 
     /** A learner's merge waits on ring {@code ring} at {@code instance}, whose first slot is {@code slot}. */

@@ -75,7 +75,7 @@ final class MessageCodec {
         } else if (m instanceof Fetch f) {
             s.put(FETCH).putInt(f.ring()).putLong(f.fromInstance()).putInt(f.maxCount());
         } else if (m instanceof Learned l) {
-            s.put(LEARNED).putInt(l.ring()).putLong(l.lowestInstance());
+            s.put(LEARNED).putInt(l.ring()).putLong(l.lowestInstance()).putLong(l.highestDecided());
             votes(s, l.decided());
         } else if (m instanceof SkipRequest r) {
             s.put(SKIP_REQUEST).putInt(r.ring()).putLong(r.instance()).putLong(r.slot()).putLong(r.targetSlot());
@@ -136,7 +136,7 @@ final class MessageCodec {
         } else if (m instanceof Fetch) {
             return 1 + 4 + 8 + 4;
         } else if (m instanceof Learned l) {
-            return 1 + 4 + 8 + votesSize(l.decided());
+            return 1 + 4 + 8 + 8 + votesSize(l.decided());
         } else if (m instanceof SkipRequest) {
             return 1 + 4 + 8 + 8 + 8;
         } else if (m instanceof Checkpointed) {
@@ -227,7 +227,7 @@ final class MessageCodec {
                 }
                 yield new Fetch(ring, from, max);
             }
-            case LEARNED -> new Learned(ring(r), r.i64("lowest instance"), votes(r));
+            case LEARNED -> new Learned(ring(r), r.i64("lowest instance"), r.i64("highest decided"), votes(r));
             case SKIP_REQUEST -> new SkipRequest(ring(r), instance(r), r.nonNegative(r.i64("slot"), "slot"),
                     r.nonNegative(r.i64("target slot"), "target slot"));
             case CHECKPOINTED -> new Checkpointed(ring(r), instance(r));

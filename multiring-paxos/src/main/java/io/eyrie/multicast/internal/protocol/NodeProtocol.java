@@ -58,6 +58,13 @@ public final class NodeProtocol {
     private final Map<Integer, Map<Integer, RingSummary>> reported = new HashMap<>();
     private final Map<Integer, Long> lastFetchMillis = new HashMap<>();
     private final Map<Integer, Long> lastAcceptorFetchMillis = new HashMap<>();
+    /** Per ring where this acceptor's decided prefix lags: {the prefix reported ahead, when first seen}. */
+    private final Map<Integer, long[]> acceptorLag = new HashMap<>();
+    /** Per ring where this learner waits with nothing later buffered: {the instance, since when}. */
+    private final Map<Integer, long[]> learnerLag = new HashMap<>();
+    /** Fetches sent and bytes of values received in Learned pages (for monitoring). */
+    private long fetchesSent;
+    private long fetchedValueBytes;
     /** Rotates learner fetches over acceptors that may hold a decision nobody holds a prefix to. */
     private int fetchRotation;
     private final Map<Integer, long[]> lastSkipRequest = new HashMap<>();
@@ -231,7 +238,12 @@ public final class NodeProtocol {
                 continue;
             }
             Long last = lastFetchMillis.get(ringId);
-            next = Math.min(next, last == null ? now : last + params.retransmitTimeoutMillis());
+            long due = last == null ? now : last + params.retransmitTimeoutMillis();
+            if (s.buffered.isEmpty()) {
+                long[] lag = learnerLag.get(ringId);
+                due = lag == null || lag[0] != s.nextInstance ? now : Math.max(due, lag[1] + params.retransmitTimeoutMillis());
+            }
+            next = Math.min(next, due);
         }
         Merger.RingStream blocked = merger.blockedOn();
         if (blocked != null && merger.slotsNeededFrom(blocked) >= 0) {
@@ -240,13 +252,16 @@ public final class NodeProtocol {
             next = Math.min(next, last == null ? now : last[1] + params.retransmitTimeoutMillis());
         }
         for (RingAcceptor a : acceptors.values()) {
-            boolean behind = false;
-            for (RingSummary r : reported.getOrDefault(a.ringId(), Map.of()).values()) {
-                behind |= r.firstUndecided() > a.firstUndecided();
+            if (aheadOf(a) < 0) {
+                continue;
             }
-            if (behind) {
+            long[] lag = acceptorLag.get(a.ringId());
+            if (lag == null || a.firstUndecided() >= lag[0]) {
+                next = Math.min(next, now); // a lag to note (see catchUp)
+            } else {
                 Long last = lastAcceptorFetchMillis.get(a.ringId());
-                next = Math.min(next, last == null ? now : last + params.retransmitTimeoutMillis());
+                long due = lag[1] + params.retransmitTimeoutMillis();
+                next = Math.min(next, last == null ? due : Math.max(due, last + params.retransmitTimeoutMillis()));
             }
         }
         return next;
@@ -348,7 +363,8 @@ public final class NodeProtocol {
             rings.add(new NodeStatus.RingStatus(r.id(), fd.coordinatorOf(r, now), ballot, decided,
                     s != null ? s.nextInstance : -1));
         }
-        return new NodeStatus(nodeId, rings, merger.lastPosition(), proposer.gapResendCount());
+        return new NodeStatus(nodeId, rings, merger.lastPosition(), proposer.gapResendCount(), fetchesSent,
+                fetchedValueBytes);
     }
 
     // ---- step plumbing ------------------------------------------------------------------------
@@ -465,7 +481,7 @@ public final class NodeProtocol {
             if (a != null) {
                 List<Vote> votes = a.decidedFrom(f.fromInstance(), Math.min(f.maxCount(), FETCH_MAX_INSTANCES),
                         params.batchMaxBytes());
-                send(from, new Learned(f.ring(), a.lowestInstance(), votes));
+                send(from, new Learned(f.ring(), a.lowestInstance(), a.highestDecided(), votes));
             }
         } else if (m instanceof Learned l) {
             RingAcceptor a = acceptors.get(l.ring());
@@ -481,17 +497,22 @@ public final class NodeProtocol {
                     a.storeDecided(v.instance(), v.ballot(), v.value());
                 }
                 learn(l.ring(), v.instance(), v.value());
+                fetchedValueBytes += v.value().length;
             }
-            long pageBytes = 0;
-            for (Vote v : l.decided()) {
-                pageBytes += v.value().length + RingAcceptor.VOTE_OVERHEAD_BYTES;
-            }
-            if (l.decided().size() >= FETCH_MAX_INSTANCES || pageBytes >= params.batchMaxBytes() / 2) {
-                // A full page (by count, or by bytes: pages of large values stop at batch.maxBytes): the
-                // sender likely holds more, so a lagging learner need not wait a timeout.
+            if (!l.decided().isEmpty() && l.decided().get(l.decided().size() - 1).instance() < l.highestDecided()) {
+                // The sender held later decisions than the page carried (it stopped at its count or byte
+                // limit, or at a gap): a lagging learner need not wait a timeout for the next page. A page
+                // that reached the sender's highest decision ends the chain; before ADR 045 a page "full by
+                // bytes" went on, and with values near batch.maxBytes / 2 every page was, so an acceptor at
+                // the live edge of a busy ring fetched each new value again, page after page.
                 long next = l.decided().get(l.decided().size() - 1).instance() + 1;
                 Merger.RingStream s = merger.stream(l.ring());
-                if ((s != null && next < s.nextInstance + Merger.WINDOW) || (a != null && next == a.firstUndecided())) {
+                // and only for what this node still lacks: a learner that meanwhile had it through the
+                // ring (or buffered it) stops, else a learner behind by one value chased every new one
+                boolean learnerNeeds = s != null && next >= s.nextInstance && next < s.nextInstance + Merger.WINDOW
+                        && !s.buffered.containsKey(next);
+                if (learnerNeeds || (a != null && next == a.firstUndecided())) {
+                    fetchesSent++;
                     send(from, new Fetch(l.ring(), next, FETCH_MAX_INSTANCES));
                 }
             }
@@ -682,7 +703,28 @@ public final class NodeProtocol {
         for (int ringId : merger.ringIds()) {
             Merger.RingStream s = merger.stream(ringId);
             if (s.buffered.containsKey(s.nextInstance)) {
+                learnerLag.remove(ringId);
                 continue;
+            }
+            if (s.buffered.isEmpty()) {
+                // Nothing later arrived, so nothing says the value was lost: on a busy ring it is
+                // usually on its way (an acceptor ahead reported it decided while its Accept or Decision
+                // travels). Fetch only if this learner still waits for it a retransmission timeout later
+                // (ADR 045). A later value buffered ahead of a missing one is evidence of loss: fetch now.
+                // The wait counts from when this node first sees the instance decided somewhere, not from
+                // when it began to wait (an idle ring's next instance may not exist yet).
+                if (!mayFetch(ringId, s)) {
+                    learnerLag.remove(ringId);
+                    continue;
+                }
+                long[] lag = learnerLag.get(ringId);
+                if (lag == null || lag[0] != s.nextInstance) {
+                    learnerLag.put(ringId, new long[] {s.nextInstance, now});
+                    continue;
+                }
+                if (now - lag[1] < params.retransmitTimeoutMillis()) {
+                    continue;
+                }
             }
             Long last = lastFetchMillis.get(ringId);
             if (last != null && now - last < params.retransmitTimeoutMillis()) {
@@ -691,27 +733,50 @@ public final class NodeProtocol {
             int target = fetchTarget(config.ring(ringId), s.nextInstance, !s.buffered.isEmpty());
             if (target >= 0) {
                 lastFetchMillis.put(ringId, now);
+                fetchesSent++;
                 send(target, new Fetch(ringId, s.nextInstance, FETCH_MAX_INSTANCES));
             }
         }
         for (RingAcceptor a : acceptors.values()) {
-            Long last = lastAcceptorFetchMillis.get(a.ringId());
-            if (last != null && now - last < params.retransmitTimeoutMillis()) {
+            int best = aheadOf(a);
+            if (best < 0) {
+                acceptorLag.remove(a.ringId());
                 continue;
             }
-            int best = -1;
-            long bestPrefix = a.firstUndecided();
-            for (Map.Entry<Integer, RingSummary> e : reported.getOrDefault(a.ringId(), Map.of()).entrySet()) {
-                if (e.getValue().firstUndecided() > bestPrefix && !fd.suspected(e.getKey(), now)) {
-                    bestPrefix = e.getValue().firstUndecided();
-                    best = e.getKey();
-                }
+            long[] lag = acceptorLag.get(a.ringId());
+            if (lag == null || a.firstUndecided() >= lag[0]) {
+                // A new lag. On a busy ring the others' heartbeats nearly always report a prefix ahead
+                // of this one (decisions in flight), and the Decisions close it moments later: fetching
+                // then brought back values this acceptor holds already (with 10 KB requests, twice the
+                // ring's own traffic, ADR 045). Only a lag that outlasts a retransmission timeout fetches.
+                acceptorLag.put(a.ringId(), new long[] {reported.get(a.ringId()).get(best).firstUndecided(), now});
+                continue;
             }
-            if (best >= 0) {
-                lastAcceptorFetchMillis.put(a.ringId(), now);
-                send(best, new Fetch(a.ringId(), a.firstUndecided(), FETCH_MAX_INSTANCES));
+            Long last = lastAcceptorFetchMillis.get(a.ringId());
+            if (now - lag[1] < params.retransmitTimeoutMillis()
+                    || (last != null && now - last < params.retransmitTimeoutMillis())) {
+                continue;
+            }
+            lastAcceptorFetchMillis.put(a.ringId(), now);
+            fetchesSent++;
+            send(best, new Fetch(a.ringId(), a.firstUndecided(), FETCH_MAX_INSTANCES));
+        }
+    }
+
+    /**
+     * The unsuspected acceptor reporting the longest decided prefix of {@code a}'s ring, if that is
+     * longer than {@code a}'s own; else -1.
+     */
+    private int aheadOf(RingAcceptor a) {
+        int best = -1;
+        long bestPrefix = a.firstUndecided();
+        for (Map.Entry<Integer, RingSummary> e : reported.getOrDefault(a.ringId(), Map.of()).entrySet()) {
+            if (e.getValue().firstUndecided() > bestPrefix && !fd.suspected(e.getKey(), now)) {
+                bestPrefix = e.getValue().firstUndecided();
+                best = e.getKey();
             }
         }
+        return best;
     }
 
     private int fetchTarget(ClusterConfig.Ring ring, long instance, boolean laterBuffered) {

@@ -10,8 +10,11 @@ import java.util.List;
  *
  * @param proposalGapResends multicasts this node's proposer sent again because their ring ordered a
  *                           later one of them first (a proposal lost on the way), since the start
+ * @param fetchesSent        catch-up requests (Fetch) this node sent for decided values, since the start
+ * @param fetchedValueBytes  bytes of decided values that came back to this node in catch-up pages
  */
-public record NodeStatus(int nodeId, List<RingStatus> rings, long lastDeliveredPosition, long proposalGapResends) {
+public record NodeStatus(int nodeId, List<RingStatus> rings, long lastDeliveredPosition, long proposalGapResends,
+                         long fetchesSent, long fetchedValueBytes) {
 
     /**
      * @param coordinatorId           the coordinator as this node sees it

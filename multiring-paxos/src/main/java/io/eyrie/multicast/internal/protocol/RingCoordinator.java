@@ -330,7 +330,9 @@ final class RingCoordinator {
      * and a busy one lets proposals gather into fuller batches behind the instances in flight
      * instead of spending an Accept, a Decision and their system calls on every few proposals (on
      * CPU-capped nodes, 4 rings each launching batches of about 10 commands spent 1.8x the CPU per
-     * command of one ring with batches of hundreds). Full batches go out up to ring.maxInFlight.
+     * command of one ring with batches of hundreds). Full batches go out up to ring.maxInFlight. A
+     * batch is full at batch.maxMessages proposals or at batch.targetBytes (batch.maxBytes if smaller):
+     * a proposal that would take it past that waits for the next batch, unless it is the first (ADR 045).
      */
     private void pump(long now) {
         while (phase == Phase.ACTIVE && inFlight.size() < params.maxInFlightInstances()
@@ -343,7 +345,8 @@ final class RingCoordinator {
             if (queue.isEmpty()) {
                 return;
             }
-            boolean fullBatch = queue.size() >= params.batchMaxMessages() || RingValue.BATCH_HEADER_BYTES + queuedBytes >= params.batchMaxBytes();
+            int closeBytes = params.batchCloseBytes();
+            boolean fullBatch = queue.size() >= params.batchMaxMessages() || RingValue.BATCH_HEADER_BYTES + queuedBytes >= closeBytes;
             if (!fullBatch && inFlight.size() >= params.partialBatchesInFlight()) {
                 return; // the next decision (onDecided pumps) launches what gathered meanwhile
             }
@@ -351,7 +354,7 @@ final class RingCoordinator {
             List<ProposalId> ids = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
             int bytes = RingValue.BATCH_HEADER_BYTES;
             while (!queue.isEmpty() && batch.size() < params.batchMaxMessages()
-                    && (batch.isEmpty() || bytes + queue.peek().encodedSize() <= params.batchMaxBytes())) {
+                    && (batch.isEmpty() || bytes + queue.peek().encodedSize() <= closeBytes)) {
                 Proposal p = queue.poll();
                 queuedBytes -= p.encodedSize();
                 ProposalId id = p.id();

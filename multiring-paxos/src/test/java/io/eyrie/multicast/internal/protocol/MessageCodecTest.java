@@ -33,7 +33,7 @@ class MessageCodecTest {
                 new Decision(1, 65537, 77),
                 new Nack(0, 196610),
                 new Fetch(1, 33, 64),
-                new Learned(1, 0, List.of(new Vote(33, 65537, true, skip))),
+                new Learned(1, 0, 33, List.of(new Vote(33, 65537, true, skip))),
                 new SkipRequest(2, 8, 30, 45),
                 new Checkpointed(0, 1000),
                 new Direct(new byte[] {1, 2, 3, 4, 5}),
@@ -96,9 +96,9 @@ class MessageCodecTest {
     @Test
     void bogusLengths_doNotAllocate() {
         // A Learned message claiming 2^31-1 votes, and a Propose claiming a 2 GB payload.
-        ByteBuffer b = ByteBuffer.allocate(17).put(MessageCodec.LEARNED).putInt(1).putLong(0);
-        byte[] learned = Arrays.copyOf(b.array(), 17 + 4);
-        ByteBuffer.wrap(learned, 13, 4).putInt(Integer.MAX_VALUE);
+        ByteBuffer b = ByteBuffer.allocate(21).put(MessageCodec.LEARNED).putInt(1).putLong(0).putLong(0);
+        byte[] learned = Arrays.copyOf(b.array(), 21 + 4);
+        ByteBuffer.wrap(learned, 21, 4).putInt(Integer.MAX_VALUE);
         MalformedMessageException e = assertThrows(MalformedMessageException.class,
                 () -> MessageCodec.decode(ByteBuffer.wrap(learned)));
         assertTrue(e.getMessage().contains("count"), e.getMessage());
