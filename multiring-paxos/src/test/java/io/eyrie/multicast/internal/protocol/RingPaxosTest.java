@@ -267,7 +267,6 @@ class RingPaxosTest {
     @Test
     void catchUp_lostAcceptOnABusyRing_isFetched() {
         TestCluster c = new TestCluster(cluster(3, "batch.maxBytes = 2048\n"), 3);
-        c.bytesPerMilli = 600;
         c.run(100);
         c.sent.clear();
         boolean[] dropped = {false};

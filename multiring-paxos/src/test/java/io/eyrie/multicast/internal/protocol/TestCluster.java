@@ -53,9 +53,6 @@ final class TestCluster {
     final List<long[]> ordered = new ArrayList<>();
     /** Called inside deliver(), as an application would be. */
     java.util.function.BiConsumer<Integer, Delivery> onDeliver = (n, d) -> { };
-    /** Bytes a link carries per millisecond; 0: unlimited (every message takes linkMillis). */
-    long bytesPerMilli;
-    private final Map<Long, Long> linkFree = new java.util.HashMap<>();
     /** Milliseconds a link (from, to) takes beyond linkMillis; constant per link, so links stay FIFO. */
     java.util.function.ToLongBiFunction<Integer, Integer> slowLinks = (from, to) -> 0L;
     /** Messages for which this returns true are lost. */
@@ -99,14 +96,7 @@ final class TestCluster {
                 Sent s = new Sent(now, id, to, MessageCodec.decode(ByteBuffer.wrap(message)), message);
                 sent.add(s);
                 if (!drop.test(s)) {
-                    long departs = now;
-                    if (bytesPerMilli > 0) {
-                        // a FIFO link of limited bandwidth: a message leaves once those before it left
-                        long link = ((long) id << 32) | to;
-                        departs = Math.max(now, linkFree.getOrDefault(link, 0L)) + message.length / bytesPerMilli;
-                        linkFree.put(link, departs);
-                    }
-                    network.add(new InTransit(departs + linkMillis + slowLinks.applyAsLong(id, to), seq++, id, to, message));
+                    network.add(new InTransit(now + linkMillis + slowLinks.applyAsLong(id, to), seq++, id, to, message));
                 }
             }
 
