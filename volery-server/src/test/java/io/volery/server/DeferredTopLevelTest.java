@@ -183,6 +183,65 @@ class DeferredTopLevelTest {
     }
 
     /**
+     * A delete of a top-level node runs without signals (ADR 046), so its owner's reply rests on the other
+     * partitions' event parts alone: with the follower partition held, the owner executes the delete and
+     * goes on, but does not answer it until the follower applied it and sent its part.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void theOwnersDeleteIsAnsweredOnlyOnceTheFollowerAppliedIt() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            int owner = c.partitions()[0];
+            int follower = c.partitions()[1];
+            String x = topLevelIn(partitioner, owner);
+            String z = topLevelIn(partitioner, follower);
+            List<VoleryNode> owners = new ArrayList<>();
+            List<VoleryNode> followers = new ArrayList<>();
+            StringJoiner ownerNodes = new StringJoiner(",");
+            StringJoiner followerNodes = new StringJoiner(",");
+            for (VoleryNode n : c.nodes()) {
+                boolean mine = n.replica().getLocalPartition().getId() == owner;
+                (mine ? owners : followers).add(n);
+                (mine ? ownerNodes : followerNodes).add("127.0.0.1:" + n.clientAddress().getPort());
+            }
+            ZooKeeper deleter = VolerySmokeTest.connect(ownerNodes.toString());
+            ZooKeeper trigger = VolerySmokeTest.connect(followerNodes.toString());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                deleter.create(x, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                holdAfterNextCommand(followers, trigger, z, release);
+
+                long[] before = owners.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
+                long[] independent = owners.stream().mapToLong(n -> n.replica().independentCommands()).toArray();
+                CompletableFuture<Integer> deleted = new CompletableFuture<>();
+                deleter.delete(x, -1, (rc, path, ctx) -> deleted.complete(rc), null);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int i = 0; i < owners.size(); i++) {
+                    while (owners.get(i).replica().deferredCommands() == before[i]) {
+                        assertTrue(System.nanoTime() < deadline, "node " + owners.get(i).nodeId() + " executes the delete");
+                        Thread.sleep(10);
+                    }
+                    assertTrue(owners.get(i).replica().independentCommands() > independent[i],
+                            "node " + owners.get(i).nodeId() + " ran the delete without signals");
+                }
+                Thread.sleep(500);
+                assertFalse(deleted.isDone(), "the delete is answered once the follower applied it");
+                release.countDown();
+                assertEquals(0, deleted.get(20, TimeUnit.SECONDS));
+                for (VoleryNode n : c.nodes()) {
+                    List<String> listed = n.replica().probe().inspect(t -> t.children("/")).get(20, TimeUnit.SECONDS);
+                    assertFalse(listed.contains(x.substring(1)), "node " + n.nodeId() + " still lists " + x);
+                }
+            } finally {
+                release.countDown();
+                deleter.close();
+                trigger.close();
+            }
+        }
+    }
+
+    /**
      * Holds every replica in {@code replicas} (one partition's) after its next command until {@code release}:
      * {@code trigger} sends it one, an exists of {@code path} in that partition, never answered while held.
      */

@@ -23,13 +23,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * ADR 037: a create of a top-level node runs in every partition without round-0 signals; the exchange of
  * its watch events, which every partition sends once it executed the create, is what its reply waits for
- * (that wait is checked with a partition held in {@link DeferredTopLevelTest}).
+ * (that wait is checked with a partition held in {@link DeferredTopLevelTest}). ADR 046: so does a delete
+ * of one, after its owner's verdict.
  */
 class IndependentCreatesTest {
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void topLevelCreatesSendNoSignals_deletesDo_andEveryReplicaAgrees() throws Exception {
+    void topLevelCreatesAndDeletesSendNoSignals_andEveryReplicaAgrees() throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
             PathPartitioner partitioner = new PathPartitioner(c.partitions());
             ZooKeeper zk = VolerySmokeTest.connect(c.connectString());
@@ -79,19 +80,44 @@ class IndependentCreatesTest {
                 }
                 assertEquals(5, zk.getData("/independent-5", false, null)[0]);
 
-                // a top-level delete keeps its signals (its owner's verdict is one-way): the counter counts
+                // deletes of top-level nodes run without signals too (ADR 046): the owner's verdict and
+                // then every partition's event part; a refused delete is answered from the owner's verdict
                 long[] beforeDelete = signals(c);
-                zk.delete("/independent-0", -1);
-                long sent = 0;
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                do {
-                    long[] now = signals(c);
-                    sent = 0;
-                    for (int i = 0; i < now.length; i++) {
-                        sent += now[i] - beforeDelete[i];
-                    }
-                } while (sent == 0 && System.nanoTime() < deadline && sleep());
-                assertTrue(sent > 0, "the delete was signalled");
+                long[] independentBeforeDelete = c.nodes().stream().mapToLong(n -> n.replica().independentCommands()).toArray();
+                int[] deletedOwned = new int[c.partitions().length];
+                List<String> deleted = new ArrayList<>();
+                zk.create("/independent-0/child", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                assertThrows(KeeperException.NotEmptyException.class, () -> zk.delete("/independent-0", -1));
+                assertThrows(KeeperException.BadVersionException.class, () -> zk.delete("/independent-1", 7));
+                assertThrows(KeeperException.NoNodeException.class, () -> zk.delete("/independent-none", -1));
+                zk.delete("/independent-0/child", -1);
+                for (int i = 0; i < 6; i++) {
+                    String path = "/independent-" + i;
+                    zk.delete(path, -1);
+                    deleted.add(path.substring(1));
+                    deletedOwned[java.util.Arrays.binarySearch(c.partitions(), partitioner.ownerOf(path))]++;
+                }
+                for (int n : deletedOwned) {
+                    assertTrue(n > 0, "both partitions own some of the deleted nodes");
+                }
+                long[] afterDelete = quiet(c);
+                for (int i = 0; i < afterDelete.length; i++) {
+                    assertEquals(beforeDelete[i], afterDelete[i], "node " + c.nodes().get(i).nodeId()
+                            + " sent round-0 signals for top-level deletes");
+                    long ran = c.nodes().get(i).replica().independentCommands() - independentBeforeDelete[i];
+                    assertTrue(ran >= deleted.size() + 3, "node " + c.nodes().get(i).nodeId() + " ran the "
+                            + (deleted.size() + 3) + " deletes without signals: " + ran);
+                }
+                zk.sync("/", (rc, path, ctx) -> { }, null);
+                TreeSet<String> left = new TreeSet<>(zk.getChildren("/", false));
+                for (String d : deleted) {
+                    assertTrue(!left.contains(d), d + " is gone: " + left);
+                }
+                assertTrue(left.contains("independent-6"), left.toString());
+                for (VoleryNode n : c.nodes()) {
+                    TreeSet<String> listed = new TreeSet<>(n.replica().probe().inspect(t -> t.children("/")).get(20, TimeUnit.SECONDS));
+                    assertEquals(left, listed, "node " + n.nodeId());
+                }
             } finally {
                 zk.close();
                 watcher.close();
@@ -118,8 +144,4 @@ class IndependentCreatesTest {
         throw new AssertionError("signals kept being sent with no client request in flight");
     }
 
-    private static boolean sleep() throws InterruptedException {
-        Thread.sleep(20);
-        return true;
-    }
 }

@@ -23,6 +23,11 @@ public final class VoleryOracle extends PartitioningOracle {
      * gives them signals again, for comparison. Every node of a cluster must agree on it.
      */
     private final boolean independentCreates = !"false".equals(System.getProperty("volery.independentCreates"));
+    /**
+     * Whether deletes of such nodes run without signals too (ADR 046); {@code -Dvolery.independentDeletes=false}
+     * gives them signals again, for comparison. Every node of a cluster must agree on it.
+     */
+    private final boolean independentDeletes = !"false".equals(System.getProperty("volery.independentDeletes"));
 
     public VoleryOracle(PathPartitioner partitioner, int localPartition) {
         this.partitioner = partitioner;
@@ -59,6 +64,10 @@ public final class VoleryOracle extends PartitioningOracle {
      * (each partition's designated replica to every replica of the others) would only cost messages.
      * A create refused before it applies anything (no session, a bad path) is answered alike by every
      * partition from the session table and the request alone, which every partition holds the same.
+     *
+     * <p>And so does the delete of such a node (ADR 046): its owner decides and tells the others (one
+     * way), each follower applies the verdict, and then every partition, refused delete or not, sends its
+     * part of the watch events as the create's do; no replica answers before every part is in.
      */
     @Override
     public boolean executesIndependently(Command c) {
@@ -68,12 +77,15 @@ public final class VoleryOracle extends PartitioningOracle {
         if (r.kind == VoleryRequest.TOUCH || r.kind == VoleryRequest.TICK) {
             return true;
         }
-        return r.kind == VoleryRequest.ZK && createsListedEverywhere(r);
+        return r.kind == VoleryRequest.ZK && changesTheListEverywhere(r);
     }
 
-    /** Whether {@code r} is a create every partition applies and then exchanges events for. */
-    private boolean createsListedEverywhere(VoleryRequest r) {
-        if (!independentCreates) {
+    /**
+     * Whether {@code r} is a create every partition applies, or a delete every partition follows its
+     * owner in, and then exchanges events for.
+     */
+    private boolean changesTheListEverywhere(VoleryRequest r) {
+        if (!independentCreates && !independentDeletes) {
             return false;
         }
         ZkRequest q;
@@ -82,8 +94,10 @@ public final class VoleryOracle extends PartitioningOracle {
         } catch (ZkCodec.MalformedRequestException e) {
             return false;
         }
-        // such a create is always Scope.EVERY, and zk() sends every one of them to applyEverywhere
-        return Scope.createsListedEverywhere(q, partitioner);
+        // such a create is always Scope.EVERY, and zk() sends every one of them to applyEverywhere;
+        // such a delete is Scope.OWNER_VERDICT, and zk() sends every one of them to ownerVerdict
+        return independentCreates && Scope.createsListedEverywhere(q, partitioner)
+                || independentDeletes && Scope.of(q, partitioner) == Scope.OWNER_VERDICT;
     }
 
     /** The partition ids a request goes to. */
