@@ -233,17 +233,7 @@ public final class NodeProtocol {
             next = Math.min(next, c.nextTickMillis(now));
         }
         for (int ringId : merger.ringIds()) {
-            Merger.RingStream s = merger.stream(ringId);
-            if (s.buffered.containsKey(s.nextInstance) || !mayFetch(ringId, s)) {
-                continue;
-            }
-            Long last = lastFetchMillis.get(ringId);
-            long due = last == null ? now : last + params.retransmitTimeoutMillis();
-            if (s.buffered.isEmpty()) {
-                long[] lag = learnerLag.get(ringId);
-                due = lag == null || lag[0] != s.nextInstance ? now : Math.max(due, lag[1] + params.retransmitTimeoutMillis());
-            }
-            next = Math.min(next, due);
+            next = Math.min(next, learnerFetchDue(ringId, merger.stream(ringId)));
         }
         Merger.RingStream blocked = merger.blockedOn();
         if (blocked != null && merger.slotsNeededFrom(blocked) >= 0) {
@@ -252,19 +242,49 @@ public final class NodeProtocol {
             next = Math.min(next, last == null ? now : last[1] + params.retransmitTimeoutMillis());
         }
         for (RingAcceptor a : acceptors.values()) {
-            if (aheadOf(a) < 0) {
-                continue;
-            }
-            long[] lag = acceptorLag.get(a.ringId());
-            if (lag == null || a.firstUndecided() >= lag[0]) {
-                next = Math.min(next, now); // a lag to note (see catchUp)
-            } else {
-                Long last = lastAcceptorFetchMillis.get(a.ringId());
-                long due = lag[1] + params.retransmitTimeoutMillis();
-                next = Math.min(next, last == null ? due : Math.max(due, last + params.retransmitTimeoutMillis()));
-            }
+            next = Math.min(next, acceptorFetchDue(a, aheadOf(a)));
         }
         return next;
+    }
+
+    /**
+     * When the learner of ring {@code ringId}, waiting at {@code s.nextInstance}, fetches it (see
+     * {@link #catchUp}): never ({@link Long#MAX_VALUE}) if it holds the instance or nobody reports it
+     * decided; now if a new lag is to be noted; else a retransmission timeout after the lag was noted (only
+     * when nothing later is buffered) and after the last fetch.
+     */
+    private long learnerFetchDue(int ringId, Merger.RingStream s) {
+        if (s.buffered.containsKey(s.nextInstance) || !mayFetch(ringId, s)) {
+            return Long.MAX_VALUE;
+        }
+        Long last = lastFetchMillis.get(ringId);
+        long due = last == null ? now : last + params.retransmitTimeoutMillis();
+        if (s.buffered.isEmpty()) {
+            long[] lag = learnerLag.get(ringId);
+            if (lag == null || lag[0] != s.nextInstance) {
+                return now; // a lag to note
+            }
+            due = Math.max(due, lag[1] + params.retransmitTimeoutMillis());
+        }
+        return due;
+    }
+
+    /**
+     * When acceptor {@code a} fetches the decisions it lacks from {@code best} (the result of
+     * {@link #aheadOf}): never if nobody is ahead; now if a new lag is to be noted; else a retransmission
+     * timeout after the lag was noted and after its last fetch.
+     */
+    private long acceptorFetchDue(RingAcceptor a, int best) {
+        if (best < 0) {
+            return Long.MAX_VALUE;
+        }
+        long[] lag = acceptorLag.get(a.ringId());
+        if (lag == null || a.firstUndecided() >= lag[0]) {
+            return now; // a lag to note
+        }
+        Long last = lastAcceptorFetchMillis.get(a.ringId());
+        long due = lag[1] + params.retransmitTimeoutMillis();
+        return last == null ? due : Math.max(due, last + params.retransmitTimeoutMillis());
     }
 
     /** Whether a learner waiting at {@code s.nextInstance} may find it somewhere (see {@link #fetchTarget}). */
@@ -702,7 +722,7 @@ public final class NodeProtocol {
     private void catchUp() {
         for (int ringId : merger.ringIds()) {
             Merger.RingStream s = merger.stream(ringId);
-            if (s.buffered.containsKey(s.nextInstance)) {
+            if (s.buffered.containsKey(s.nextInstance) || !mayFetch(ringId, s)) {
                 learnerLag.remove(ringId);
                 continue;
             }
@@ -713,21 +733,13 @@ public final class NodeProtocol {
                 // (ADR 045). A later value buffered ahead of a missing one is evidence of loss: fetch now.
                 // The wait counts from when this node first sees the instance decided somewhere, not from
                 // when it began to wait (an idle ring's next instance may not exist yet).
-                if (!mayFetch(ringId, s)) {
-                    learnerLag.remove(ringId);
-                    continue;
-                }
                 long[] lag = learnerLag.get(ringId);
                 if (lag == null || lag[0] != s.nextInstance) {
                     learnerLag.put(ringId, new long[] {s.nextInstance, now});
                     continue;
                 }
-                if (now - lag[1] < params.retransmitTimeoutMillis()) {
-                    continue;
-                }
             }
-            Long last = lastFetchMillis.get(ringId);
-            if (last != null && now - last < params.retransmitTimeoutMillis()) {
+            if (learnerFetchDue(ringId, s) > now) {
                 continue;
             }
             int target = fetchTarget(config.ring(ringId), s.nextInstance, !s.buffered.isEmpty());
@@ -752,9 +764,7 @@ public final class NodeProtocol {
                 acceptorLag.put(a.ringId(), new long[] {reported.get(a.ringId()).get(best).firstUndecided(), now});
                 continue;
             }
-            Long last = lastAcceptorFetchMillis.get(a.ringId());
-            if (now - lag[1] < params.retransmitTimeoutMillis()
-                    || (last != null && now - last < params.retransmitTimeoutMillis())) {
+            if (acceptorFetchDue(a, best) > now) {
                 continue;
             }
             lastAcceptorFetchMillis.put(a.ringId(), now);
