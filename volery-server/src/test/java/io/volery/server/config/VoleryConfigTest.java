@@ -135,6 +135,9 @@ class VoleryConfigTest {
         java.nio.file.Path docker = java.nio.file.Path.of("..", "docker").toAbsolutePath().normalize();
         VoleryConfig c = VoleryConfig.load(docker.resolve("volery.cfg"));
         assertEquals(java.util.Set.of(1, 2), c.cluster().groups(), "two partitions");
+        // what VoleryNode checks at start: a request of jute.maxbuffer bytes fits one multicast message
+        assertTrue(c.cluster().parameters().batchMaxBytes() >= c.juteMaxBuffer() + io.volery.server.VoleryNode.COMMAND_OVERHEAD_BYTES,
+                "batch.maxBytes " + c.cluster().parameters().batchMaxBytes() + " must carry a request of jute.maxbuffer " + c.juteMaxBuffer() + " (VoleryNode refuses to start)");
         String compose = java.nio.file.Files.readString(docker.resolve("compose.yaml"));
         for (VoleryConfig.NodeSettings n : c.nodes().values()) {
             String host = c.cluster().node(n.id()).host();
