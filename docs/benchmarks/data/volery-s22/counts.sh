@@ -15,8 +15,8 @@ L=(--znodes 250 --subtrees 8 --client-per-subtree --owner-affinity --quiet --wor
 for i in 1 2 3; do bench/volery-bench --connect $C "${L[@]}" --duration 30 --out /dev/null 2>/dev/null; done
 bench/volery-cluster.sh cap "$D"
 bench/volery-bench --connect $C "${L[@]}" --duration 20 --out /dev/null 2>/dev/null
-mntr() { for h in $(ls -d $D/node-* | sort -t- -k2 -n); do python3 - $(cat $h/client-port) <<'PY'
-import socket,sys,json
+mntr() { for h in $(ls -d $D/node-* | sort -t- -k2 -n); do python3 - $(cat $h/client-port) $(cat $h/pid) <<'PY'
+import socket,sys,json,os
 s=socket.create_connection(('127.0.0.1',int(sys.argv[1]))); s.sendall(b'mntr'); out=b''
 while True:
     b=s.recv(65536)
@@ -28,6 +28,8 @@ for l in out.decode().splitlines():
         k,v=l.split('\t',1)
         try: d[k]=float(v)
         except ValueError: pass
+st=open('/proc/%s/stat'%sys.argv[2]).read().rsplit(')',1)[1].split()
+d['process_cpu_ms']=(int(st[11])+int(st[12]))*1000.0/os.sysconf('SC_CLK_TCK')  # the node's CPU (utime + stime)
 print(json.dumps(d))
 PY
 done; }
