@@ -131,19 +131,13 @@ class DeferredTopLevelTest {
                 y = x + "-y" + i;
             }
             String z = topLevelIn(partitioner, other);
-            List<VoleryNode> owners = new ArrayList<>();
-            List<VoleryNode> others = new ArrayList<>();
-            StringJoiner ownerNodes = new StringJoiner(",");
-            StringJoiner otherNodes = new StringJoiner(",");
-            for (VoleryNode n : c.nodes()) {
-                boolean mine = n.replica().getLocalPartition().getId() == owner;
-                (mine ? owners : others).add(n);
-                (mine ? ownerNodes : otherNodes).add("127.0.0.1:" + n.clientAddress().getPort());
-            }
-            ZooKeeper creator = VolerySmokeTest.connect(ownerNodes.toString());
-            ZooKeeper reader = VolerySmokeTest.connect(ownerNodes.toString());
-            ZooKeeper trigger = VolerySmokeTest.connect(otherNodes.toString());
-            ZooKeeper writer = VolerySmokeTest.connect(ownerNodes.toString());
+            Split split = split(c, owner);
+            List<VoleryNode> owners = split.in();
+            List<VoleryNode> others = split.out();
+            ZooKeeper creator = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper reader = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
+            ZooKeeper writer = VolerySmokeTest.connect(split.inConnect());
             CountDownLatch release = new CountDownLatch(1);
             try {
                 creator.create(y, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
@@ -196,17 +190,11 @@ class DeferredTopLevelTest {
             int follower = c.partitions()[1];
             String x = topLevelIn(partitioner, owner);
             String z = topLevelIn(partitioner, follower);
-            List<VoleryNode> owners = new ArrayList<>();
-            List<VoleryNode> followers = new ArrayList<>();
-            StringJoiner ownerNodes = new StringJoiner(",");
-            StringJoiner followerNodes = new StringJoiner(",");
-            for (VoleryNode n : c.nodes()) {
-                boolean mine = n.replica().getLocalPartition().getId() == owner;
-                (mine ? owners : followers).add(n);
-                (mine ? ownerNodes : followerNodes).add("127.0.0.1:" + n.clientAddress().getPort());
-            }
-            ZooKeeper deleter = VolerySmokeTest.connect(ownerNodes.toString());
-            ZooKeeper trigger = VolerySmokeTest.connect(followerNodes.toString());
+            Split split = split(c, owner);
+            List<VoleryNode> owners = split.in();
+            List<VoleryNode> followers = split.out();
+            ZooKeeper deleter = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
             CountDownLatch release = new CountDownLatch(1);
             try {
                 deleter.create(x, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
@@ -261,6 +249,23 @@ class DeferredTopLevelTest {
         }
         trigger.exists(path, false, (rc, p, ctx, stat) -> { }, null);
         assertTrue(held.await(20, TimeUnit.SECONDS), "the partition's replicas are held");
+    }
+
+    /** A cluster's nodes split by partition: {@code partition}'s replicas and the others, with connect strings. */
+    record Split(List<VoleryNode> in, List<VoleryNode> out, String inConnect, String outConnect) {
+    }
+
+    static Split split(VoleryCluster c, int partition) {
+        List<VoleryNode> in = new ArrayList<>();
+        List<VoleryNode> out = new ArrayList<>();
+        StringJoiner inNodes = new StringJoiner(",");
+        StringJoiner outNodes = new StringJoiner(",");
+        for (VoleryNode n : c.nodes()) {
+            boolean mine = n.replica().getLocalPartition().getId() == partition;
+            (mine ? in : out).add(n);
+            (mine ? inNodes : outNodes).add("127.0.0.1:" + n.clientAddress().getPort());
+        }
+        return new Split(in, out, inNodes.toString(), outNodes.toString());
     }
 
     private static String topLevelIn(PathPartitioner partitioner, int partition) {
