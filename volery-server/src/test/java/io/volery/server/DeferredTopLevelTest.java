@@ -40,19 +40,12 @@ class DeferredTopLevelTest {
             int follower = c.partitions()[1];
             String a = topLevelIn(partitioner, owner);
             String b = topLevelIn(partitioner, follower);
-            List<VoleryNode> owners = new ArrayList<>();
-            StringJoiner followerNodes = new StringJoiner(",");
-            for (VoleryNode n : c.nodes()) {
-                if (n.replica().getLocalPartition().getId() == owner) {
-                    owners.add(n);
-                } else {
-                    followerNodes.add("127.0.0.1:" + n.clientAddress().getPort());
-                }
-            }
+            Split split = split(c, owner);
+            List<VoleryNode> owners = split.in();
             // both sessions live on the follower partition's front ends (their replicas answer them)
-            ZooKeeper deleter = VolerySmokeTest.connect(followerNodes.toString());
-            ZooKeeper other = VolerySmokeTest.connect(followerNodes.toString());
-            ZooKeeper trigger = VolerySmokeTest.connect(followerNodes.toString());
+            ZooKeeper deleter = VolerySmokeTest.connect(split.outConnect());
+            ZooKeeper other = VolerySmokeTest.connect(split.outConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
             CountDownLatch release = new CountDownLatch(1);
             try {
                 deleter.create(a, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
@@ -61,8 +54,7 @@ class DeferredTopLevelTest {
 
                 holdAfterNextCommand(owners, trigger, a, release);
 
-                List<VoleryNode> followers = new ArrayList<>(c.nodes());
-                followers.removeAll(owners);
+                List<VoleryNode> followers = split.out();
                 long[] deferredBefore = followers.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
                 CompletableFuture<Integer> deleted = new CompletableFuture<>();
                 deleter.delete(a, -1, (rc, path, ctx) -> deleted.complete(rc), null);

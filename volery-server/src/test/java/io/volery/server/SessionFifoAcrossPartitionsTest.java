@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -141,19 +140,11 @@ class SessionFifoAcrossPartitionsTest {
                 y = x + "-y" + i;
             }
             String z = topLevelIn(partitioner, c.partitions()[1]);
-            List<VoleryNode> others = new ArrayList<>();
-            StringJoiner ownerNodes = new StringJoiner(",");
-            StringJoiner otherNodes = new StringJoiner(",");
-            for (VoleryNode n : c.nodes()) {
-                boolean mine = n.replica().getLocalPartition().getId() == owner;
-                if (!mine) {
-                    others.add(n);
-                }
-                (mine ? ownerNodes : otherNodes).add("127.0.0.1:" + n.clientAddress().getPort());
-            }
-            ZooKeeper session = VolerySmokeTest.connect(ownerNodes.toString());
-            ZooKeeper reader = VolerySmokeTest.connect(ownerNodes.toString());
-            ZooKeeper trigger = VolerySmokeTest.connect(otherNodes.toString());
+            DeferredTopLevelTest.Split split = DeferredTopLevelTest.split(c, owner);
+            List<VoleryNode> others = split.out();
+            ZooKeeper session = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper reader = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
             CountDownLatch release = new CountDownLatch(1);
             try {
                 session.create(y, new byte[] {1}, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
