@@ -3,6 +3,7 @@ package io.volery.bench;
 import java.io.IOException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 
@@ -10,6 +11,13 @@ import org.apache.zookeeper.ZooKeeper;
  * One session (ZooKeeper or native client) driven closed-loop: a thread keeps up to {@code outstanding} asynchronous
  * requests in flight, taking a window permit before each and giving it back in the callback. A
  * create/delete pair holds one permit until its delete completes, so pairs never run ahead.
+ *
+ * <p>With a {@link BenchConfig#rate() rate}, the thread starts requests on a fixed schedule instead (one every
+ * {@link BenchConfig#clientIntervalNanos()}, client i offset by i/clients of an interval so that the clients do
+ * not start together), the window still bounding what is in flight. A request's latency counts from its
+ * scheduled start, not from when it could leave: a server that falls behind delays the requests queued behind
+ * a full window, and those delays belong in the latencies (what closed-loop generators omit, "coordinated
+ * omission"). A pair's create takes the slot; its delete follows the create's answer.
  */
 final class BenchClient implements AutoCloseable {
 
@@ -17,6 +25,8 @@ final class BenchClient implements AutoCloseable {
     private final boolean perSubtree;
     private final BenchSession session;
     private final int outstanding;
+    private final long intervalNanos;
+    private final long phaseNanos;
     private final Semaphore window;
     private final OperationChooser chooser;
     private final ZnodeLayout layout;
@@ -33,6 +43,8 @@ final class BenchClient implements AutoCloseable {
         this.perSubtree = config.clientPerSubtree();
         this.session = session;
         this.outstanding = config.outstanding();
+        this.intervalNanos = config.clientIntervalNanos();
+        this.phaseNanos = intervalNanos == 0 ? 0 : firstOffsetNanos(intervalNanos, index, config.clients());
         this.window = new Semaphore(config.outstanding());
         this.chooser = new OperationChooser(config.workload(), config.globalPercent(), config.seed() + index);
         this.layout = layout;
@@ -75,9 +87,18 @@ final class BenchClient implements AutoCloseable {
         return drained;
     }
 
+    /** Where client {@code index} of {@code clients} starts within the first interval: spread evenly over it. */
+    static long firstOffsetNanos(long intervalNanos, int index, int clients) {
+        return (long) ((double) intervalNanos * index / clients);
+    }
+
     private void issueLoop() {
         try {
+            long due = System.nanoTime() + phaseNanos;
             while (running) {
+                if (intervalNanos > 0 && !sleepUntil(due)) {
+                    break;
+                }
                 // A bounded wait, so that a stalled server cannot keep the thread from seeing the stop.
                 if (!window.tryAcquire(100, TimeUnit.MILLISECONDS)) {
                     continue;
@@ -86,15 +107,28 @@ final class BenchClient implements AutoCloseable {
                     window.release();
                     break;
                 }
-                issue(chooser.next());
+                if (intervalNanos > 0) {
+                    issue(chooser.next(), due);
+                    due += intervalNanos;
+                } else {
+                    issue(chooser.next(), System.nanoTime());
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    private void issue(OperationChooser.Choice choice) {
-        long start = System.nanoTime();
+    /** Sleeps until {@code deadline} in slices, so that a stop is seen within 100 ms; false once stopped. */
+    private boolean sleepUntil(long deadline) {
+        long left;
+        while (running && (left = deadline - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+        }
+        return running;
+    }
+
+    private void issue(OperationChooser.Choice choice, long start) {
         switch (choice) {
             case SET_DATA -> session.setData(randomZnode(), payload, rc -> complete(Operation.SET_DATA, rc, start));
             case GET_DATA -> session.getData(randomZnode(), rc -> complete(Operation.GET_DATA, rc, start));

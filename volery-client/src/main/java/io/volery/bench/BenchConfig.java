@@ -29,6 +29,10 @@ import java.util.Objects;
  * @param ownerAffinity with {@code clientPerSubtree}: client i's session starts at a server of the Volery
  *                      partition owning its subtree (see {@link OwnerAffinity}); otherwise sessions take the
  *                      servers in turn
+ * @param rate 0 for a closed loop (each client keeps its window full); otherwise the requests started per
+ *             second by all clients together, each client on its own fixed schedule, its window still
+ *             bounding what it has in flight, and every latency counted from the request's scheduled start
+ *             (so a server that falls behind shows in the latencies, not in a slower schedule)
  */
 public record BenchConfig(
         String connect,
@@ -46,7 +50,8 @@ public record BenchConfig(
         boolean progress,
         ClientKind client,
         boolean clientPerSubtree,
-        boolean ownerAffinity) {
+        boolean ownerAffinity,
+        double rate) {
 
     /** Upper bound of a payload; ZooKeeper's default jute.maxbuffer is about 1 MiB. */
     public static final int MAX_BYTES = 1_000_000;
@@ -65,13 +70,13 @@ public record BenchConfig(
                        Workload workload, int globalPercent, int bytes, int znodes, int subtrees, long seed,
                        Duration sessionTimeout, boolean progress) {
         this(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes, znodes, subtrees, seed,
-                sessionTimeout, progress, ClientKind.ZOOKEEPER, false, false);
+                sessionTimeout, progress, ClientKind.ZOOKEEPER, false, false, 0);
     }
 
     /** The same run driven by {@code kind}; {@code target} is its connect string or cluster file. */
     public BenchConfig withClient(ClientKind kind, String target) {
         return new BenchConfig(target, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, kind, clientPerSubtree, ownerAffinity);
+                znodes, subtrees, seed, sessionTimeout, progress, kind, clientPerSubtree, ownerAffinity, rate);
     }
 
     /** A configuration with the paper's defaults: 25 outstanding, 100-byte payloads, 1000 znodes in 1 subtree. */
@@ -82,34 +87,45 @@ public record BenchConfig(
 
     public BenchConfig withClients(int n) {
         return new BenchConfig(connect, n, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity);
+                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity, rate);
     }
 
     public BenchConfig withTimes(Duration newWarmup, Duration newDuration) {
         return new BenchConfig(connect, clients, outstanding, newDuration, newWarmup, workload, globalPercent,
-                bytes, znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity);
+                bytes, znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity, rate);
     }
 
     public BenchConfig withShape(int newBytes, int newZnodes, int newSubtrees, int newGlobalPercent) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, newGlobalPercent,
-                newBytes, newZnodes, newSubtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity);
+                newBytes, newZnodes, newSubtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity, rate);
     }
 
     /** Client i keeps to subtree {@code i mod subtrees} (see the record's documentation). */
     public BenchConfig withClientPerSubtree(boolean on) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, client, on, ownerAffinity);
+                znodes, subtrees, seed, sessionTimeout, progress, client, on, ownerAffinity, rate);
     }
 
     /** Client i's session starts at a server of the partition owning its subtree (see the record's documentation). */
     public BenchConfig withOwnerAffinity(boolean on) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, on);
+                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, on, rate);
+    }
+
+    /** Requests started per second by all clients together; 0 keeps the closed loop (see the record's documentation). */
+    public BenchConfig withRate(double opsPerSecond) {
+        return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
+                znodes, subtrees, seed, sessionTimeout, progress, client, clientPerSubtree, ownerAffinity, opsPerSecond);
+    }
+
+    /** Nanoseconds between the scheduled starts of one client's requests, or 0 for a closed loop. */
+    public long clientIntervalNanos() {
+        return rate > 0 ? Math.max(1, Math.round(clients * 1e9 / rate)) : 0;
     }
 
     public BenchConfig withProgress(boolean show) {
         return new BenchConfig(connect, clients, outstanding, duration, warmup, workload, globalPercent, bytes,
-                znodes, subtrees, seed, sessionTimeout, show, client, clientPerSubtree, ownerAffinity);
+                znodes, subtrees, seed, sessionTimeout, show, client, clientPerSubtree, ownerAffinity, rate);
     }
 
     /** Throws {@link IllegalArgumentException} naming the option that is out of range. */
@@ -128,6 +144,7 @@ public record BenchConfig(
                 "--global-percent applies to --workload createdelete only (was " + workload.cliName() + ")");
         require(bytes >= 0 && bytes <= MAX_BYTES, "--bytes must be between 0 and " + MAX_BYTES + ", was " + bytes);
         require(znodes >= 1, "--znodes must be at least 1, was " + znodes);
+        require(rate >= 0 && Double.isFinite(rate), "--rate must be 0 (closed loop) or a positive number of requests a second, was " + rate);
         require(!ownerAffinity || clientPerSubtree, "--owner-affinity needs --client-per-subtree");
         require(!ownerAffinity || client == ClientKind.ZOOKEEPER,
                 "--owner-affinity applies to --client zookeeper (the native client reaches the rings itself)");

@@ -57,6 +57,7 @@ public record BenchReport(
                 .field("workload", config.workload().cliName())
                 .field("clients", config.clients())
                 .field("outstanding", config.outstanding())
+                .field("rate", config.rate())
                 .field("warmupSeconds", config.warmup().toSeconds())
                 .field("durationSeconds", config.duration().toSeconds())
                 .field("globalPercent", config.globalPercent())

@@ -55,6 +55,12 @@ public final class VoleryBench implements Callable<Integer> {
             description = "createdelete only: percent of requests that are create or delete (the rest setData); default 10.")
     Integer globalPercent;
 
+    @Option(names = "--rate", defaultValue = "0",
+            description = "Requests started per second by all clients together, each client on a fixed schedule and "
+                    + "latencies counted from the scheduled start (a load below saturation, e.g. 75 % of it); "
+                    + "0: closed loop, every client keeps --outstanding requests in flight (default: ${DEFAULT-VALUE}).")
+    double rate;
+
     @Option(names = "--bytes", defaultValue = "100", description = "Payload bytes of setData and create (default: ${DEFAULT-VALUE}).")
     int bytes;
 
@@ -130,7 +136,7 @@ public final class VoleryBench implements Callable<Integer> {
             int global = globalPercent != null ? globalPercent : (w == Workload.CREATEDELETE ? 10 : 0);
             return new BenchConfig(target, clients, outstanding, Duration.ofSeconds(durationSeconds),
                     Duration.ofSeconds(warmupSeconds), w, global, bytes, znodes, subtrees, seed,
-                    Duration.ofSeconds(sessionTimeoutSeconds), !quiet, kind, clientPerSubtree, ownerAffinity).validate();
+                    Duration.ofSeconds(sessionTimeoutSeconds), !quiet, kind, clientPerSubtree, ownerAffinity, rate).validate();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
@@ -162,9 +168,10 @@ public final class VoleryBench implements Callable<Integer> {
             }
         }
         progressOut.println(String.format(Locale.ROOT,
-                "volery-bench: %s, %d clients: %.0f ops/s, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, errors %d, "
+                "volery-bench: %s, %d clients%s: %.0f ops/s, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, errors %d, "
                         + "load generator cpu %.2f of %d cores%s",
-                config.workload().cliName(), config.clients(), report.throughput(),
+                config.workload().cliName(), config.clients(),
+                config.rate() > 0 ? String.format(Locale.ROOT, " paced at %.0f/s", config.rate()) : "", report.throughput(),
                 report.latency().p50Micros() / 1000.0, report.latency().p99Micros() / 1000.0,
                 report.latency().p999Micros() / 1000.0, report.errorCount(), report.averageCpuCores(),
                 report.availableProcessors(), out == null ? "" : " -> " + out));

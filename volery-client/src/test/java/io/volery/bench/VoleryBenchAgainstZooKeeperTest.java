@@ -57,6 +57,7 @@ class VoleryBenchAgainstZooKeeperTest {
         PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
         CommandLine cli = new CommandLine(new VoleryBench(errStream));
         cli.setErr(new java.io.PrintWriter(errStream, true));
+        cli.setOverwrittenOptionsAllowed(true); // a test's options may replace the defaults above (--clients)
         int code = cli.execute(args.toArray(String[]::new));
         String stderr = err.toString(StandardCharsets.UTF_8);
         String json = Files.readString(out);
@@ -211,6 +212,59 @@ class VoleryBenchAgainstZooKeeperTest {
             v[j] = s == null ? -1 : s.getVersion();
         }
         return v;
+    }
+
+    @Test
+    void aPacedRunStartsRequestsOnItsScheduleNotAsFastAsTheServerAnswers() throws Exception {
+        // 2 clients at 50 requests a second together: 25 each, one every 80 ms. Closed-loop, the same two
+        // clients do thousands a second against this server; paced, the measured 2 s hold about 100.
+        Run run = bench("--workload", "setdata", "--znodes", "50", "--rate", "50");
+        assertSoundReport(run, "setdata");
+        assertNoErrors(run.report());
+        Map<String, Object> r = run.report();
+        double ops = MiniJson.number(r, "operations");
+        double measured = MiniJson.number(r, "measuredSeconds");
+        assertEquals(50.0, MiniJson.number(MiniJson.object(r, "config"), "rate"), "the rate is echoed in the config");
+        // one schedule slot per client may fall on either side of a second's edge
+        assertTrue(ops <= 50 * measured + 2 * 2,
+                "a paced run starts at most rate x seconds requests, got " + ops + " in " + measured + " s");
+        assertTrue(run.stderr().contains("paced at 50/s"), "the summary line names the pace, got:\n" + run.stderr());
+    }
+
+    @Test
+    void aPacedRunCountsTheTimeARequestWaitedBehindAFullWindow() throws Exception {
+        // One client, one request in flight, asked for 100,000 requests a second: no server answers one
+        // round trip every 10 us, so the schedule runs ahead and each request waits for the window longer
+        // than the last. Its latency counts from its scheduled start, so the measured latencies hold that
+        // growing wait (hundreds of milliseconds by the measured window); counted from when each request
+        // left, they would be the server's round trip.
+        Run run = bench("--workload", "setdata", "--znodes", "10", "--clients", "1", "--outstanding", "1",
+                "--rate", "100000");
+        assertSoundReport(run, "setdata");
+        Map<String, Object> latency = MiniJson.object(run.report(), "latencyMicros");
+        double ops = MiniJson.number(run.report(), "operations");
+        double measured = MiniJson.number(run.report(), "measuredSeconds");
+        assertTrue(ops < 100_000 * measured / 2, "the server could not keep up with the schedule, got " + ops + " ops");
+        assertTrue(MiniJson.number(latency, "p50") > 100_000,
+                "a request that waited behind the schedule counts that wait: p50 should be over 100 ms, got " + latency);
+    }
+
+    @Test
+    void aNegativeRateIsAUsageErrorNamingTheOption() throws Exception {
+        Run run = bench("--workload", "setdata", "--rate", "-5");
+        assertEquals(2, run.exitCode(), "picocli's usage-error exit code");
+        assertTrue(run.stderr().contains("--rate"), "message should name --rate, got:\n" + run.stderr());
+    }
+
+    @Test
+    void clientsOfAPacedRunShareTheRateAndStartSpreadOverOneInterval() {
+        BenchConfig config = BenchConfig.defaults("127.0.0.1:2181", Workload.SETDATA).withClients(4).withRate(2000);
+        assertEquals(2_000_000L, config.clientIntervalNanos(), "4 clients at 2000/s together: one each every 2 ms");
+        assertEquals(0L, config.withRate(0).clientIntervalNanos(), "rate 0 is the closed loop");
+        assertEquals(List.of(0L, 500_000L, 1_000_000L, 1_500_000L),
+                List.of(BenchClient.firstOffsetNanos(2_000_000L, 0, 4), BenchClient.firstOffsetNanos(2_000_000L, 1, 4),
+                        BenchClient.firstOffsetNanos(2_000_000L, 2, 4), BenchClient.firstOffsetNanos(2_000_000L, 3, 4)),
+                "client i starts i/4 of an interval in");
     }
 
     @Test
