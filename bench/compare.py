@@ -80,6 +80,23 @@ def get(data, storage, system, label):
     return data.get(storage, {}).get(system, {}).get(label)
 
 
+# volery-vs-zk.sh runs setData 100 B once more paced at 75 % of the sweep's saturation (volery-bench --rate):
+# that series is LABEL + PACED, and where it exists it gives the latency at 75 % load.
+PACED = "-at75"
+
+
+def latency_point(data, storage, system, label):
+    """(row, how) for the latency at 75 % of saturation: the paced series if it was run, else the
+    closed-loop point whose throughput is nearest 75 % of the best median."""
+    paced = get(data, storage, system, label + PACED)
+    if paced:
+        return paced[0], f"paced at {paced[0]['runsData'][0][0]['config'].get('rate', 0):,.0f}/s"
+    rows = get(data, storage, system, label)
+    if not rows:
+        return None, None
+    return plot.at_75_percent(rows)[1], f"{plot.at_75_percent(rows)[1]['clients']} clients"
+
+
 def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
 
@@ -88,7 +105,7 @@ def setdata_labels(data):
     labels = set()
     for systems in data.values():
         for series in systems.values():
-            labels |= {l for l in series if l.startswith("setdata-")}
+            labels |= {l for l in series if l.startswith("setdata-") and not l.endswith(PACED)}
     return sorted(labels, key=lambda l: int(l.split("-")[1].rstrip("B")))
 
 
@@ -130,8 +147,8 @@ def fig_throughput_by_partitions(data, png):
     plt.close(fig)
 
 
-def cdf_of(rows):
-    _, pt = plot.at_75_percent(rows)
+def cdf_of(data, storage, system, label):
+    pt, _ = latency_point(data, storage, system, label)
     runs = sorted(pt["runsData"], key=lambda rs: rs[0]["throughputOpsPerSec"])
     report = runs[len(runs) // 2][0]
     return pt, report
@@ -146,10 +163,11 @@ def fig_latency_cdf(data, png):
             rows = get(data, storage, system, "setdata-100B")
             if not rows:
                 continue
-            pt, report = cdf_of(rows)
+            pt, report = cdf_of(data, storage, system, "setdata-100B")
+            _, how = latency_point(data, storage, system, "setdata-100B")
             cdf = report["latencyCdf"]
             ax.plot([p["micros"] / 1000.0 for p in cdf], [p["percentile"] / 100.0 for p in cdf], color=COLORS[system],
-                    label=f"{SHORT[system]}: {pt['clients']} clients, {report['throughputOpsPerSec']:,.0f} ops/s")
+                    label=f"{SHORT[system]}: {how}, {report['throughputOpsPerSec']:,.0f} ops/s")
         ax.set_xscale("log")
         ax.set_xlabel("latency (ms)")
         ax.set_ylabel("fraction of requests")
@@ -310,10 +328,11 @@ def goals(data):
         for system in ("v1", "v2", "v4"):
             v = get(data, storage, system, "setdata-100B")
             if zk and v:
-                zp, vp = plot.at_75_percent(zk)[1], plot.at_75_percent(v)[1]
+                (zp, zhow), (vp, vhow) = (latency_point(data, storage, "zk", "setdata-100B"),
+                                          latency_point(data, storage, system, "setdata-100B"))
                 # higher is better for the table's "met" column: ZooKeeper's p99 over Volery's
                 row(f"{storage} setData 100B: {SHORT[system]} p99 at ~75% load no worse than ZooKeeper's "
-                    f"({vp['p99']:.1f} ms at {vp['clients']} clients vs {zp['p99']:.1f} ms at {zp['clients']})",
+                    f"({vp['p99']:.1f} ms {vhow} vs {zp['p99']:.1f} ms {zhow})",
                     ratio(zp["p99"], vp["p99"]), 1.0, fmt="{:.2f} (ZK p99 / Volery p99)")
     return lines
 
@@ -321,14 +340,15 @@ def goals(data):
 def tables(data, root, note):
     out = [note, "", "## Goals (ratios of saturation medians from this run)", ""] + goals(data)
     out += ["", "## Every series", "",
-            "Saturation: best median over the client counts; latency at the count nearest 75% of it.", "",
+            "Saturation: best median over the client counts; latency at 75% of it: from the paced run (series "
+            f"`…{PACED}`, volery-bench --rate) where there is one, else at the client count nearest 75%.", "",
             "| storage | system | series | saturation ops/s (median) | runs min–max there | at clients | p50 ms | p99 ms | p99.9 ms | errors | server CPU µs/op |",
             "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for storage, systems in data.items():
         for system in SYSTEMS:
             for label, rows in sorted(systems.get(system, {}).items()):
                 best = best_row(rows)
-                _, pt = plot.at_75_percent(rows)
+                pt = rows[0] if label.endswith(PACED) else latency_point(data, storage, system, label)[0]
                 out.append(f"| {storage} | {SHORT[system]} | {label} | {plot.fmt(best['median'])} | "
                            f"{plot.fmt(best['min'])}–{plot.fmt(best['max'])} | {best['clients']} | {plot.fmt(pt['p50'], 2)} | "
                            f"{plot.fmt(pt['p99'], 2)} | {plot.fmt(pt['p999'], 2)} | {sum(r['errors'] for r in rows)} | "

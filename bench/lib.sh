@@ -138,3 +138,22 @@ jit_warmup() {
   jit_settle "$connect" $(( ${JIT_MAX:-300} - 4 * part )) "${JIT_SETTLED_PERMILLE:-20}" "$@"
 }
 
+
+# saturation DIR LABEL: the best, over the client counts, of the median throughput of DIR/LABEL-c<N>-r<R>.json
+# (what compare.py calls saturation); nothing if there is no such report.
+saturation() {
+  python3 - "$1" "$2" <<'PY'
+import json, re, statistics, sys
+from collections import defaultdict
+from pathlib import Path
+d, label = Path(sys.argv[1]), sys.argv[2]
+name = re.compile(re.escape(label) + r"-c(\d+)-r\d+\.json$")
+by = defaultdict(list)
+for f in d.glob(label + "-c*-r*.json"):
+    m = name.fullmatch(f.name)
+    if m:
+        by[int(m[1])].append(json.loads(f.read_text())["throughputOpsPerSec"])
+if by:
+    print(f"{max(statistics.median(v) for v in by.values()):.0f}")
+PY
+}

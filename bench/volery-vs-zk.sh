@@ -82,6 +82,17 @@ sweep() { # STORAGE SYSTEM CONNECT DIR LABEL CLIENTS WORKLOAD [volery-bench opti
     --server-dir "$dir" --no-stop -- --quiet "${layout[@]}" "$@" 2>>"$log"
 }
 
+# latency at 75 % of saturation (BENCHMARKS.md): LABEL once more, paced (volery-bench --rate) at 75 % of the
+# best median the sweep of LABEL reached, at POINT_CLIENTS; compare.py takes the latencies from it
+# (series LABEL-at75). A closed loop at the client count nearest 75 % would land wherever the counts fall.
+paced_at_75() { # STORAGE SYSTEM CONNECT DIR LABEL WORKLOAD [volery-bench options]
+  local storage="$1" system="$2" connect="$3" dir="$4" label="$5" workload="$6"; shift 6
+  local sat; sat="$(saturation "$results/$storage/$system" "$label")"
+  if [ -z "$sat" ] || [ "$sat" -le 0 ]; then say "$storage $system $label: no saturation measured, no paced run"; return 0; fi
+  local rate=$((sat * 3 / 4 > 0 ? sat * 3 / 4 : 1))
+  sweep "$storage" "$system" "$connect" "$dir" "$label-at75" "$point" "$workload" "$@" --rate "$rate"
+}
+
 # The node that leads (ZooKeeper's leader; Volery: partition 1's ring coordinator), by asking each.
 leader_home() {
   local dir="$1" home port
@@ -151,6 +162,7 @@ run_system() { # STORAGE SYSTEM
   fi
   if [ "$mode" = --smoke ]; then
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$point" setdata --bytes 100
+    paced_at_75 "$storage" "$system" "$connect" "$dir" setdata-100B setdata --bytes 100
     [ "$system" = zk ] || sweep "$storage" "$system" "$connect" "$dir" createdelete-10pct "$point" createdelete --bytes 100 --global-percent 10
     kill_run "$system" "$connect" "$dir"
   elif [ "${WORKLOADS:-all}" = global ]; then
@@ -165,10 +177,12 @@ run_system() { # STORAGE SYSTEM
     # the 1.5x goal's two points only (setData 100 and 1000 B), e.g. to check a change quickly;
     # setdata3 adds the 10000 B point
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$sweep_clients" setdata --bytes 100
+    paced_at_75 "$storage" "$system" "$connect" "$dir" setdata-100B setdata --bytes 100
     sweep "$storage" "$system" "$connect" "$dir" setdata-1000B "$point" setdata --bytes 1000
     [ "${WORKLOADS:-all}" = setdata ] || sweep "$storage" "$system" "$connect" "$dir" setdata-10000B "$point" setdata --bytes 10000
   elif [ "$storage" = durable ]; then
     sweep "$storage" "$system" "$connect" "$dir" setdata-100B "$sweep_clients" setdata --bytes 100
+    paced_at_75 "$storage" "$system" "$connect" "$dir" setdata-100B setdata --bytes 100
     sweep "$storage" "$system" "$connect" "$dir" setdata-1000B "$point" setdata --bytes 1000
     sweep "$storage" "$system" "$connect" "$dir" setdata-10000B "$point" setdata --bytes 10000
     # global commands: the paper's Figure 6 for the partitioned systems, one point for the others
@@ -210,6 +224,7 @@ from pathlib import Path
 root, out = Path(sys.argv[1]), Path(sys.argv[2])
 problems = []
 expected = ["durable/zk/setdata-100B-c2-r1.json", "durable/v2/setdata-100B-c2-r1.json",
+            "durable/zk/setdata-100B-at75-c2-r1.json", "durable/v2/setdata-100B-at75-c2-r1.json",
             "durable/v2/createdelete-10pct-c2-r1.json", "kill/zk.json", "kill/v2.json"]
 for name in expected:
     f = root / name
@@ -219,6 +234,8 @@ for name in expected:
     r = json.loads(f.read_text())
     if r["operations"] <= 0:
         problems.append(f"{name}: expected completed requests, got {r['operations']}")
+    if "-at75-" in name and not r["config"].get("rate", 0) > 0:
+        problems.append(f"{name}: the latency point at 75 % should be paced, got rate {r['config'].get('rate')}")
     if not name.startswith("kill/") and (r["errorCount"] != 0 or not r["drained"]):
         problems.append(f"{name}: expected no errors and a drained window, got errors {r['errors']}, drained {r['drained']}")
 for system in ("zk", "v2"):
