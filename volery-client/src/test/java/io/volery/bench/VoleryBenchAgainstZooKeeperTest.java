@@ -106,6 +106,12 @@ class VoleryBenchAgainstZooKeeperTest {
                 () -> assertTrue(!MiniJson.array(r, "latencyCdf").isEmpty(), "a latency CDF is present"));
     }
 
+    /** picocli's usage-error exit code, and a message on stderr that mentions {@code text}. */
+    static void assertUsageErrorMentioning(Run run, String text) {
+        assertEquals(2, run.exitCode(), "picocli's usage-error exit code");
+        assertTrue(run.stderr().contains(text), "message should mention " + text + ", got:\n" + run.stderr());
+    }
+
     static void assertNoErrors(Map<String, Object> report) {
         assertAll(
                 () -> assertEquals(Map.of(), MiniJson.object(report, "errors"), "errors in the measured window"),
@@ -251,9 +257,7 @@ class VoleryBenchAgainstZooKeeperTest {
 
     @Test
     void aNegativeRateIsAUsageErrorNamingTheOption() throws Exception {
-        Run run = bench("--workload", "setdata", "--rate", "-5");
-        assertEquals(2, run.exitCode(), "picocli's usage-error exit code");
-        assertTrue(run.stderr().contains("--rate"), "message should name --rate, got:\n" + run.stderr());
+        assertUsageErrorMentioning(bench("--workload", "setdata", "--rate", "-5"), "--rate");
     }
 
     @Test
@@ -269,16 +273,12 @@ class VoleryBenchAgainstZooKeeperTest {
 
     @Test
     void globalPercentWithALocalWorkloadIsAUsageErrorNamingTheOption() throws Exception {
-        Run run = bench("--workload", "setdata", "--global-percent", "5");
-        assertEquals(2, run.exitCode(), "picocli's usage-error exit code");
-        assertTrue(run.stderr().contains("--global-percent"), "message should name --global-percent, got:\n" + run.stderr());
+        assertUsageErrorMentioning(bench("--workload", "setdata", "--global-percent", "5"), "--global-percent");
     }
 
     @Test
     void unknownWorkloadIsAUsageErrorListingTheValidOnes() throws Exception {
-        Run run = bench("--workload", "writes");
-        assertEquals(2, run.exitCode(), "picocli's usage-error exit code");
-        assertTrue(run.stderr().contains("mixed-read90"), "message should list the workloads, got:\n" + run.stderr());
+        assertUsageErrorMentioning(bench("--workload", "writes"), "mixed-read90"); // the list of workloads
     }
 
     @Test
