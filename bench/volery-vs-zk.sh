@@ -11,7 +11,8 @@
 #                                                 50 znodes, 2 s runs, a leader kill, the plots
 #
 # RESULTS_DIR (default bench/results/volery-vs-zk) gets STORAGE/SYSTEM/<label>-c<clients>-r<run>.json
-# (SYSTEM = zk, v1, v2, v4), kill/<system>.json with kill/<system>.fault, and the figures and tables
+# (SYSTEM = zk, v1, v2, v4; each durable setData 100 B sweep is followed by setdata-100B-at75, the same
+# load paced at 75 % of the sweep's saturation: the latency at 75 % load, ADR 048), kill/<system>.json with kill/<system>.fault, and the figures and tables
 # (compare.py). Environment: CPU_PERCENT (default 15: 12 Volery nodes x 15% fit in 2 cores with room
 # for the load generator), RUNS, WARMUP, DURATION, SWEEP_CLIENTS, POINT_CLIENTS, JIT_WARMUP (seconds of
 # uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0; then
