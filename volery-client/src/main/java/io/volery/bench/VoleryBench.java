@@ -57,7 +57,7 @@ public final class VoleryBench implements Callable<Integer> {
 
     @Option(names = "--rate", defaultValue = "0",
             description = "Requests started per second by all clients together, each client on a fixed schedule and "
-                    + "latencies counted from the scheduled start (a load below saturation, e.g. 75 % of it); "
+                    + "latencies counted from the scheduled start (a load below saturation, e.g. 75 %% of it); "
                     + "0: closed loop, every client keeps --outstanding requests in flight (default: ${DEFAULT-VALUE}).")
     double rate;
 

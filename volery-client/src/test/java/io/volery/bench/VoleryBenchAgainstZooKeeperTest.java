@@ -272,6 +272,23 @@ class VoleryBenchAgainstZooKeeperTest {
     }
 
     @Test
+    void theUsageMessageRendersEveryOptionWithoutFormatErrors() {
+        // picocli formats descriptions (a lone '%' breaks them, and it then warns on stderr and prints raw text)
+        PrintStream realErr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        String usage;
+        try {
+            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            usage = new CommandLine(new VoleryBench()).getUsageMessage();
+        } finally {
+            System.setErr(realErr);
+        }
+        String warnings = captured.toString(StandardCharsets.UTF_8);
+        assertTrue(warnings.isEmpty(), "picocli warned while rendering the usage message:\n" + warnings);
+        assertTrue(usage.contains("--rate") && usage.contains("75 % of it"), "the --rate option is described, got:\n" + usage);
+    }
+
+    @Test
     void globalPercentWithALocalWorkloadIsAUsageErrorNamingTheOption() throws Exception {
         assertUsageErrorMentioning(bench("--workload", "setdata", "--global-percent", "5"), "--global-percent");
     }
