@@ -20,7 +20,10 @@ bench_classpath() {
     (cd "$REPO_DIR" && { mvn -o "${mvn_args[@]}" >&2 || mvn "${mvn_args[@]}" >&2; }) \
       || die "could not build volery-client and resolve its classpath with Maven"
   fi
-  echo "$target/classes:$(cat "$cpfile")"
+  # The class directories of the reactor modules are this tree's: a copy of the repository (benchmarks
+  # run from copies) carries a classpath file written in the original, naming the original's directories.
+  local deps; deps="$(tr ':' '\n' < "$cpfile" | sed -E "s#^.*/([^/]+)/target/classes\$#$REPO_DIR/\1/target/classes#" | paste -sd:)"
+  echo "$target/classes:$deps"
 }
 
 # Prints N distinct TCP ports on 127.0.0.1 that were free a moment ago, space-separated. They come from

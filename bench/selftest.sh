@@ -25,3 +25,17 @@ for p in sys.argv[1:]:
     s = socket.socket(); s.bind(("127.0.0.1", int(p))); socks.append(s)
 PY
 echo "selftest: free_ports ok (5 x 48 distinct ports below $low)"
+
+# bench_classpath in a copy of the repository: the classpath file the copy carries was written in the
+# original and names the original's module class directories; the copy must run its own classes.
+copy="$(mktemp -d)"
+trap 'rm -rf "$copy"' EXIT
+mkdir -p "$copy/volery-client/target/classes/io/volery/bench"
+cp "$REPO_DIR/pom.xml" "$copy/pom.xml"; cp "$REPO_DIR/volery-client/pom.xml" "$copy/volery-client/pom.xml"
+sum="$(cat "$copy/pom.xml" "$copy/volery-client/pom.xml" | sha1sum | cut -c1-12)"
+echo "/the/original/volery-server/target/classes:/the/original/eyrie-core/target/classes:/root/.m2/x/y.jar" \
+  > "$copy/volery-client/target/bench-classpath-$sum.txt"
+cp_seen="$(REPO_DIR="$copy" bench_classpath)"
+[ "$cp_seen" = "$copy/volery-client/target/classes:$copy/volery-server/target/classes:$copy/eyrie-core/target/classes:/root/.m2/x/y.jar" ] \
+  || fail "bench_classpath in a copy should name the copy's class directories, got $cp_seen"
+echo "selftest: bench_classpath ok (a copy runs its own classes)"
