@@ -94,7 +94,8 @@ def latency_point(data, storage, system, label):
     rows = get(data, storage, system, label)
     if not rows:
         return None, None
-    return plot.at_75_percent(rows)[1], f"{plot.at_75_percent(rows)[1]['clients']} clients"
+    pt = plot.at_75_percent(rows)[1]
+    return pt, f"{pt['clients']} clients"
 
 
 def ratio(a, b):
@@ -148,10 +149,10 @@ def fig_throughput_by_partitions(data, png):
 
 
 def cdf_of(data, storage, system, label):
-    pt, _ = latency_point(data, storage, system, label)
+    """(report of the median run at the latency point, how that point was made)"""
+    pt, how = latency_point(data, storage, system, label)
     runs = sorted(pt["runsData"], key=lambda rs: rs[0]["throughputOpsPerSec"])
-    report = runs[len(runs) // 2][0]
-    return pt, report
+    return runs[len(runs) // 2][0], how
 
 
 def fig_latency_cdf(data, png):
@@ -163,8 +164,7 @@ def fig_latency_cdf(data, png):
             rows = get(data, storage, system, "setdata-100B")
             if not rows:
                 continue
-            pt, report = cdf_of(data, storage, system, "setdata-100B")
-            _, how = latency_point(data, storage, system, "setdata-100B")
+            report, how = cdf_of(data, storage, system, "setdata-100B")
             cdf = report["latencyCdf"]
             ax.plot([p["micros"] / 1000.0 for p in cdf], [p["percentile"] / 100.0 for p in cdf], color=COLORS[system],
                     label=f"{SHORT[system]}: {how}, {report['throughputOpsPerSec']:,.0f} ops/s")

@@ -143,20 +143,14 @@ jit_warmup() {
 
 
 # saturation DIR LABEL: the best, over the client counts, of the median throughput of DIR/LABEL-c<N>-r<R>.json
-# (what compare.py calls saturation); nothing if there is no such report.
+# (compare.py's saturation, from plot.py's summary); nothing if there is no such report.
 saturation() {
-  python3 - "$1" "$2" <<'PY'
-import json, re, statistics, sys
-from collections import defaultdict
-from pathlib import Path
-d, label = Path(sys.argv[1]), sys.argv[2]
-name = re.compile(re.escape(label) + r"-c(\d+)-r\d+\.json$")
-by = defaultdict(list)
-for f in d.glob(label + "-c*-r*.json"):
-    m = name.fullmatch(f.name)
-    if m:
-        by[int(m[1])].append(json.loads(f.read_text())["throughputOpsPerSec"])
-if by:
-    print(f"{max(statistics.median(v) for v in by.values()):.0f}")
+  python3 - "$BENCH_DIR" "$1" "$2" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import plot
+points = plot.load([sys.argv[2]]).get(sys.argv[3])
+if points:
+    print(f"{max(r['median'] for r in plot.summarize(points)):.0f}")
 PY
 }

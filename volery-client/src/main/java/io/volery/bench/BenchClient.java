@@ -26,7 +26,7 @@ final class BenchClient implements AutoCloseable {
     private final BenchSession session;
     private final int outstanding;
     private final long intervalNanos;
-    private final long phaseNanos;
+    private final int clients;
     private final Semaphore window;
     private final OperationChooser chooser;
     private final ZnodeLayout layout;
@@ -44,7 +44,7 @@ final class BenchClient implements AutoCloseable {
         this.session = session;
         this.outstanding = config.outstanding();
         this.intervalNanos = config.clientIntervalNanos();
-        this.phaseNanos = intervalNanos == 0 ? 0 : firstOffsetNanos(intervalNanos, index, config.clients());
+        this.clients = config.clients();
         this.window = new Semaphore(config.outstanding());
         this.chooser = new OperationChooser(config.workload(), config.globalPercent(), config.seed() + index);
         this.layout = layout;
@@ -94,7 +94,7 @@ final class BenchClient implements AutoCloseable {
 
     private void issueLoop() {
         try {
-            long due = System.nanoTime() + phaseNanos;
+            long due = System.nanoTime() + firstOffsetNanos(intervalNanos, index, clients);
             while (running) {
                 if (intervalNanos > 0 && !sleepUntil(due)) {
                     break;
@@ -107,12 +107,8 @@ final class BenchClient implements AutoCloseable {
                     window.release();
                     break;
                 }
-                if (intervalNanos > 0) {
-                    issue(chooser.next(), due);
-                    due += intervalNanos;
-                } else {
-                    issue(chooser.next(), System.nanoTime());
-                }
+                issue(chooser.next(), intervalNanos > 0 ? due : System.nanoTime());
+                due += intervalNanos;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
