@@ -215,7 +215,10 @@ public final class VoleryNode implements AutoCloseable {
         });
         try {
             FourLetterWords[] words = new FourLetterWords[1];
-            this.frontEnd = new ZkFrontEnd(options.clientAddress(), monitored, options.juteMaxBuffer() + 1024, 2,
+            // a frame's length may be jute.maxbuffer, not more: ZooKeeper's server (NIOServerCnxn.readLength)
+            // drops the connection on "len > maxBuffer"; jute's own 1024 bytes of slack apply to one
+            // buffer or string being decoded, never to the frame
+            this.frontEnd = new ZkFrontEnd(options.clientAddress(), monitored, options.juteMaxBuffer(), 2,
                     () -> new FourLetterWordHandler(words[0], adminExecutor));
             // the front end stops reading from its clients while the node's proposer is full
             frontEnd.readThrottle().pauseWhile(client::pressured);

@@ -108,12 +108,25 @@ class BadClientInputTest {
         p.put("a frame length above jute.maxbuffer", c -> c.sendRaw(ByteBuffer.allocate(12)
                 .putInt(8 << 20).putInt(1).putInt(OpCodes.EXISTS).array()));
         p.put("a negative frame length", c -> c.sendRaw(ByteBuffer.allocate(4).putInt(-5).array()));
+        // jute.maxbuffer (0xfffff by default on both) bounds the frame, all of it but the length prefix
+        p.put("a setData whose frame is exactly jute.maxbuffer", c -> c.sendFrame(setDataFrame(0xfffff)));
+        p.put("a setData whose frame is one byte over jute.maxbuffer", c -> c.sendFrame(setDataFrame(0xfffff + 1)));
         Map<String, Probe> probes = new LinkedHashMap<>();
         p.forEach((name, send) -> probes.put(name, new Probe(send, false)));
         for (int op : new int[]{999, 23, 108, 10, -2, -12, -77}) {
             probes.put("unknown opcode " + op, new Probe(c -> c.sendFrame(RawZkConnection.request(1, op, null)), true));
         }
         return probes;
+    }
+
+    /** A setData of a node that does not exist, its data sized for a frame of {@code frameBytes}. */
+    static byte[] setDataFrame(int frameBytes) {
+        String path = "/no-such-node";
+        int overhead = RawZkConnection.request(1, OpCodes.SET_DATA, new SetDataRequest(path, new byte[0], -1)).length;
+        byte[] frame = RawZkConnection.request(1, OpCodes.SET_DATA,
+                new SetDataRequest(path, new byte[frameBytes - overhead], -1));
+        assertEquals(frameBytes, frame.length, "the setData frame's size");
+        return frame;
     }
 
     /**
