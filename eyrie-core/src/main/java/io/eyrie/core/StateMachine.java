@@ -31,6 +31,7 @@ public abstract class StateMachine implements AutoCloseable {
     private Path checkpointDirectory;
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
     private int sentPositionsMax = ReplicaOptions.defaults().sentPositionsMax();
+    private int inboxPositionsMax = ReplicaOptions.defaults().inboxPositionsMax();
     private volatile ReplicaRuntime runtime;
     private PeerCheckpoints peerCheckpoints;
 
@@ -57,7 +58,8 @@ public abstract class StateMachine implements AutoCloseable {
                 .withCacheCapacity(cacheCapacity)
                 .withExchangeTimeoutMillis(exchangeTimeoutMillis)
                 .withCheckpoints(checkpointDirectory, checkpointInterval)
-                .withSentPositionsMax(sentPositionsMax);
+                .withSentPositionsMax(sentPositionsMax)
+                .withInboxPositionsMax(inboxPositionsMax);
         runtime = new ReplicaRuntime(endpoint, oracle, new Application() {
             @Override
             public Object execute(Command c) {
@@ -358,8 +360,9 @@ public abstract class StateMachine implements AutoCloseable {
 
     /**
      * How many recent commands' exchanges this replica keeps for other partitions that replay them
-     * (default 4096). A replica replaying further behind than the other partitions keep catches up
-     * by taking the state of a peer of its own partition instead. Before run.
+     * (default 4096). Beyond that it keeps those that no replica of their partition has reported
+     * finishing, up to 16 times as many (ADR 049). A replica replaying further behind than that catches
+     * up by taking the state of a peer of its own partition instead. Before run.
      */
     public void setSentPositionsMax(int positions) {
         requireNotRunning();
@@ -367,6 +370,19 @@ public abstract class StateMachine implements AutoCloseable {
             throw new IllegalArgumentException("sentPositionsMax must be at least 1, got " + positions);
         }
         this.sentPositionsMax = positions;
+    }
+
+    /**
+     * How many commands' exchanges from other partitions this replica buffers ahead of its executor
+     * (default 4096); beyond that the furthest are dropped and asked for when their commands come.
+     * Before run.
+     */
+    public void setInboxPositionsMax(int positions) {
+        requireNotRunning();
+        if (positions < 1) {
+            throw new IllegalArgumentException("inboxPositionsMax must be at least 1, got " + positions);
+        }
+        this.inboxPositionsMax = positions;
     }
 
     /** Times this replica caught up by taking a peer's state because it could not replay (see {@link #setSentPositionsMax}). */

@@ -69,6 +69,16 @@ class StateTransferTest {
         return new Command(args.toArray());
     }
 
+    /**
+     * Partition 2 forgets the exchanges beyond WINDOW once partition 1's replicas have reported finishing
+     * them (ADR 049; they report every half second): only then is a restarted replica of partition 1
+     * further behind than partition 2 keeps.
+     */
+    private void awaitPartitionTwoForgets() {
+        SimCluster.awaitTrue("partition 2 keeps no more than " + WINDOW + " commands' exchanges", () ->
+                java.util.Arrays.stream(cluster.sim.replicasOf(2)).allMatch(n -> cluster.runtime(n).exchangesKept() <= WINDOW));
+    }
+
     private void assertPartitionAgrees(int partition, String register, int expected) {
         for (int node : cluster.sim.replicasOf(partition)) {
             assertEquals(expected, ((RegisterMachine) cluster.replica(node)).valueOf(register),
@@ -98,6 +108,7 @@ class StateTransferTest {
         }
         runCrossPartitionLoad(client, 4 * WINDOW, xy);
         cluster.awaitQuiescent();
+        awaitPartitionTwoForgets();
 
         cluster.sim.setDirectFaults(loss, loss / 2, 0);
         RegisterMachine restarted = (RegisterMachine) cluster.startReplica(victim); // no checkpoint: replays from the start
@@ -159,6 +170,7 @@ class StateTransferTest {
         long oldCheckpoint = cluster.runtime(victim).durableCheckpointPosition();
         cluster.crash(victim);
         runCrossPartitionLoad(client, 3 * WINDOW, xy);
+        awaitPartitionTwoForgets();
 
         cluster.startReplica(victim);
         cluster.awaitQuiescent();

@@ -6,8 +6,9 @@ import java.util.TreeMap;
 
 /**
  * Exchanges (signals and objects) received from other partitions, by command position, including
- * those that arrive before this replica delivers their command. Bounded: when full, an exchange
- * for a command other than the one executing is dropped, and the waiting replica's ask recovers it.
+ * those that arrive before this replica delivers their command. Bounded: when full, the exchange for
+ * the furthest command (other than the one executing) is dropped, and the waiting replica's ask
+ * recovers it.
  */
 final class ExchangeInbox {
 
@@ -17,6 +18,8 @@ final class ExchangeInbox {
     private long executing = Long.MIN_VALUE;
     private boolean closed;
     private long dropped;
+    /** Unfinished positions an exchange was dropped for: the executor asks for them at once (bounded). */
+    private final java.util.TreeSet<Long> droppedPositions = new java.util.TreeSet<>();
     /** Copies of exchanges already held, or of finished commands: an ask's answers beside the original. */
     private long redundant;
     private final java.util.Set<Long> early = new java.util.HashSet<>();
@@ -40,8 +43,9 @@ final class ExchangeInbox {
         }
         Map<Long, Wire.Exchange> forPosition = byPosition.get(e.position());
         if (forPosition == null) {
-            if (byPosition.size() >= positionsMax && e.position() != executing) {
+            if (byPosition.size() >= positionsMax && e.position() != executing && !makeRoomFor(e.position())) {
                 dropped++;
+                rememberDropped(e.position());
                 return false;
             }
             forPosition = new HashMap<>();
@@ -59,6 +63,35 @@ final class ExchangeInbox {
             onRetainedArrival.run();
         }
         return true;
+    }
+
+    /**
+     * Full: an exchange for a command nearer than the furthest one held takes its place (ADR 049). A
+     * replica far behind then holds the exchanges it needs next, not those it needs last; the ones
+     * dropped are asked for when their commands come, and the other partition keeps them until then.
+     */
+    private boolean makeRoomFor(long position) {
+        long furthest = byPosition.lastKey();
+        if (position >= furthest || furthest == executing || retained.contains(furthest)) {
+            return false;
+        }
+        byPosition.remove(furthest);
+        early.remove(furthest);
+        dropped++;
+        rememberDropped(furthest);
+        return true;
+    }
+
+    private void rememberDropped(long position) {
+        droppedPositions.add(position);
+        if (droppedPositions.size() > 16 * positionsMax) {
+            droppedPositions.pollLast(); // that one waits an exchange timeout before its ask, as any late exchange
+        }
+    }
+
+    /** Whether an exchange for {@code position} arrived and was dropped for space: no use waiting for it. */
+    synchronized boolean wasDropped(long position) {
+        return droppedPositions.contains(position);
     }
 
     synchronized void onRetainedArrival(Runnable r) {
@@ -149,6 +182,7 @@ final class ExchangeInbox {
             byPosition.headMap(position, true).keySet().removeIf(p -> !retained.contains(p));
         }
         early.removeIf(p -> p <= position);
+        droppedPositions.headSet(position, true).clear();
         executing = Long.MIN_VALUE;
     }
 

@@ -50,6 +50,12 @@ public record ReplicaOptions(boolean cachingEnabled, int cacheCapacity, long exc
                 deliveryQueueMax, inboxPositionsMax, positions);
     }
 
+    /** How many commands' early exchanges from other partitions a replica buffers before they are asked for. */
+    public ReplicaOptions withInboxPositionsMax(int positions) {
+        return new ReplicaOptions(cachingEnabled, cacheCapacity, exchangeTimeoutMillis, checkpointDir, checkpointInterval,
+                deliveryQueueMax, positions, sentPositionsMax);
+    }
+
     void validate() {
         if (cacheCapacity < 1) {
             throw new IllegalArgumentException("cacheCapacity must be at least 1, got " + cacheCapacity);

@@ -64,6 +64,13 @@ public final class ReplicaRuntime implements AutoCloseable {
         signalsEnabled = enabled;
     }
 
+    /** Test-only: false stops progress reports (ADR 049), for tests that count every message of one command. */
+    private static volatile boolean progressReports = true;
+
+    public static void setProgressReportsForTesting(boolean on) {
+        progressReports = on;
+    }
+
     public static boolean signalsEnabled() {
         return signalsEnabled;
     }
@@ -185,6 +192,13 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final java.util.ArrayDeque<Deferred> deferred = new java.util.ArrayDeque<>();
     /** Their positions, for asks answered on the direct-channel thread. */
     private final Set<Long> deferredPositions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** By other partition, the highest position of an exchange it sent here (direct-channel thread writes). */
+    private final Map<Integer, java.util.concurrent.atomic.AtomicLong> receivedUpTo =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** By other partition, the position last reported to it as finished here (executor thread). */
+    private final Map<Integer, Long> reportedUpTo = new HashMap<>();
+    private long progressReportedNanos;
+    private long forgottenWhileNeededLogged;
     /** A {@link Wake} is in the queue: arrivals for deferred rounds add no second one. */
     private final java.util.concurrent.atomic.AtomicBoolean wakeQueued = new java.util.concurrent.atomic.AtomicBoolean();
     /** A continuation is running: it settles nothing (older ones ran, newer ones wait for it). */
@@ -437,6 +451,11 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     /** The position of the command being executed (or last executed), or {@link Position#NONE}. */
+    /** How many commands' exchanges this replica keeps for other partitions' asks (ADR 049). */
+    public int exchangesKept() {
+        return sent.size();
+    }
+
     public long executingPosition() {
         return executingPosition;
     }
@@ -475,7 +494,11 @@ public final class ReplicaRuntime implements AutoCloseable {
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
         }
-        Signalled signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition) ? signalAtDelivery(d) : null;
+        // Far ahead of the executor (a replica replaying its log after a restart delivers thousands at
+        // once) the signal goes when the executor reaches the command instead: sent now, it would only
+        // fill the other partitions' inboxes and this replica's kept exchanges (ADR 049).
+        Signalled signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition)
+                && queue.size() < options.deliveryQueueMax() ? signalAtDelivery(d) : null;
         queue.add(new Deliver(d, learnerCheckpoint, System.nanoTime(), signalled));
         if (!deliveryObservers.isEmpty() && d.payload().length >= 16 && d.addressedTo(partition)) {
             // a request starts with its client id and number (Wire.encode(Request))
@@ -594,6 +617,12 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             if (e.to() == partition) {
                 inbox.offer(e);
+                receivedUpTo.computeIfAbsent(e.from(), q -> new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE))
+                        .accumulateAndGet(e.position(), Math::max);
+            }
+        } else if (m instanceof Wire.Progress p) {
+            if (p.partition() != partition) {
+                sent.progress(p.partition(), p.doneUpTo());
             }
         } else if (m instanceof Wire.Ask a) {
             answer(a);
@@ -686,9 +715,9 @@ public final class ReplicaRuntime implements AutoCloseable {
         } else if (sent.highestPosition() > a.position() && !deferredPositions.contains(a.position())) {
             // executed too long ago: the asker cannot replay this command and must catch up by state transfer
             stats.gonesSent.incrementAndGet();
-            log.info("node={} cannot answer ask for position={} from node {} of partition {}: that exchange is no "
-                            + "longer kept; telling it to take a state image from its peers", nodeId,
-                    Position.toString(a.position()), a.askerNode(), a.asker());
+            log.info("node={} cannot answer ask for position={} round={} from node {} of partition {}: that exchange is "
+                            + "{}; telling it to take a state image from its peers", nodeId,
+                    Position.toString(a.position()), a.round(), a.askerNode(), a.asker(), sent.whyNotKept(a.position()));
             endpoint.sendDirect(a.askerNode(), Wire.encode(new Wire.Gone(a.position(), partition)));
         }
         // otherwise this replica has not executed that command yet; the asker will ask again
@@ -757,12 +786,73 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     // ---- executor thread ----
 
+    /** How often, at most, a replica tells the partitions that send it exchanges how far it got (ADR 049). */
+    static final long PROGRESS_MILLIS = 500;
+
+    /**
+     * Tells each other partition that sent this replica exchanges it has not yet reported finishing
+     * how far this replica got: everything at or below {@link #doneUpTo()}. That partition's replicas
+     * keep their exchanges for this partition until some replica of it reports so (ADR 049). At most
+     * every {@link #PROGRESS_MILLIS}; executor thread.
+     */
+    private void reportProgress() {
+        long now = System.nanoTime();
+        if (now - progressReportedNanos < TimeUnit.MILLISECONDS.toNanos(PROGRESS_MILLIS) || receivedUpTo.isEmpty()
+                || !progressReports) {
+            return;
+        }
+        progressReportedNanos = now;
+        long done = doneUpTo();
+        byte[] report = null;
+        for (Map.Entry<Integer, java.util.concurrent.atomic.AtomicLong> e : receivedUpTo.entrySet()) {
+            int q = e.getKey();
+            Long reported = reportedUpTo.get(q);
+            boolean progressed = reported == null || done > reported;
+            boolean owed = reported == null || reported < e.getValue().get(); // q sent something not reported finished
+            if (!progressed || !owed) {
+                continue;
+            }
+            int[] nodes = replicasByPartition.get(q);
+            if (nodes == null) {
+                continue;
+            }
+            if (report == null) {
+                report = Wire.encode(new Wire.Progress(partition, done));
+            }
+            for (int node : nodes) {
+                endpoint.sendDirect(node, report);
+                stats.progressSent.incrementAndGet();
+            }
+            reportedUpTo.put(q, done);
+        }
+        long lost = sent.forgottenWhileNeeded();
+        if (lost > forgottenWhileNeededLogged) {
+            log.warn("node={} partition={} forgot {} exchanges another partition had not reported finishing (over {} "
+                            + "kept): a partition that far behind catches up by state transfer if a peer of it got further",
+                    nodeId, partition, lost - forgottenWhileNeededLogged, sent.size());
+            forgottenWhileNeededLogged = lost;
+        }
+    }
+
+    /** Every command at or below this position has finished here, deferred rounds included. */
+    private long doneUpTo() {
+        long done = lastPosition;
+        for (long p : deferredPositions) {
+            done = Math.min(done, p - 1);
+        }
+        return done;
+    }
+
     private void runExecutor() {
         try {
             while (!closed) {
                 Work w;
                 if (deferred.isEmpty()) {
-                    w = queue.take();
+                    w = queue.poll(PROGRESS_MILLIS, TimeUnit.MILLISECONDS);
+                    if (w == null) {
+                        reportProgress();
+                        continue;
+                    }
                 } else {
                     w = queue.poll(options.exchangeTimeoutMillis(), TimeUnit.MILLISECONDS);
                     if (w == null) {
@@ -796,6 +886,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                     // rounds that arrived before their command deferred them woke nobody
                     continueOrTransfer(false);
                 }
+                reportProgress();
                 // a skipped delivery's learner position is behind the state taken from a peer: no checkpoint pairs them
                 // (nor one whose continuations could not run: the state was replaced by a peer's)
                 if (followed && d.learnerCheckpoint() != null && continueOrTransfer(true)) {
@@ -1534,6 +1625,10 @@ public final class ReplicaRuntime implements AutoCloseable {
                 throw new ExchangeGone(position);
             }
             int asks = 0;
+            if (inbox.wasDropped(position) && inbox.peek(position, q, round) == null) {
+                ask(q, round); // it came and the full inbox dropped it (ADR 049): no use waiting a timeout
+                asks++;
+            }
             while ((e = inbox.await(position, q, round, System.nanoTime() + askInterval(asks))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");

@@ -59,6 +59,8 @@ public final class ReplicaStats {
     public final AtomicLong valueWaitNanos = new AtomicLong();
     /** Asks answered with "no longer kept" (the asker then catches up by state transfer). */
     public final AtomicLong gonesSent = new AtomicLong();
+    /** Progress reports sent to the replicas of other partitions (ADR 049). */
+    public final AtomicLong progressSent = new AtomicLong();
 
     @Override
     public String toString() {

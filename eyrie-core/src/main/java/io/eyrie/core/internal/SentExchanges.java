@@ -1,43 +1,117 @@
 package io.eyrie.core.internal;
 
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The exchanges this replica computed for its recent commands, kept so that any replica of the
- * partition (not only the designated sender) can answer an ask. Bounded: the oldest are forgotten.
+ * partition (not only the designated sender) can answer an ask. Bounded, but not blindly (ADR 049):
+ * beyond {@code positionsMax} the oldest are forgotten only once some replica of every partition they
+ * are for has reported finishing them ({@link #progress}), since a partition whose replicas all lack a
+ * forgotten exchange has no peer to take a state image from and stops for good. Only past
+ * {@code HARD_FACTOR} times that are needed exchanges forgotten too, so that a partition that never
+ * reports (gone for good) cannot exhaust this replica's memory.
  */
 final class SentExchanges {
 
+    /** How many times {@code positionsMax} this keeps while other partitions still need the oldest. */
+    static final int HARD_FACTOR = 16;
+
     private final int positionsMax;
+    private final int hardMax;
     private long highestPosition = Long.MIN_VALUE;
     /** When each kept position was first kept (System.nanoTime); absent for those restored from an image. */
-    private final Map<Long, Long> keptNanos = new java.util.HashMap<>();
-    private final LinkedHashMap<Long, Map<Long, byte[]>> byPosition = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Map<Long, byte[]>> eldest) {
-            if (size() > positionsMax) {
-                keptNanos.remove(eldest.getKey());
-                return true;
-            }
-            return false;
-        }
-    };
+    private final Map<Long, Long> keptNanos = new HashMap<>();
+    /** Insertion order, which is about position order: the eldest first. */
+    private final LinkedHashMap<Long, Map<Long, byte[]>> byPosition = new LinkedHashMap<>();
+    /** By partition, the highest position some replica of it reported finishing everything up to. */
+    private final Map<Integer, Long> doneUpTo = new HashMap<>();
+    private long forgotten;
+    /** Exchanges forgotten although a partition they were for had not reported finishing them. */
+    private long forgottenWhileNeeded;
+    private long forgottenUpTo = Long.MIN_VALUE;
 
     SentExchanges(int positionsMax) {
         this.positionsMax = positionsMax;
+        this.hardMax = (int) Math.min(Integer.MAX_VALUE, (long) positionsMax * HARD_FACTOR);
     }
 
     /** Keeps round {@code round} of a command's exchanges, by destination partition. */
     synchronized void put(long position, int round, Map<Integer, byte[]> encodedByPartition) {
         Map<Long, byte[]> kept = byPosition.get(position);
         if (kept == null) {
-            kept = new java.util.HashMap<>();
+            kept = new HashMap<>();
             keptNanos.put(position, System.nanoTime());
             byPosition.put(position, kept);
         }
         Map<Long, byte[]> m = kept;
         encodedByPartition.forEach((to, bytes) -> m.put(ExchangeInbox.key(to, round), bytes));
+        trim();
+    }
+
+    /**
+     * A replica of {@code partition} finished every command at or below {@code position}: what this
+     * keeps for that partition up to there may go.
+     */
+    synchronized void progress(int partition, long position) {
+        Long before = doneUpTo.get(partition);
+        if (before == null || position > before) {
+            doneUpTo.put(partition, position);
+            trim();
+        }
+    }
+
+    /** Forgets the eldest kept positions beyond {@code positionsMax} that no partition still needs. */
+    private void trim() {
+        Iterator<Map.Entry<Long, Map<Long, byte[]>>> it = byPosition.entrySet().iterator();
+        while (byPosition.size() > positionsMax && it.hasNext()) {
+            Map.Entry<Long, Map<Long, byte[]>> eldest = it.next();
+            boolean needed = stillNeeded(eldest.getKey(), eldest.getValue());
+            if (needed && byPosition.size() <= hardMax) {
+                return;
+            }
+            if (needed) {
+                forgottenWhileNeeded++;
+            }
+            forgotten++;
+            forgottenUpTo = Math.max(forgottenUpTo, eldest.getKey());
+            keptNanos.remove(eldest.getKey());
+            it.remove();
+        }
+    }
+
+    private boolean stillNeeded(long position, Map<Long, byte[]> byKey) {
+        for (long key : byKey.keySet()) {
+            Long done = doneUpTo.get((int) (key >>> 32));
+            if (done == null || done < position) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How many positions this keeps now. */
+    synchronized int size() {
+        return byPosition.size();
+    }
+
+    /** Positions forgotten so far, and of those, how many while another partition still needed them. */
+    synchronized long forgotten() {
+        return forgotten;
+    }
+
+    synchronized long forgottenWhileNeeded() {
+        return forgottenWhileNeeded;
+    }
+
+    /** What an ask this replica cannot answer learns about why: for the log. */
+    synchronized String whyNotKept(long position) {
+        return position <= forgottenUpTo
+                ? "forgotten (" + forgotten + " positions so far, " + forgottenWhileNeeded + " while still needed; "
+                        + byPosition.size() + " kept)"
+                : "never kept here (" + byPosition.size() + " kept, none forgotten at or after it)";
     }
 
     /**
@@ -108,5 +182,6 @@ final class SentExchanges {
             byPosition.putAll(kept);
         }
         highestPosition = Math.max(highestPosition, position);
+        trim();
     }
 }

@@ -25,6 +25,7 @@ public final class Wire {
     static final byte IMAGE_OFFER = 6;
     static final byte CHUNK_REQUEST = 7;
     static final byte CHUNK = 8;
+    static final byte PROGRESS = 9;
 
     private static final int ITEMS_MAX = 1 << 20;
 
@@ -93,6 +94,13 @@ public final class Wire {
      * and catches up by state transfer instead.
      */
     public record Gone(long position, int owner) {
+    }
+
+    /**
+     * A replica of {@code partition} has finished every command at or below {@code doneUpTo}, deferred
+     * rounds included: the other partitions may forget their exchanges for it up to there (ADR 049).
+     */
+    public record Progress(int partition, long doneUpTo) {
     }
 
     /** A replica asks a peer of its own partition for a state image at a position of at least {@code minPosition}. */
@@ -202,7 +210,7 @@ public final class Wire {
 
     /** Whether a direct message of this type is for replicas: exchanges, asks and state transfer. */
     static boolean isReplicaMessage(byte type) {
-        return type == EXCHANGE || type == ASK || (type >= GONE && type <= CHUNK);
+        return type == EXCHANGE || type == ASK || (type >= GONE && type <= PROGRESS);
     }
 
     public static boolean isReply(byte[] message) {
@@ -254,6 +262,14 @@ public final class Wire {
         });
     }
 
+    public static byte[] encode(Progress p) {
+        return write(out -> {
+            out.writeByte(PROGRESS);
+            out.writeInt(p.partition());
+            out.writeLong(p.doneUpTo());
+        });
+    }
+
     public static byte[] encode(ImageRequest r) {
         return write(out -> {
             out.writeByte(IMAGE_REQUEST);
@@ -292,9 +308,9 @@ public final class Wire {
     }
 
     /**
-     * Decodes a direct message: an {@link Exchange}, {@link Ask}, {@link Reply} or one of the state
-     * transfer messages ({@link Gone}, {@link ImageRequest}, {@link ImageOffer}, {@link ChunkRequest},
-     * {@link Chunk}); null for a
+     * Decodes a direct message: an {@link Exchange}, {@link Ask}, {@link Reply}, {@link Progress} or one
+     * of the state transfer messages ({@link Gone}, {@link ImageRequest}, {@link ImageOffer},
+     * {@link ChunkRequest}, {@link Chunk}); null for a
      * message of another protocol on the same channel (its first byte is none of Eyrie's types).
      */
     public static Object decodeDirect(byte[] bytes) {
@@ -338,6 +354,9 @@ public final class Wire {
                 }
                 case GONE -> {
                     return new Gone(in.readLong(), in.readInt());
+                }
+                case PROGRESS -> {
+                    return new Progress(in.readInt(), in.readLong());
                 }
                 case IMAGE_REQUEST -> {
                     return new ImageRequest(in.readLong(), in.readLong());

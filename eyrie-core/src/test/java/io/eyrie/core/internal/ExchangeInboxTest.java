@@ -31,6 +31,23 @@ class ExchangeInboxTest {
     }
 
     @Test
+    void whenFullANearerCommandsExchangeTakesTheFurthestOnesPlaceAndTheDroppedOneIsAskedForAtOnce() throws Exception {
+        ExchangeInbox inbox = new ExchangeInbox(2);
+        assertTrue(inbox.offer(signal(10, 2)));
+        assertTrue(inbox.offer(signal(20, 2)));
+        assertTrue(inbox.offer(signal(15, 2)), "15 is needed before 20: it takes 20's place");
+        assertNotNull(inbox.peek(15, 2, 0));
+        assertNull(inbox.peek(20, 2, 0));
+        assertTrue(inbox.wasDropped(20), "the executor asks for 20 without waiting a timeout");
+        assertFalse(inbox.offer(signal(30, 2)), "30 is further than anything held: dropped");
+        assertTrue(inbox.wasDropped(30));
+        assertEquals(2, inbox.dropped());
+        inbox.finish(25);
+        assertFalse(inbox.wasDropped(20), "finished positions are forgotten");
+        assertTrue(inbox.wasDropped(30));
+    }
+
+    @Test
     void exchangesForFinishedCommandsAreStale() throws Exception {
         ExchangeInbox inbox = new ExchangeInbox(8);
         inbox.offer(signal(5, 2));

@@ -1,0 +1,76 @@
+package io.eyrie.core.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Beyond its bound, a replica forgets a command's exchanges only once some replica of every partition
+ * they are for has reported finishing the command, or past sixteen times the bound (ADR 049).
+ */
+class SentExchangesTest {
+
+    private static final byte[] BYTES = {1};
+
+    private static void keep(SentExchanges sent, long position, int... partitions) {
+        Map<Integer, byte[]> m = new java.util.HashMap<>();
+        for (int p : partitions) {
+            m.put(p, BYTES);
+        }
+        sent.put(position, 0, m);
+    }
+
+    @Test
+    void exchangesAPartitionHasNotReportedFinishingAreKeptBeyondTheBound() {
+        SentExchanges sent = new SentExchanges(4);
+        for (long p = 1; p <= 10; p++) {
+            keep(sent, p, 2);
+        }
+        assertEquals(10, sent.size(), "partition 2 reported nothing: all ten are still needed");
+        assertNotNull(sent.get(1, 2, 0));
+
+        sent.progress(2, 3);
+        assertEquals(7, sent.size(), "partition 2 finished 1..3: those go, the other seven are still needed");
+        assertNull(sent.get(3, 2, 0));
+        assertNotNull(sent.get(4, 2, 0));
+
+        sent.progress(2, 100);
+        assertEquals(4, sent.size(), "everything reported finished: back to the bound, the newest kept");
+        assertNotNull(sent.get(7, 2, 0));
+        assertNull(sent.get(6, 2, 0));
+        assertEquals(0, sent.forgottenWhileNeeded());
+        assertTrue(sent.whyNotKept(6).startsWith("forgotten"), sent.whyNotKept(6));
+        assertTrue(sent.whyNotKept(50).startsWith("never kept"), sent.whyNotKept(50));
+    }
+
+    @Test
+    void aCommandForSeveralPartitionsIsKeptUntilEachOfThemReported() {
+        SentExchanges sent = new SentExchanges(1);
+        keep(sent, 1, 2, 3);
+        keep(sent, 2, 2, 3);
+        sent.progress(2, 5);
+        assertEquals(2, sent.size(), "partition 3 has not reported finishing position 1");
+        sent.progress(3, 1);
+        assertEquals(1, sent.size());
+        assertNotNull(sent.get(2, 3, 0));
+        sent.progress(3, 0);
+        assertEquals(1, sent.size(), "an older report changes nothing");
+    }
+
+    @Test
+    void pastSixteenTimesTheBoundEvenNeededExchangesGo() {
+        SentExchanges sent = new SentExchanges(2);
+        for (long p = 1; p <= 40; p++) {
+            keep(sent, p, 2);
+        }
+        assertEquals(2 * SentExchanges.HARD_FACTOR, sent.size());
+        assertEquals(40 - 2 * SentExchanges.HARD_FACTOR, sent.forgottenWhileNeeded());
+        assertNull(sent.get(1, 2, 0));
+        assertNotNull(sent.get(40, 2, 0));
+    }
+}
