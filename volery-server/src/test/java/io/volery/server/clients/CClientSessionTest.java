@@ -1,5 +1,6 @@
 package io.volery.server.clients;
 
+import io.volery.server.clients.ExternalProcess.Outcome;
 import io.volery.server.VoleryCluster;
 import io.volery.server.backtoback.EmbeddedZooKeeper;
 import org.junit.jupiter.api.AfterAll;
@@ -8,9 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
+import static io.volery.server.clients.ExternalProcess.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -259,17 +259,17 @@ class CClientSessionTest {
         Outcome oracle = run(List.of(PROGRAM.toString(), zookeeper.connectString()), 90);
         Outcome volery = run(List.of(PROGRAM.toString(), cluster.connectString()), 90);
         // kept for a person comparing the two by hand
-        Files.writeString(WORK.resolve("session-zookeeper.out"), oracle.output);
-        Files.writeString(WORK.resolve("session-volery.out"), volery.output);
+        Files.writeString(WORK.resolve("session-zookeeper.out"), oracle.output());
+        Files.writeString(WORK.resolve("session-volery.out"), volery.output());
 
-        assertEquals(0, oracle.exit, "the C session against real ZooKeeper 3.9.5 failed:\n" + oracle.output);
-        List<String> fromZooKeeper = oracle.stdout.lines().toList();
-        List<String> fromVolery = volery.stdout.lines().toList();
+        assertEquals(0, oracle.exit(), "the C session against real ZooKeeper 3.9.5 failed:\n" + oracle.output());
+        List<String> fromZooKeeper = oracle.stdout().lines().toList();
+        List<String> fromVolery = volery.stdout().lines().toList();
         assertEquals(EXPECTED_SESSION, fromZooKeeper, "real ZooKeeper 3.9.5 no longer prints what this test expects ("
-                + firstDifference(EXPECTED_SESSION, fromZooKeeper) + "); its output:\n" + oracle.output);
+                + firstDifference(EXPECTED_SESSION, fromZooKeeper) + "); its output:\n" + oracle.output());
         assertEquals(fromZooKeeper, fromVolery, "Volery and ZooKeeper 3.9.5 differ (" + firstDifference(fromZooKeeper,
-                fromVolery) + "); Volery's output:\n" + volery.output);
-        assertEquals(0, volery.exit, "the C session against Volery failed:\n" + volery.output);
+                fromVolery) + "); Volery's output:\n" + volery.output());
+        assertEquals(0, volery.exit(), "the C session against Volery failed:\n" + volery.output());
     }
 
     /** Where two transcripts part: the first line that differs, from each. */
@@ -337,23 +337,23 @@ class CClientSessionTest {
             String command = CLI_COMMANDS.get(i);
             Outcome oracle = cliMt(cli, zookeeper.connectString(), command);
             Outcome volery = cliMt(cli, cluster.connectString(), command);
-            List<String> fromZooKeeper = stable(oracle.stdout);
-            List<String> fromVolery = stable(volery.stdout);
+            List<String> fromZooKeeper = stable(oracle.stdout());
+            List<String> fromVolery = stable(volery.stdout());
             assertEquals(EXPECTED_CLI.get(i), fromZooKeeper, "cli_mt '" + command
-                    + "' against real ZooKeeper 3.9.5 no longer prints what this test expects:\n" + oracle.output);
+                    + "' against real ZooKeeper 3.9.5 no longer prints what this test expects:\n" + oracle.output());
             assertEquals(fromZooKeeper, fromVolery, "cli_mt '" + command
-                    + "': Volery's output differs from ZooKeeper's\n--- ZooKeeper\n" + oracle.output
-                    + "\n--- Volery\n" + volery.output);
+                    + "': Volery's output differs from ZooKeeper's\n--- ZooKeeper\n" + oracle.output()
+                    + "\n--- Volery\n" + volery.output());
         }
     }
 
     /** One cli_mt command in batch mode ({@code -h hosts -c command}); its stdout and stderr, merged. */
     private static Outcome cliMt(Path cli, String hosts, String command) throws InterruptedException {
         Outcome o = run(List.of(cli.toString(), "-h", hosts, "-c", command), 30);
-        assertEquals(0, o.exit, "cli_mt -h " + hosts + " -c '" + command + "'\n" + o.output);
-        assertTrue(o.output.contains("state = CONNECTED_STATE"), "cli_mt never connected to " + hosts + "\n" + o.output);
+        assertEquals(0, o.exit(), "cli_mt -h " + hosts + " -c '" + command + "'\n" + o.output());
+        assertTrue(o.output().contains("state = CONNECTED_STATE"), "cli_mt never connected to " + hosts + "\n" + o.output());
         // it prints everything on stderr: compare what a person would read, both streams
-        return new Outcome(o.exit, o.output, o.output);
+        return new Outcome(o.exit(), o.output(), o.output());
     }
 
     private static final Pattern NOISE = Pattern.compile(
@@ -393,62 +393,21 @@ class CClientSessionTest {
             Files.write(source, in.readAllBytes());
         }
         Outcome gcc = run(List.of("gcc", "--version"), 30);
-        assumeTrue(gcc.exit == 0, "C client test skipped: gcc is not installed (apt-get install gcc): " + gcc.output);
+        assumeTrue(gcc.exit() == 0, "C client test skipped: gcc is not installed (apt-get install gcc): " + gcc.output());
         Path probe = WORK.resolve("probe.c");
         Files.writeString(probe, "#include <zookeeper/zookeeper.h>\nint main(void) { return 0; }\n");
         Outcome header = run(List.of("gcc", "-fsyntax-only", probe.toString()), 30);
-        assumeTrue(header.exit == 0, "C client test skipped: zookeeper/zookeeper.h not found"
-                + " (apt-get install libzookeeper-mt-dev provides it): " + header.output);
+        assumeTrue(header.exit() == 0, "C client test skipped: zookeeper/zookeeper.h not found"
+                + " (apt-get install libzookeeper-mt-dev provides it): " + header.output());
         Outcome library = run(List.of("gcc", "-print-file-name=libzookeeper_mt.so"), 30);
-        assumeTrue(library.exit == 0 && library.stdout.strip().startsWith("/"), "C client test skipped:"
-                + " libzookeeper_mt.so not found (apt-get install libzookeeper-mt-dev provides it): " + library.output);
+        assumeTrue(library.exit() == 0 && library.stdout().strip().startsWith("/"), "C client test skipped:"
+                + " libzookeeper_mt.so not found (apt-get install libzookeeper-mt-dev provides it): " + library.output());
         Outcome build = run(List.of("gcc", "-O1", "-Wall", "-o", PROGRAM.toString(), source.toString(),
                 "-lzookeeper_mt", "-lpthread"), 60);
-        if (build.exit != 0) {
+        if (build.exit() != 0) {
             fail("gcc could not build " + source + " although gcc and libzookeeper-mt-dev are installed:\n"
-                    + build.output);
+                    + build.output());
         }
     }
 
-    /** {@code output} holds stdout and stderr, for failure messages; {@code stdout} alone is compared. */
-    record Outcome(int exit, String stdout, String output) {
-    }
-
-    /** Runs a command; a command that overruns is killed and reported. */
-    static Outcome run(List<String> command, int timeoutSeconds) throws InterruptedException {
-        try {
-            Process p = new ProcessBuilder(new ArrayList<>(command)).start();
-            p.getOutputStream().close();
-            StringBuilder out = new StringBuilder();
-            StringBuilder err = new StringBuilder();
-            Thread outReader = drain(p.getInputStream(), out);
-            Thread errReader = drain(p.getErrorStream(), err);
-            boolean finished = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
-            if (!finished) {
-                p.destroyForcibly().waitFor();
-            }
-            outReader.join(5000);
-            errReader.join(5000);
-            String both = "--- stdout\n" + out + "--- stderr\n" + err;
-            if (!finished) {
-                return new Outcome(-1, out.toString(), "timed out after " + timeoutSeconds + " s: " + command + "\n" + both);
-            }
-            return new Outcome(p.exitValue(), out.toString(), both);
-        } catch (IOException e) {
-            return new Outcome(-2, "", "cannot run " + command + ": " + e);
-        }
-    }
-
-    private static Thread drain(InputStream in, StringBuilder into) {
-        Thread t = new Thread(() -> {
-            try {
-                into.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                into.append("(output lost: ").append(e).append(')');
-            }
-        });
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
 }

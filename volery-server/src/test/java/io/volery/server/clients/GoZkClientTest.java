@@ -1,5 +1,6 @@
 package io.volery.server.clients;
 
+import io.volery.server.clients.ExternalProcess.Outcome;
 import io.volery.server.VoleryCluster;
 import io.volery.server.backtoback.EmbeddedZooKeeper;
 import org.junit.jupiter.api.BeforeAll;
@@ -8,8 +9,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.volery.server.clients.ExternalProcess.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -174,14 +174,14 @@ class GoZkClientTest {
         }
         Files.createDirectories(OUT);
         Outcome download = go(go, List.of("mod", "download"), 240);
-        if (download.exit != 0 && unreachable(download.output)) {
+        if (download.exit() != 0 && unreachable(download.output())) {
             unavailable = "go-zookeeper test skipped: the Go module proxy is unreachable, so "
-                    + "github.com/go-zookeeper/zk and porcupine cannot be fetched: " + download.output;
+                    + "github.com/go-zookeeper/zk and porcupine cannot be fetched: " + download.output();
             return;
         }
-        assertEquals(0, download.exit, "go mod download failed (not for want of the network):\n" + download.output);
+        assertEquals(0, download.exit(), "go mod download failed (not for want of the network):\n" + download.output());
         Outcome build = go(go, List.of("build", "-o", BINARY.toString(), "."), 240);
-        assertEquals(0, build.exit, "the zkgo program does not build:\n" + build.output);
+        assertEquals(0, build.exit(), "the zkgo program does not build:\n" + build.output());
     }
 
     /** Each test, not the class, is skipped, so that the reason shows in the test report. */
@@ -201,18 +201,18 @@ class GoZkClientTest {
         } finally {
             zookeeper.stop();
         }
-        assertEquals(0, onZooKeeper.exit, "the session against ZooKeeper 3.9.5 failed:\n" + onZooKeeper.output);
+        assertEquals(0, onZooKeeper.exit(), "the session against ZooKeeper 3.9.5 failed:\n" + onZooKeeper.output());
 
         Outcome onVolery;
         try (VoleryCluster cluster = new VoleryCluster(2, 3, 0, 500)) {
             onVolery = run(List.of(BINARY.toString(), "session", cluster.connectString()), 90);
         }
-        assertEquals(0, onVolery.exit, "the session against Volery failed:\n" + onVolery.output);
+        assertEquals(0, onVolery.exit(), "the session against Volery failed:\n" + onVolery.output());
 
-        List<String> zk = onZooKeeper.stdout.lines().toList();
-        List<String> volery = onVolery.stdout.lines().toList();
-        assertEquals(EXPECTED, zk, "ZooKeeper 3.9.5's transcript is not the expected one:\n" + onZooKeeper.output);
-        assertEquals(zk, volery, "Volery's transcript differs from ZooKeeper's:\n" + onVolery.output);
+        List<String> zk = onZooKeeper.stdout().lines().toList();
+        List<String> volery = onVolery.stdout().lines().toList();
+        assertEquals(EXPECTED, zk, "ZooKeeper 3.9.5's transcript is not the expected one:\n" + onZooKeeper.output());
+        assertEquals(zk, volery, "Volery's transcript differs from ZooKeeper's:\n" + onVolery.output());
     }
 
     @Test
@@ -225,14 +225,14 @@ class GoZkClientTest {
             o = run(List.of(BINARY.toString(), "linearizability", cluster.connectString(), "8", "6", "cut"), null,
                     Map.of("ZKGO_VIZ", VIZ.toString()), 150);
         }
-        System.out.println("go-zookeeper linearizability run on Volery:\n" + o.output);
+        System.out.println("go-zookeeper linearizability run on Volery:\n" + o.output());
         Matcher counts = Pattern.compile("ops ok=(\\d+) \\(reads=(\\d+) writes=(\\d+) cas-ok=(\\d+) "
                 + "cas-badversion=(\\d+)\\) failed=(\\d+) indeterminate=(\\d+) connection-cuts=(\\d+)")
-                .matcher(o.stdout);
-        assertTrue(counts.find(), "no operation counts in the output:\n" + o.output);
-        assertEquals(0, o.exit, "Porcupine's verdict (its picture of the history: " + VIZ + "):\n" + o.output);
-        assertTrue(o.stdout.lines().anyMatch(l -> l.matches("linearizable ops=\\d+ keys=4")),
-                "no linearizable verdict:\n" + o.output);
+                .matcher(o.stdout());
+        assertTrue(counts.find(), "no operation counts in the output:\n" + o.output());
+        assertEquals(0, o.exit(), "Porcupine's verdict (its picture of the history: " + VIZ + "):\n" + o.output());
+        assertTrue(o.stdout().lines().anyMatch(l -> l.matches("linearizable ops=\\d+ keys=4")),
+                "no linearizable verdict:\n" + o.output());
         int ok = Integer.parseInt(counts.group(1));
         int reads = Integer.parseInt(counts.group(2));
         int writes = Integer.parseInt(counts.group(3));
@@ -241,19 +241,19 @@ class GoZkClientTest {
         int failed = Integer.parseInt(counts.group(6));
         int cuts = Integer.parseInt(counts.group(8));
         assertTrue(ok > 200 && reads > 50 && writes > 20 && casOk > 20,
-                "too few operations completed to mean much:\n" + o.output);
+                "too few operations completed to mean much:\n" + o.output());
         // six clients on four registers: some version checks must lose a race
-        assertTrue(casFailed > 0, "no version-checked write ever lost a race:\n" + o.output);
-        assertTrue(cuts > 0, "the nemesis cut no connection:\n" + o.output);
+        assertTrue(casFailed > 0, "no version-checked write ever lost a race:\n" + o.output());
+        assertTrue(cuts > 0, "the nemesis cut no connection:\n" + o.output());
         // connection loss is "indeterminate", BadVersion of a CAS is an outcome: nothing else may fail
-        assertEquals(0, failed, "operations failed with errors that no healthy cluster gives:\n" + o.output);
+        assertEquals(0, failed, "operations failed with errors that no healthy cluster gives:\n" + o.output());
     }
 
     @Test
     void checkerRejectsHistoriesThatAreNotLinearizable() throws Exception {
         requireGoProgram();
         Outcome o = run(List.of(BINARY.toString(), "selftest"), 60);
-        assertEquals(0, o.exit, "the checker's self-test:\n" + o.output);
+        assertEquals(0, o.exit(), "the checker's self-test:\n" + o.output());
         assertEquals(List.of(
                 "selftest concurrent writes and reads: linearizable: ok",
                 "selftest a read of a value never written: NOT linearizable: ok",
@@ -261,7 +261,7 @@ class GoZkClientTest {
                 "selftest two successful cas from one version: NOT linearizable: ok",
                 "selftest a lost write seen later: linearizable: ok",
                 "selftest a lost write seen before it was sent: NOT linearizable: ok",
-                "selftest passed"), o.stdout.lines().toList(), o.output);
+                "selftest passed"), o.stdout().lines().toList(), o.output());
     }
 
     /** go on the PATH, else where Go's tarball or Debian's golang-go put it; null if none. */
@@ -310,57 +310,5 @@ class GoZkClientTest {
                 || o.contains("connection refused") || o.contains("network is unreachable")
                 || o.contains("tls handshake timeout") || o.contains("connection reset")
                 || o.contains("timed out after") || o.contains("proxyconnect") || o.contains("503 service");
-    }
-
-    /** {@code output} holds stdout and stderr together, for failure messages; {@code stdout} alone is compared. */
-    record Outcome(int exit, String stdout, String output) {
-    }
-
-    static Outcome run(List<String> command, int timeoutSeconds) throws InterruptedException {
-        return run(command, null, Map.of(), timeoutSeconds);
-    }
-
-    /** Runs a command, stdout and stderr kept apart; a command that overruns is killed and reported. */
-    static Outcome run(List<String> command, Path dir, Map<String, String> env, int timeoutSeconds)
-            throws InterruptedException {
-        try {
-            ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(command));
-            if (dir != null) {
-                pb.directory(dir.toFile());
-            }
-            pb.environment().putAll(env);
-            Process p = pb.start();
-            p.getOutputStream().close();
-            StringBuilder out = new StringBuilder();
-            StringBuilder err = new StringBuilder();
-            Thread outReader = drain(p.getInputStream(), out);
-            Thread errReader = drain(p.getErrorStream(), err);
-            boolean finished = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
-            if (!finished) {
-                p.destroyForcibly().waitFor();
-            }
-            outReader.join(5000);
-            errReader.join(5000);
-            String both = "--- stdout\n" + out + "--- stderr\n" + err;
-            if (!finished) {
-                return new Outcome(-1, out.toString(), "timed out after " + timeoutSeconds + " s: " + command + "\n" + both);
-            }
-            return new Outcome(p.exitValue(), out.toString(), both);
-        } catch (IOException e) {
-            return new Outcome(-2, "", "cannot run " + command + ": " + e);
-        }
-    }
-
-    private static Thread drain(java.io.InputStream in, StringBuilder into) {
-        Thread t = new Thread(() -> {
-            try {
-                into.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                into.append("(output lost: ").append(e).append(')');
-            }
-        });
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 }

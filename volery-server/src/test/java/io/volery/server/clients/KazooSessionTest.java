@@ -1,18 +1,17 @@
 package io.volery.server.clients;
 
+import io.volery.server.clients.ExternalProcess.Outcome;
 import io.volery.server.VoleryCluster;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static io.volery.server.clients.ExternalProcess.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -27,15 +26,15 @@ class KazooSessionTest {
 
     @BeforeAll
     static void kazooInstalled() throws Exception {
-        if (run(List.of(PYTHON.toString(), "-c", "import kazoo"), 30).exit == 0) {
+        if (run(List.of(PYTHON.toString(), "-c", "import kazoo"), 30).exit() == 0) {
             return;
         }
         Outcome venv = run(List.of("python3", "-m", "venv", "--clear", VENV.toString()), 60);
-        assumeTrue(venv.exit == 0, "kazoo test skipped: python3 -m venv failed: " + venv.output);
+        assumeTrue(venv.exit() == 0, "kazoo test skipped: python3 -m venv failed: " + venv.output());
         Outcome pip = run(List.of(PYTHON.toString(), "-m", "pip", "install", "-q", "--disable-pip-version-check",
                 "kazoo==2.11.*"), 150);
-        assumeTrue(pip.exit == 0, "kazoo test skipped: pip could not install kazoo==2.11.* (PyPI unreachable?): "
-                + pip.output);
+        assumeTrue(pip.exit() == 0, "kazoo test skipped: pip could not install kazoo==2.11.* (PyPI unreachable?): "
+                + pip.output());
     }
 
     @Test
@@ -45,8 +44,8 @@ class KazooSessionTest {
              VoleryCluster cluster = new VoleryCluster(2, 3, 0, 500)) {
             Files.write(script, in.readAllBytes());
             Outcome o = run(List.of(PYTHON.toString(), script.toString(), cluster.connectString()), 90);
-            List<String> lines = o.stdout.lines().toList();
-            assertEquals(0, o.exit, "kazoo script exit status; its output:\n" + o.output);
+            List<String> lines = o.stdout().lines().toList();
+            assertEquals(0, o.exit(), "kazoo script exit status; its output:\n" + o.output());
             assertEquals(List.of(
                     "create /kz",
                     "create /kz/a",
@@ -67,51 +66,9 @@ class KazooSessionTest {
                     "failed transaction RolledBackError,BadVersionError,RuntimeInconsistency",
                     "rolled back: no /kz/t2, /kz2 kept True True",
                     "after recursive delete None None",
-                    "done"), lines, "kazoo's view of the session; full output:\n" + o.output);
+                    "done"), lines, "kazoo's view of the session; full output:\n" + o.output());
         } finally {
             Files.deleteIfExists(script);
         }
-    }
-
-    /** {@code output} holds stdout and stderr together, for failure messages; {@code stdout} alone is compared. */
-    record Outcome(int exit, String stdout, String output) {
-    }
-
-    /** Runs a command with stderr merged into stdout; a command that overruns is killed and reported. */
-    static Outcome run(List<String> command, int timeoutSeconds) throws InterruptedException {
-        try {
-            Process p = new ProcessBuilder(new ArrayList<>(command)).start();
-            p.getOutputStream().close();
-            StringBuilder out = new StringBuilder();
-            StringBuilder err = new StringBuilder();
-            Thread outReader = drain(p.getInputStream(), out);
-            Thread errReader = drain(p.getErrorStream(), err);
-            boolean finished = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
-            if (!finished) {
-                p.destroyForcibly().waitFor();
-            }
-            outReader.join(5000);
-            errReader.join(5000);
-            String both = "--- stdout\n" + out + "--- stderr\n" + err;
-            if (!finished) {
-                return new Outcome(-1, out.toString(), "timed out after " + timeoutSeconds + " s: " + command + "\n" + both);
-            }
-            return new Outcome(p.exitValue(), out.toString(), both);
-        } catch (IOException e) {
-            return new Outcome(-2, "", "cannot run " + command + ": " + e);
-        }
-    }
-
-    private static Thread drain(java.io.InputStream in, StringBuilder into) {
-        Thread t = new Thread(() -> {
-            try {
-                into.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                into.append("(output lost: ").append(e).append(')');
-            }
-        });
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 }
