@@ -494,11 +494,11 @@ public final class ReplicaRuntime implements AutoCloseable {
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
         }
-        // Far ahead of the executor (a replica replaying its log after a restart delivers thousands at
-        // once) the signal goes when the executor reaches the command instead: sent now, it would only
-        // fill the other partitions' inboxes and this replica's kept exchanges (ADR 049).
+        // Further ahead of the executor than the other partitions buffer early exchanges (a replica
+        // replaying its log after a restart delivers thousands at once), the signal goes when the
+        // executor reaches the command instead: sent now, it would be dropped there (ADR 049).
         Signalled signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition)
-                && queue.size() < options.deliveryQueueMax() ? signalAtDelivery(d) : null;
+                && queue.size() < options.inboxPositionsMax() ? signalAtDelivery(d) : null;
         queue.add(new Deliver(d, learnerCheckpoint, System.nanoTime(), signalled));
         if (!deliveryObservers.isEmpty() && d.payload().length >= 16 && d.addressedTo(partition)) {
             // a request starts with its client id and number (Wire.encode(Request))
