@@ -494,11 +494,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
         }
-        // Further ahead of the executor than the other partitions buffer early exchanges (a replica
-        // replaying its log after a restart delivers thousands at once), the signal goes when the
-        // executor reaches the command instead: sent now, it would be dropped there (ADR 049).
-        Signalled signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition)
-                && queue.size() < options.inboxPositionsMax() ? signalAtDelivery(d) : null;
+        Signalled signalled = signalsEnabled && d.groups().length > 1 && d.addressedTo(partition) ? signalAtDelivery(d) : null;
         queue.add(new Deliver(d, learnerCheckpoint, System.nanoTime(), signalled));
         if (!deliveryObservers.isEmpty() && d.payload().length >= 16 && d.addressedTo(partition)) {
             // a request starts with its client id and number (Wire.encode(Request))
@@ -834,11 +830,18 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
     }
 
-    /** Every command at or below this position has finished here, deferred rounds included. */
+    /**
+     * Every command at or below this position has finished here, deferred rounds included, and, with
+     * checkpoints, for good: a replica that restarts does so from its newest durable checkpoint and
+     * replays what follows, so it reports no further than that checkpoint.
+     */
     private long doneUpTo() {
         long done = lastPosition;
         for (long p : deferredPositions) {
             done = Math.min(done, p - 1);
+        }
+        if (writer != null) {
+            done = Math.min(done, writer.durablePosition());
         }
         return done;
     }
