@@ -47,7 +47,9 @@ class LauncherTest {
     @Test
     void devStartsAClusterThatZkCliCreatesAndReadsAZnodeThrough() throws Exception {
         int port = freePortRun(6);
-        Process dev = volery("dev", "--port", String.valueOf(port)).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        java.io.File stderr = java.io.File.createTempFile("volery-dev", ".err");
+        stderr.deleteOnExit();
+        Process dev = volery("dev", "--port", String.valueOf(port)).redirectError(stderr).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(dev.getInputStream(), StandardCharsets.UTF_8));
             CompletableFuture<String> connect = CompletableFuture.supplyAsync(() -> {
@@ -64,7 +66,8 @@ class LauncherTest {
                 }
             });
             String connectString = connect.get(60, TimeUnit.SECONDS);
-            assertNotNull(connectString, "volery dev ended without printing its connect string");
+            assertNotNull(connectString, () -> "volery dev ended without printing its connect string; its stderr:\n"
+                    + tail(stderr.toPath()));
             assertTrue(connectString.startsWith("127.0.0.1:" + port + ","),
                     "expected the first node on 127.0.0.1:" + port + ", got " + connectString);
             assertEquals(6, connectString.split(",").length, "expected 2 partitions x 3 replicas in " + connectString);
@@ -113,6 +116,15 @@ class LauncherTest {
     }
 
     /** The first of {@code n} consecutive free ports on 127.0.0.1. */
+    private static String tail(java.nio.file.Path file) {
+        try {
+            List<String> lines = java.nio.file.Files.readAllLines(file);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
     private static int freePortRun(int n) {
         return io.eyrie.multicast.LoopbackPorts.freeRun(n);
     }

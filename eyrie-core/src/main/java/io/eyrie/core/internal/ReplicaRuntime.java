@@ -199,6 +199,7 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final Map<Integer, Long> reportedUpTo = new HashMap<>();
     private long progressReportedNanos;
     private long forgottenWhileNeededLogged;
+    private long forgottenWhileNeededLoggedNanos = System.nanoTime() - TimeUnit.MINUTES.toNanos(2);
     /** A {@link Wake} is in the queue: arrivals for deferred rounds add no second one. */
     private final java.util.concurrent.atomic.AtomicBoolean wakeQueued = new java.util.concurrent.atomic.AtomicBoolean();
     /** A continuation is running: it settles nothing (older ones ran, newer ones wait for it). */
@@ -822,7 +823,8 @@ public final class ReplicaRuntime implements AutoCloseable {
             reportedUpTo.put(q, done);
         }
         long lost = sent.forgottenWhileNeeded();
-        if (lost > forgottenWhileNeededLogged) {
+        if (lost > forgottenWhileNeededLogged && now - forgottenWhileNeededLoggedNanos > TimeUnit.MINUTES.toNanos(1)) {
+            forgottenWhileNeededLoggedNanos = now;
             log.warn("node={} partition={} forgot {} exchanges another partition had not reported finishing (over {} "
                             + "kept): a partition that far behind catches up by state transfer if a peer of it got further",
                     nodeId, partition, lost - forgottenWhileNeededLogged, sent.size());
