@@ -51,19 +51,12 @@ class CClientSessionTest {
     @BeforeAll
     static void start(@TempDir Path dir) throws Exception {
         cluster = new VoleryCluster(2, 3, 0, 500);
-        zookeeper = new EmbeddedZooKeeper(dir);
-        // it starts in the background: a client that connects shows it is listening
-        Clients.zooKeeper(zookeeper.connectString(), 10_000, null).close();
+        zookeeper = Clients.listeningZooKeeper(dir);
     }
 
     @AfterAll
     static void stop() throws InterruptedException {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (zookeeper != null) {
-            zookeeper.stop();
-        }
+        Clients.stop(cluster, zookeeper);
     }
 
     /** What the C client prints for the scripted session, on real ZooKeeper 3.9.5 as on Volery. */

@@ -42,6 +42,25 @@ final class Clients {
         return zk;
     }
 
+    /** A real ZooKeeper 3.9.5 in this JVM with its data in {@code dir}, listening once this returns. */
+    static io.volery.server.backtoback.EmbeddedZooKeeper listeningZooKeeper(java.nio.file.Path dir) throws Exception {
+        io.volery.server.backtoback.EmbeddedZooKeeper zookeeper = new io.volery.server.backtoback.EmbeddedZooKeeper(dir);
+        // it starts in the background: a client that connects shows it is listening
+        zooKeeper(zookeeper.connectString(), 10_000, null).close();
+        return zookeeper;
+    }
+
+    /** Stops a Volery cluster and a ZooKeeper server started side by side (either may be null). */
+    static void stop(io.volery.server.VoleryCluster cluster, io.volery.server.backtoback.EmbeddedZooKeeper zookeeper)
+            throws InterruptedException {
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (zookeeper != null) {
+            zookeeper.stop();
+        }
+    }
+
     static CuratorFramework curator(String connect) throws InterruptedException {
         CuratorFramework c = CuratorFrameworkFactory.builder()
                 .connectString(connect)
