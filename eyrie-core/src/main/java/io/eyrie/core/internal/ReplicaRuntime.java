@@ -794,11 +794,14 @@ public final class ReplicaRuntime implements AutoCloseable {
      */
     private void reportProgress() {
         long now = System.nanoTime();
-        if (now - progressReportedNanos < TimeUnit.MILLISECONDS.toNanos(PROGRESS_MILLIS) || receivedUpTo.isEmpty()
-                || !progressReports) {
+        if (now - progressReportedNanos < TimeUnit.MILLISECONDS.toNanos(PROGRESS_MILLIS)) {
             return;
         }
         progressReportedNanos = now;
+        warnIfForgotWhileNeeded(now); // about this replica's own kept exchanges: whether or not it reports
+        if (receivedUpTo.isEmpty() || !progressReports) {
+            return;
+        }
         long done = doneUpTo();
         byte[] report = null;
         for (Map.Entry<Integer, java.util.concurrent.atomic.AtomicLong> e : receivedUpTo.entrySet()) {
@@ -822,6 +825,9 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             reportedUpTo.put(q, done);
         }
+    }
+
+    private void warnIfForgotWhileNeeded(long now) {
         long lost = sent.forgottenWhileNeeded();
         if (lost > forgottenWhileNeededLogged && now - forgottenWhileNeededLoggedNanos > TimeUnit.MINUTES.toNanos(1)) {
             forgottenWhileNeededLoggedNanos = now;
