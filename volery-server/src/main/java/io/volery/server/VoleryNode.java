@@ -43,61 +43,68 @@ public final class VoleryNode implements AutoCloseable {
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
                           long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
                           int minSessionTimeout, int maxSessionTimeout, boolean reapsContainers,
-                          VoleryConfig.Partitioning partitioning) {
+                          VoleryConfig.Partitioning partitioning, VoleryConfig.Sasl sasl) {
         public Options {
             Objects.requireNonNull(partitioning, "partitioning");
         }
 
         public static Options at(InetSocketAddress clientAddress) {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
-                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE);
+                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null);
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
         public Options withPartitioning(VoleryConfig.Partitioning p) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl);
+        }
+
+        /** SASL DIGEST-MD5 authentication of clients (null: none); every node of a cluster must use the same. */
+        public Options withSasl(VoleryConfig.Sasl settings) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
+                    settings);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -106,7 +113,7 @@ public final class VoleryNode implements AutoCloseable {
             InetSocketAddress metrics = n.metricsPort() == 0 ? null : new InetSocketAddress(n.clientHost(), n.metricsPort());
             return new Options(new InetSocketAddress(n.clientHost(), n.clientPort()), config.tickTime(),
                     config.juteMaxBuffer(), config.superDigest(), config.touchMillis(), config.fourLetterWords(), metrics,
-                    config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning());
+                    config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning(), config.sasl());
         }
     }
 
@@ -181,6 +188,9 @@ public final class VoleryNode implements AutoCloseable {
         this.multicast = MulticastNode.builder(config, nodeId).build();
         TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true,
                 options.reapsContainers());
+        if (options.sasl() != null) {
+            treeConfig = treeConfig.withSasl(options.sasl().superUsers());
+        }
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
         replica.setSentPositionsMax(sentPositionsMax);
         if (config.parameters().storage() == ClusterConfig.StorageMode.DURABLE) {
@@ -219,7 +229,8 @@ public final class VoleryNode implements AutoCloseable {
             // drops the connection on "len > maxBuffer"; jute's own 1024 bytes of slack apply to one
             // buffer or string being decoded, never to the frame
             this.frontEnd = new ZkFrontEnd(options.clientAddress(), monitored, options.juteMaxBuffer(), 2,
-                    () -> new FourLetterWordHandler(words[0], adminExecutor));
+                    () -> new FourLetterWordHandler(words[0], adminExecutor),
+                    options.sasl() == null ? null : options.sasl().users());
             // the front end stops reading from its clients while the node's proposer is full
             frontEnd.readThrottle().pauseWhile(client::pressured);
             client.onPressureChange(frontEnd.readThrottle()::changed);

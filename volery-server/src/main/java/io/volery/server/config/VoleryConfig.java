@@ -34,6 +34,9 @@ import java.util.TreeMap;
  * logDir = /var/log/volery        # optional: a log file per node (default: standard error)
  * session.touchMillis = 500
  * snapCount = 100000              # deliveries between replica snapshots (storage = durable only)
+ * sasl.jaasFile = /etc/volery/jaas.conf  # optional: SASL DIGEST-MD5 users (user_NAME="password"), as ZooKeeper
+ * sasl.jaasSection = Server       # the JAAS file's section (ZooKeeper's zookeeper.sasl.serverconfig)
+ * sasl.superUsers = admin         # SASL identities that are super users (ZooKeeper's zookeeper.superUser)
  * eyrie.sentPositionsMax = 4096   # recent commands whose exchanges a replica keeps for lagging partitions;
  *                                 # a replica further behind catches up by state transfer from a peer
  * </pre>
@@ -50,11 +53,21 @@ public final class VoleryConfig {
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
             "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount",
-            "eyrie.sentPositionsMax");
+            "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
             java.util.List.of("ruok", "srvr", "stat", "mntr", "cons", "wchs", "wchc", "wchp", "dump", "conf", "envi", "isro", "dgst")));
+
+    /**
+     * SASL DIGEST-MD5 authentication of clients: who may authenticate, and which of them are super users.
+     */
+    public record Sasl(io.volery.server.frontend.SaslDigest users, Set<String> superUsers) {
+        public Sasl {
+            java.util.Objects.requireNonNull(users, "users");
+            superUsers = Set.copyOf(superUsers);
+        }
+    }
 
     /** A node's Volery settings. */
     public record NodeSettings(int id, String clientHost, int clientPort, int metricsPort) {
@@ -245,6 +258,7 @@ public final class VoleryConfig {
                 logDir, touch);
         config.snapCount = r.intValue("snapCount", 100_000, 1, Integer.MAX_VALUE);
         config.sentPositionsMax = r.intValue("eyrie.sentPositionsMax", DEFAULT_SENT_POSITIONS_MAX, 1, Integer.MAX_VALUE);
+        config.sasl = sasl(r, source);
         return config;
     }
 
@@ -328,6 +342,50 @@ public final class VoleryConfig {
     /** Deliveries between replica snapshots (taken only with {@code storage = durable}). */
     public int snapCount() {
         return snapCount;
+    }
+
+    private Sasl sasl;
+
+    /** SASL authentication of clients, or null when the file sets no {@code sasl.jaasFile}. */
+    public Sasl sasl() {
+        return sasl;
+    }
+
+    private static Sasl sasl(Reader r, String source) {
+        String file = r.values().get("sasl.jaasFile");
+        if (file == null) {
+            for (String key : java.util.List.of("sasl.jaasSection", "sasl.superUsers")) {
+                if (r.values().containsKey(key)) {
+                    throw r.error(key, "needs sasl.jaasFile (the JAAS file with the SASL users)");
+                }
+            }
+            return null;
+        }
+        Path path = Path.of(file);
+        if (!path.isAbsolute()) {
+            // relative to the configuration file, when the text came from one
+            try {
+                Path from = Path.of(source).toAbsolutePath();
+                if (Files.isRegularFile(from)) {
+                    path = from.getParent().resolve(path);
+                }
+            } catch (java.nio.file.InvalidPathException e) {
+                // a label, not a file: relative to the working directory
+            }
+        }
+        io.volery.server.frontend.SaslDigest users;
+        try {
+            users = io.volery.server.frontend.SaslDigest.fromJaas(path, r.values().getOrDefault("sasl.jaasSection", "Server"));
+        } catch (IllegalArgumentException e) {
+            throw r.error("sasl.jaasFile", e.getMessage());
+        }
+        Set<String> superUsers = new LinkedHashSet<>();
+        for (String u : r.values().getOrDefault("sasl.superUsers", "").split(",")) {
+            if (!u.isBlank()) {
+                superUsers.add(u.strip());
+            }
+        }
+        return new Sasl(users, superUsers);
     }
 
     /** Typed access to Volery's values with errors naming line and key. */

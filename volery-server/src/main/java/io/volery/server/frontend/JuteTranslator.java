@@ -168,6 +168,15 @@ public final class JuteTranslator {
                 AuthPacket a = (AuthPacket) b;
                 yield new Command.AddAuth(sessionId, a.getScheme(), a.getAuth());
             }
+            case OpCodes.SASL -> {
+                // only a front end orders this, once a client completed a SASL negotiation with it (client
+                // SASL frames never reach the replicas): the token is the identity it proved
+                byte[] token = ((org.apache.zookeeper.proto.GetSASLRequest) b).getToken();
+                if (token == null || token.length == 0) {
+                    throw new RejectedRequest(ErrorCode.AUTHFAILED, "an empty SASL identity");
+                }
+                yield new Command.SaslIdentity(sessionId, new String(token, java.nio.charset.StandardCharsets.UTF_8));
+            }
             case OpCodes.CLOSE_SESSION -> new Command.CloseSession(sessionId);
             default -> null;
         };

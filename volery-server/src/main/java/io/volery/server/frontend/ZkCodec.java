@@ -103,6 +103,16 @@ public final class ZkCodec {
         return write(a -> r.serialize(a, "connect"));
     }
 
+    /** A request frame (header and body, without the length prefix), as a client would send it. */
+    public static byte[] encodeRequest(int xid, int opCode, Record body) {
+        return write(a -> {
+            new RequestHeader(xid, opCode).serialize(a, "header");
+            if (body != null) {
+                body.serialize(a, "request");
+            }
+        });
+    }
+
     /**
      * Decodes one request frame.
      *

@@ -43,6 +43,10 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private final ZkService service;
     private final FrontEndStats stats;
     private final ReadThrottle throttle;
+    /** SASL DIGEST-MD5 users, or null when SASL is not configured. */
+    private final SaslDigest sasl;
+    /** This connection's SASL negotiation (event loop only); null until the client starts one. */
+    private javax.security.sasl.SaslServer saslServer;
     /** A completed reply scheduled a drain on the event loop that has not run yet (one wakeup serves many). */
     private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
     /** Between the connect request and the service's answer: nothing else may be read. */
@@ -70,9 +74,15 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     }
 
     public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle) {
+        this(service, stats, throttle, null);
+    }
+
+    /** @param sasl the SASL DIGEST-MD5 users, or null for a server without SASL */
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl) {
         this.service = service;
         this.stats = stats;
         this.throttle = throttle;
+        this.sasl = sasl;
     }
 
     /** The throttle's condition may have changed: (un)pause reading, on this connection's event loop. */
@@ -190,11 +200,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 ctx.flush();
             }
             case OpCodes.AUTH -> auth(ctx, r);
-            case OpCodes.SASL -> {
-                // SASL is later work: answer like a server without SASL support, then close.
-                enqueue(ctx, CompletableFuture.completedFuture(ZkReply.error(r.xid(), 0, ERR_AUTH_FAILED)));
-                closeAfterReplies(ctx);
-            }
+            case OpCodes.SASL -> sasl(ctx, r);
             case OpCodes.CREATE_SESSION -> {
                 // Inside a session ZooKeeper takes this for a createSession transaction it cannot
                 // parse: MarshallingError, and the connection stays.
@@ -240,6 +246,73 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 closeAfterReplies(ctx);
             }
         }));
+    }
+
+    /**
+     * One step of a SASL negotiation (ZooKeeper's clients start it right after connecting and send
+     * nothing else until it ends). While incomplete, the server's challenge goes back at once. Once the
+     * client proved who it is, the identity is ordered to every partition like an addAuth, in the
+     * session's order, and the last answer (DIGEST-MD5's rspauth) waits for it, so that no request the
+     * client sends after the negotiation runs without the identity. A failed negotiation is answered
+     * AuthFailed and the connection closes, as in ZooKeeper. A server without SASL answers with no
+     * token and keeps the connection, as ZooKeeper does when it has no JAAS server section.
+     */
+    private void sasl(ChannelHandlerContext ctx, ZkRequest r) {
+        org.apache.zookeeper.proto.GetSASLRequest q = (org.apache.zookeeper.proto.GetSASLRequest) r.body();
+        if (sasl == null) {
+            enqueue(ctx, CompletableFuture.completedFuture(
+                    ZkReply.ok(r.xid(), 0, new org.apache.zookeeper.proto.SetSASLResponse(null))));
+            return;
+        }
+        byte[] challenge;
+        String identity = null;
+        try {
+            if (saslServer == null || saslServer.isComplete()) {
+                saslServer = sasl.newServer();
+            }
+            challenge = saslServer.evaluateResponse(q.getToken() == null ? new byte[0] : q.getToken());
+            if (saslServer.isComplete()) {
+                identity = saslServer.getAuthorizationID();
+            }
+        } catch (javax.security.sasl.SaslException | RuntimeException e) {
+            log.warn("SASL authentication failed from {} (session 0x{}): {}", remoteAddress(), Long.toHexString(sessionId),
+                    e.getMessage());
+            saslServer = null;
+            enqueue(ctx, CompletableFuture.completedFuture(saslFailed(r.xid(), 0, ERR_AUTH_FAILED)));
+            closeAfterReplies(ctx);
+            return;
+        }
+        org.apache.zookeeper.proto.SetSASLResponse answer = new org.apache.zookeeper.proto.SetSASLResponse(challenge);
+        if (identity == null) {
+            enqueue(ctx, CompletableFuture.completedFuture(ZkReply.ok(r.xid(), 0, answer)));
+            return;
+        }
+        log.info("session 0x{} from {} authenticated by SASL as '{}'", Long.toHexString(sessionId), remoteAddress(), identity);
+        // the request the replicas run: the identity in a SASL frame, which no client frame reaches them as
+        org.apache.zookeeper.proto.GetSASLRequest ordered =
+                new org.apache.zookeeper.proto.GetSASLRequest(identity.getBytes(StandardCharsets.UTF_8));
+        ZkRequest established = ZkRequest.of(r.xid(), OpCodes.SASL, ordered)
+                .withFrame(ZkCodec.encodeRequest(r.xid(), OpCodes.SASL, ordered));
+        String who = identity;
+        CompletableFuture<ZkReply> f = service.submit(this, established).thenApply(rep -> {
+            if (rep == null || rep.err() != 0) {
+                log.warn("session 0x{}: the partitions refused SASL identity '{}' (err {})", Long.toHexString(sessionId),
+                        who, rep == null ? "none" : rep.err());
+                ctx.executor().execute(() -> closeAfterReplies(ctx));
+                return saslFailed(r.xid(), rep == null ? 0 : rep.zxid(), rep == null ? ERR_AUTH_FAILED : rep.err());
+            }
+            return ZkReply.ok(r.xid(), rep.zxid(), answer);
+        });
+        enqueue(ctx, f, 0, true);
+    }
+
+    /**
+     * A failed SASL step's answer: the error, and still an (empty) SASL response after it, since a
+     * ZooKeeper client reads one from every answer while it negotiates (without it, it takes the
+     * answer for a broken connection and reconnects, and negotiates again, forever).
+     */
+    private static ZkReply saslFailed(int xid, long zxid, int err) {
+        return new ZkReply(xid, zxid, err, new org.apache.zookeeper.proto.SetSASLResponse(null), false, List.of(), null);
     }
 
     /** The digest scheme's id: {@code user:base64(sha1(user:password))}. */

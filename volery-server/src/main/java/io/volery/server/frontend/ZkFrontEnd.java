@@ -44,6 +44,12 @@ public final class ZkFrontEnd implements AutoCloseable {
      */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
                       Supplier<? extends ChannelHandler> preface) {
+        this(bind, service, maxFrameBytes, ioThreads, preface, null);
+    }
+
+    /** @param sasl the users clients may authenticate as by SASL DIGEST-MD5, or null for none */
+    public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
+                      Supplier<? extends ChannelHandler> preface, SaslDigest sasl) {
         boolean epoll = Epoll.isAvailable();
         boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
         workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
@@ -61,7 +67,7 @@ public final class ZkFrontEnd implements AutoCloseable {
                             }
                             ch.pipeline()
                                     .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
-                                    .addLast("session", new ZkConnectionHandler(service, stats, readThrottle));
+                                    .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl));
                         }
                     })
                     .bind(bind).syncUninterruptibly().channel();

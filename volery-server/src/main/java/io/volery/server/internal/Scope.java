@@ -40,7 +40,7 @@ public enum Scope {
     static Scope of(ZkRequest q, PathPartitioner p) {
         int op = q.opCode();
         switch (op) {
-            case OpCodes.AUTH, OpCodes.CLOSE_SESSION, OpCodes.SET_WATCHES, OpCodes.SET_WATCHES2 -> {
+            case OpCodes.AUTH, OpCodes.SASL, OpCodes.CLOSE_SESSION, OpCodes.SET_WATCHES, OpCodes.SET_WATCHES2 -> {
                 return EVERY;
             }
             case OpCodes.WHO_AM_I -> {

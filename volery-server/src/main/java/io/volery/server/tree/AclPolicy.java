@@ -28,9 +28,10 @@ final class AclPolicy {
     /**
      * The ACL to store for a create or setACL, or null when ZooKeeper answers InvalidACL: an empty
      * list, an unknown scheme, a malformed id, or {@code auth} without an authenticated identity.
-     * {@code auth} entries expand to the session's authenticated (digest) identities.
+     * {@code auth} entries expand to the session's authenticated (digest and sasl) identities. The
+     * {@code sasl} scheme is known only when {@code saslEnabled} (ZooKeeper with its SASL provider).
      */
-    static List<Acl> fixup(List<Acl> requested, List<Id> sessionIds) {
+    static List<Acl> fixup(List<Acl> requested, List<Id> sessionIds, boolean saslEnabled) {
         if (requested == null || requested.isEmpty()) {
             return null;
         }
@@ -48,7 +49,7 @@ final class AclPolicy {
                 case "auth" -> {
                     boolean any = false;
                     for (Id own : sessionIds) {
-                        if (own.scheme().equals("digest")) {
+                        if (own.scheme().equals("digest") || own.scheme().equals("sasl")) {
                             result.add(new Acl(acl.perms(), own));
                             any = true;
                         }
@@ -59,6 +60,12 @@ final class AclPolicy {
                 }
                 case "digest" -> {
                     if (id.id().split(":").length != 2) {
+                        return null;
+                    }
+                    result.add(acl);
+                }
+                case "sasl" -> {
+                    if (!saslEnabled || !validSaslId(id.id())) {
                         return null;
                     }
                     result.add(acl);
@@ -112,12 +119,21 @@ final class AclPolicy {
                 if (!own.scheme().equals(id.scheme())) {
                     continue;
                 }
-                if (id.scheme().equals("ip") ? IpMatch.matches(own.id(), id.id()) : own.id().equals(id.id())) {
+                if (id.scheme().equals("ip") ? IpMatch.matches(own.id(), id.id())
+                        // ZooKeeper's SASL provider: a SASL identity named "super" matches every sasl entry
+                        : own.id().equals(id.id()) || (id.scheme().equals("sasl") && own.id().equals("super"))) {
                     return true;
                 }
             }
         }
         return false;
+    }
+
+    /** A Kerberos-style principal, as ZooKeeper's SASL provider requires: with an '@', name[/host]@realm. */
+    private static final java.util.regex.Pattern PRINCIPAL = java.util.regex.Pattern.compile("([^/@]*)(/([^/@]*))?@([^/@]*)");
+
+    static boolean validSaslId(String id) {
+        return !id.contains("@") || PRINCIPAL.matcher(id).matches();
     }
 
     /** What getACL shows a caller without ADMIN: digest ids lose their hash ("user:x"). */

@@ -132,6 +132,13 @@ public sealed interface Command {
     }
 
     /**
+     * The identity a session's client proved in a SASL negotiation with its front end: the session
+     * gets {@code sasl:identity} (and {@code super} when the identity is a configured SASL super user).
+     */
+    record SaslIdentity(long sessionId, String identity) implements Command {
+    }
+
+    /**
      * Opens a session under an id the front end chose (unique, non-zero). {@code initialIds} are the
      * identities the connection brings (ZooKeeper adds {@code ip:<address>}).
      */

@@ -9,9 +9,13 @@ package io.volery.server.tree;
  * @param extendedTypesEnabled ZooKeeper's {@code zookeeper.extendedTypesEnabled}: TTL nodes allowed
  * @param reapsContainers      whether ticks delete empty containers and expired TTL nodes (ZooKeeper's
  *                             container manager); off only to compare with a server whose manager is off
+ * @param saslSuperUsers       null when the cluster does not authenticate clients by SASL (the {@code sasl}
+ *                             ACL scheme is then unknown, as in a ZooKeeper without its SASL provider);
+ *                             otherwise the SASL identities that are super users (ZooKeeper's
+ *                             {@code zookeeper.superUser}), possibly none
  */
 public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled,
-                         boolean reapsContainers) {
+                         boolean reapsContainers, java.util.Set<String> saslSuperUsers) {
 
     public static final int DEFAULT_MAX_BUFFER = 0xfffff;
 
@@ -22,6 +26,12 @@ public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, b
         if (maxDataBytes < 0) {
             throw new IllegalArgumentException("maxDataBytes must not be negative, was " + maxDataBytes);
         }
+        saslSuperUsers = saslSuperUsers == null ? null : java.util.Set.copyOf(saslSuperUsers);
+    }
+
+    public TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled,
+                      boolean reapsContainers) {
+        this(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers, null);
     }
 
     public TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled) {
@@ -33,19 +43,30 @@ public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, b
     }
 
     public TreeConfig withSuperDigest(String digest) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, digest, extendedTypesEnabled, reapsContainers);
+        return new TreeConfig(tickTimeMs, maxDataBytes, digest, extendedTypesEnabled, reapsContainers, saslSuperUsers);
     }
 
     public TreeConfig withMaxDataBytes(int bytes) {
-        return new TreeConfig(tickTimeMs, bytes, superDigest, extendedTypesEnabled, reapsContainers);
+        return new TreeConfig(tickTimeMs, bytes, superDigest, extendedTypesEnabled, reapsContainers, saslSuperUsers);
     }
 
     public TreeConfig withExtendedTypes(boolean enabled) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, enabled, reapsContainers);
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, enabled, reapsContainers, saslSuperUsers);
     }
 
     public TreeConfig withContainerReaping(boolean reaps) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reaps);
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reaps, saslSuperUsers);
+    }
+
+    /** SASL authentication on, with {@code superUsers} as super users (none: an empty set). */
+    public TreeConfig withSasl(java.util.Set<String> superUsers) {
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers,
+                superUsers == null ? java.util.Set.of() : superUsers);
+    }
+
+    /** Whether clients may authenticate by SASL, so that {@code sasl} ACLs are valid. */
+    public boolean saslEnabled() {
+        return saslSuperUsers != null;
     }
 
     int minSessionTimeoutMs() {

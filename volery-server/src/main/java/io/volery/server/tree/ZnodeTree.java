@@ -318,6 +318,8 @@ public final class ZnodeTree {
             return Result.ok(new Reply.Identities(sessions.get(sid).ids()));
         } else if (command instanceof Command.AddAuth c) {
             return addAuth(c);
+        } else if (command instanceof Command.SaslIdentity c) {
+            return saslIdentity(c);
         } else if (command instanceof Command.CreateSession c) {
             return createSession(c, time);
         } else if (command instanceof Command.AttachSession c) {
@@ -374,7 +376,7 @@ public final class ZnodeTree {
         if (slash < 0 || path.indexOf('\0') >= 0) {
             throw new Failure(ErrorCode.BADARGUMENTS);
         }
-        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids());
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids(), config.saslEnabled());
         if (acl == null) {
             throw new Failure(ErrorCode.INVALIDACL);
         }
@@ -475,7 +477,7 @@ public final class ZnodeTree {
         if (!PathRules.isValid(c.path())) {
             throw new Failure(ErrorCode.BADARGUMENTS);
         }
-        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids());
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids(), config.saslEnabled());
         if (acl == null) {
             throw new Failure(ErrorCode.INVALIDACL);
         }
@@ -847,6 +849,19 @@ public final class ZnodeTree {
             s.addId(new Id("super", ""));
         }
         s.addId(new Id("digest", digest));
+        return Result.ok(Reply.Empty.INSTANCE);
+    }
+
+    /** A front end authenticated the session's client by SASL (see {@link Command.SaslIdentity}). */
+    private Result saslIdentity(Command.SaslIdentity c) {
+        if (!config.saslEnabled()) {
+            return Result.error(ErrorCode.AUTHFAILED);
+        }
+        SessionTable.Session s = sessions.get(c.sessionId());
+        s.addId(new Id("sasl", c.identity()));
+        if (config.saslSuperUsers().contains(c.identity())) {
+            s.addId(new Id("super", ""));
+        }
         return Result.ok(Reply.Empty.INSTANCE);
     }
 

@@ -164,4 +164,33 @@ class VoleryConfigTest {
         assertTrue(e.getMessage().startsWith(expectedStart),
                 "expected an error starting with\n  " + expectedStart + "\nbut got\n  " + e.getMessage());
     }
+
+    @Test
+    void saslUsersComeFromAJaasFileRelativeToTheConfiguration(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("jaas.conf"), "Other {\n"
+                + "  org.apache.zookeeper.server.auth.DigestLoginModule required user_bob=\"b\" user_eve=\"e\";\n};\n");
+        java.nio.file.Path cfg = dir.resolve("volery.cfg");
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = jaas.conf\nsasl.jaasSection = Other\n"
+                + "sasl.superUsers = eve, root\n");
+        VoleryConfig c = VoleryConfig.load(cfg);
+        assertEquals(java.util.Set.of("bob", "eve"), c.sasl().users().users());
+        assertEquals(java.util.Set.of("eve", "root"), c.sasl().superUsers());
+        assertNull(VoleryConfig.parse(GOOD, "volery.cfg").sasl(), "no SASL unless configured");
+
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = jaas.conf\n");
+        ConfigException noSection = assertThrows(ConfigException.class, () -> VoleryConfig.load(cfg));
+        assertTrue(noSection.getMessage().contains(":31: sasl.jaasFile:") && noSection.getMessage().contains("no section 'Server'"),
+                noSection.getMessage());
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = missing.conf\n");
+        ConfigException missing = assertThrows(ConfigException.class, () -> VoleryConfig.load(cfg));
+        assertTrue(missing.getMessage().contains("no such JAAS file"), missing.getMessage());
+        java.nio.file.Files.writeString(dir.resolve("broken.conf"), "Server { this is not JAAS");
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = broken.conf\n");
+        ConfigException broken = assertThrows(ConfigException.class, () -> VoleryConfig.load(cfg));
+        assertTrue(broken.getMessage().contains("cannot read JAAS file"), broken.getMessage());
+        ConfigException alone = assertThrows(ConfigException.class,
+                () -> VoleryConfig.parse(GOOD + "sasl.superUsers = eve\n", "volery.cfg"));
+        assertTrue(alone.getMessage().contains("sasl.superUsers: needs sasl.jaasFile"), alone.getMessage());
+    }
 }

@@ -131,4 +131,44 @@ class AclTest {
     void unknownAuthSchemeFails() {
         expect(ErrorCode.AUTHFAILED, f.run(new Command.AddAuth(bob, "kerberos", bytes("x"))), "only digest is known");
     }
+
+    @Test
+    void saslSchemeIsUnknownWithoutSasl() {
+        // as in a ZooKeeper without its SASL provider
+        expect(ErrorCode.INVALIDACL, createWithAcl(alice, "/x", List.of(new Acl(Perms.ALL, new Id("sasl", "bob")))),
+                "no sasl scheme");
+        expect(ErrorCode.AUTHFAILED, f.run(new Command.SaslIdentity(bob, "bob")), "no SASL identities");
+        expect(ErrorCode.AUTHFAILED, f.run(new Command.AddAuth(bob, "sasl", bytes("bob"))), "addAuth cannot claim one");
+    }
+
+    @Test
+    void saslIdentitiesAclsAndSuperUsers() {
+        TreeFixture t = new TreeFixture(TreeConfig.defaults().withSasl(java.util.Set.of("admin")));
+        long bobby = t.session();
+        long other = t.session();
+        long admin = t.session();
+        long superNamed = t.session();
+        expect(ErrorCode.OK, t.run(new Command.SaslIdentity(bobby, "bob")), "bob authenticated");
+        expect(ErrorCode.OK, t.run(new Command.SaslIdentity(admin, "admin")), "admin authenticated");
+        expect(ErrorCode.OK, t.run(new Command.SaslIdentity(superNamed, "super")), "a user named super");
+        expect(ErrorCode.AUTHFAILED, t.run(new Command.AddAuth(other, "sasl", bytes("bob"))),
+                "a client cannot claim a SASL identity with addAuth");
+        assertTrue(t.run(new Command.WhoAmI(bobby)).reply(Reply.Identities.class).ids().contains(new Id("sasl", "bob")));
+        assertTrue(t.run(new Command.WhoAmI(admin)).reply(Reply.Identities.class).ids().contains(new Id("super", "")),
+                "a configured SASL super user is super");
+        List<Acl> bobOnly = List.of(new Acl(Perms.ALL, new Id("sasl", "bob")));
+        expect(ErrorCode.OK, t.run(new Command.Create(bobby, "/b", new byte[0], bobOnly, CreateMode.PERSISTENT)), "sasl ACL");
+        expect(ErrorCode.OK, t.run(new Command.GetData(bobby, "/b", false)), "bob reads his node");
+        expect(ErrorCode.NOAUTH, t.run(new Command.GetData(other, "/b", false)), "others may not");
+        expect(ErrorCode.OK, t.run(new Command.GetData(admin, "/b", false)), "the super user may");
+        expect(ErrorCode.OK, t.run(new Command.GetData(superNamed, "/b", false)),
+                "ZooKeeper's SASL provider matches an identity named super against every sasl entry");
+        expect(ErrorCode.OK, t.run(new Command.Create(bobby, "/c", new byte[0], Acl.CREATOR_ALL, CreateMode.PERSISTENT)),
+                "auth expands to the SASL identity");
+        assertEquals(bobOnly, t.run(new Command.GetAcl(bobby, "/c")).reply(Reply.Acls.class).acl());
+        expect(ErrorCode.INVALIDACL, t.run(new Command.Create(bobby, "/d", new byte[0],
+                List.of(new Acl(Perms.ALL, new Id("sasl", "x@y@z"))), CreateMode.PERSISTENT)), "not a principal");
+        expect(ErrorCode.OK, t.run(new Command.Create(bobby, "/e", new byte[0],
+                List.of(new Acl(Perms.ALL, new Id("sasl", "svc/host@REALM"))), CreateMode.PERSISTENT)), "a principal");
+    }
 }

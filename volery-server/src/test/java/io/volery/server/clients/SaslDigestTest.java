@@ -1,0 +1,176 @@
+package io.volery.server.clients;
+
+import io.volery.server.VoleryCluster;
+import io.volery.server.clients.ExternalProcess.Outcome;
+import io.volery.server.config.VoleryConfig;
+import io.volery.server.frontend.SaslDigest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * SASL DIGEST-MD5, as ZooKeeper 3.9.5 does it: the same JAAS file configures a real ZooKeeper (its
+ * {@code Server} section, the SASL provider, {@code zookeeper.superUser=admin}) and a Volery cluster of two
+ * partitions ({@code sasl.jaasFile}, {@code sasl.superUsers = admin}); {@link SaslScript} runs the same
+ * session of real Java clients against each, in JVMs of their own, and both must print the same lines,
+ * which are also the expected ones: identities, sasl and auth ACLs across partitions, super users,
+ * wrong passwords, unknown users, plain clients, and a client claiming a SASL identity with addAuth.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class SaslDigestTest {
+    private static final String CLASSPATH = System.getProperty("java.class.path");
+    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    /** ZooKeeper 3.9 turns DIGEST-MD5 off by default (FIPS mode), in its client and its server alike. */
+    private static final String NO_FIPS = "-Dzookeeper.fips-mode=false";
+    private static final String MODULE = "org.apache.zookeeper.server.auth.DigestLoginModule required";
+
+    @TempDir
+    static Path dir;
+    private static Path jaas;
+    private static Process zookeeper;
+    private static int zookeeperPort;
+
+    static final List<String> EXPECTED = List.of(
+            "bob sasl SaslAuthenticated",
+            "bob whoAmI [ip:127.0.0.1, sasl:bob]",
+            "bob create ok /sasl-a",
+            "bob create with auth ok /sasl-auth",
+            "acl of the auth node ok [sasl:bob=31]",
+            "bob create shared ok /sasl-shared",
+            "bob get own ok a",
+            "bob malformed principal INVALIDACL",
+            "bob kerberos principal ok /sasl-krb",
+            "bob multi ok 2",
+            "alice sasl SaslAuthenticated",
+            "alice whoAmI [ip:127.0.0.1, sasl:alice]",
+            "alice get bob's NOAUTH",
+            "alice get shared ok s",
+            "alice set shared NOAUTH",
+            "alice delete bob's ephemeral child ok deleted", // DELETE is the parent's (open) ACL's business
+            "alice adds digest ok [digest:carol, ip:127.0.0.1, sasl:alice]",
+            "alice create with auth, two ids ok /sasl-two",
+            "acl of the two-id node ok [sasl:alice=31, digest:carol:RffyCdXXV1Js0ywLAoP5/l25yKs==31]",
+            "admin sasl SaslAuthenticated",
+            "admin whoAmI [ip:127.0.0.1, sasl:admin, super:]",
+            "admin get bob's ok a",
+            "admin set acl ok 1",
+            "alice get bob's after ok a",
+            "plain whoAmI [ip:127.0.0.1]",
+            "plain get shared ok s",
+            "plain set shared NOAUTH",
+            "wrong sasl AuthFailed",
+            "wrong get shared AUTHFAILED",
+            "nobody sasl AuthFailed",
+            "nobody get shared AUTHFAILED",
+            "addAuth sasl bob AuthFailed",
+            "bob get after all ok s",
+            "done");
+
+    @BeforeAll
+    static void zooKeeperWithSasl() throws Exception {
+        jaas = dir.resolve("jaas.conf");
+        Files.writeString(jaas, "Server {\n  " + MODULE + "\n  user_bob=\"bobsecret\"\n  user_alice=\"alicesecret\"\n"
+                + "  user_admin=\"adminsecret\";\n};\n"
+                + client("Bob", "bob", "bobsecret") + client("Alice", "alice", "alicesecret")
+                + client("Admin", "admin", "adminsecret") + client("Wrong", "bob", "guess")
+                + client("Nobody", "carol", "carolsecret"));
+        zookeeperPort = io.eyrie.multicast.LoopbackPorts.free();
+        Path cfg = dir.resolve("zoo.cfg");
+        Files.writeString(cfg, "tickTime=2000\ndataDir=" + dir.resolve("zk-data") + "\nclientPort=" + zookeeperPort
+                + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");
+        zookeeper = new ProcessBuilder(JAVA, "-cp", CLASSPATH, "-Dzookeeper.admin.enableServer=false", NO_FIPS,
+                "-Djava.security.auth.login.config=" + jaas,
+                "-Dzookeeper.authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
+                "-Dzookeeper.superUser=admin", "org.apache.zookeeper.server.ZooKeeperServerMain", cfg.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("zookeeper.log").toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!listening(zookeeperPort)) {
+            if (System.nanoTime() > deadline || !zookeeper.isAlive()) {
+                throw new IllegalStateException("ZooKeeper with SASL did not start; its log:\n"
+                        + Files.readString(dir.resolve("zookeeper.log")));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws InterruptedException {
+        if (zookeeper != null) {
+            zookeeper.destroyForcibly().waitFor();
+        }
+    }
+
+    private static String client(String section, String user, String password) {
+        return section + " {\n  " + MODULE + "\n  username=\"" + user + "\"\n  password=\"" + password + "\";\n};\n";
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static Outcome script(String connect, String... mode) throws InterruptedException {
+        List<String> command = new ArrayList<>(List.of(JAVA, "-cp", CLASSPATH, NO_FIPS, "-Djava.security.auth.login.config=" + jaas,
+                SaslScript.class.getName(), connect, "/sasl-"));
+        command.addAll(List.of(mode));
+        return ExternalProcess.run(command, 150);
+    }
+
+    /**
+     * A client set up for SASL, against a server without it: ZooKeeper answers the client's first token
+     * with none and keeps the connection; the client gives up (AuthFailed) and so must it on Volery.
+     */
+    @Test
+    void saslClientAgainstServersWithoutSasl() throws Exception {
+        io.volery.server.backtoback.EmbeddedZooKeeper plainZooKeeper = null;
+        VoleryCluster cluster = null;
+        try {
+            plainZooKeeper = Clients.listeningZooKeeper(Files.createDirectories(dir.resolve("plain-zk")));
+            Outcome oracle = script(plainZooKeeper.connectString(), "server-without-sasl");
+            cluster = new VoleryCluster(1, 1, 0, 2000);
+            Outcome volery = script(cluster.connectString(), "server-without-sasl");
+            assertEquals(0, oracle.exit(), "the script against ZooKeeper; its output:\n" + oracle.output());
+            assertEquals(0, volery.exit(), "the script against Volery; its output:\n" + volery.output());
+            assertEquals(List.of("bob sasl AuthFailed", "bob exists / AUTHFAILED", "plain exists / ok true", "done"),
+                    oracle.stdout().lines().toList(), "ZooKeeper's session; its output:\n" + oracle.output());
+            assertEquals(oracle.stdout().lines().toList(), volery.stdout().lines().toList(),
+                    "Volery's session differs from ZooKeeper's; Volery's output:\n" + volery.output());
+        } finally {
+            Clients.stop(cluster, plainZooKeeper);
+        }
+    }
+
+    @Test
+    void sameSaslSessionOnZooKeeperAndVolery() throws Exception {
+        Outcome oracle = script("127.0.0.1:" + zookeeperPort);
+        assertEquals(0, oracle.exit(), "the script against ZooKeeper; its output:\n" + oracle.output());
+        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslDigest.fromJaas(jaas, "Server"), Set.of("admin"));
+        Outcome volery;
+        try (VoleryCluster cluster = new VoleryCluster(2, 1, 0, 2000, o -> o.withSasl(sasl))) {
+            volery = script(cluster.connectString());
+        }
+        assertEquals(0, volery.exit(), "the script against Volery; its output:\n" + volery.output());
+        assertEquals(oracle.stdout().lines().toList(), volery.stdout().lines().toList(),
+                "Volery's session differs from ZooKeeper's; Volery's output:\n" + volery.output()
+                        + "\nZooKeeper's:\n" + oracle.output());
+        assertEquals(EXPECTED, oracle.stdout().lines().toList(), "ZooKeeper's session; its output:\n" + oracle.output());
+    }
+}
