@@ -1,5 +1,7 @@
 package io.eyrie.core.internal;
 
+import io.eyrie.multicast.Position;
+
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -32,6 +34,8 @@ final class SentExchanges {
     /** Exchanges forgotten although a partition they were for had not reported finishing them. */
     private long forgottenWhileNeeded;
     private long forgottenUpTo = Long.MIN_VALUE;
+    /** The position of the checkpoint image this replica last restored, if any. */
+    private long restoredAt = Long.MIN_VALUE;
 
     SentExchanges(int positionsMax) {
         this.positionsMax = positionsMax;
@@ -108,10 +112,16 @@ final class SentExchanges {
 
     /** What an ask this replica cannot answer learns about why: for the log. */
     synchronized String whyNotKept(long position) {
-        return position <= forgottenUpTo
-                ? "forgotten (" + forgotten + " positions so far, " + forgottenWhileNeeded + " while still needed; "
-                        + byPosition.size() + " kept)"
-                : "never kept here (" + byPosition.size() + " kept, none forgotten at or after it)";
+        if (position <= forgottenUpTo) {
+            return "forgotten (" + forgotten + " positions so far, " + forgottenWhileNeeded + " while still needed; "
+                    + byPosition.size() + " kept)";
+        }
+        if (position <= restoredAt) {
+            // executed by whoever made the image; it carried only the exchanges kept there then
+            return "not in the checkpoint image this replica restored (at position " + Position.toString(restoredAt)
+                    + "; " + byPosition.size() + " kept)";
+        }
+        return "never kept here (" + byPosition.size() + " kept, none forgotten at or after it)";
     }
 
     /**
@@ -182,6 +192,7 @@ final class SentExchanges {
             byPosition.putAll(kept);
         }
         highestPosition = Math.max(highestPosition, position);
+        restoredAt = Math.max(restoredAt, position);
         trim();
     }
 }

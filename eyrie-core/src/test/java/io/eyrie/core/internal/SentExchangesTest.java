@@ -49,6 +49,21 @@ class SentExchangesTest {
     }
 
     @Test
+    void aReplicaRestoredFromAnImageSaysSoOfWhatTheImageDidNotCarry() {
+        // session 24's kill run logged "never kept here" for such exchanges: a restarted replica forgets
+        // what it had forgotten before its checkpoint
+        SentExchanges source = new SentExchanges(4);
+        for (long p = 5; p <= 8; p++) {
+            keep(source, p, 2);
+        }
+        SentExchanges restored = new SentExchanges(4);
+        restored.restore(source.copy(), 10);
+        assertNotNull(restored.get(5, 2, 0));
+        assertTrue(restored.whyNotKept(3).startsWith("not in the checkpoint image"), restored.whyNotKept(3));
+        assertTrue(restored.whyNotKept(12).startsWith("never kept"), restored.whyNotKept(12));
+    }
+
+    @Test
     void aCommandForSeveralPartitionsIsKeptUntilEachOfThemReported() {
         SentExchanges sent = new SentExchanges(1);
         keep(sent, 1, 2, 3);
