@@ -230,6 +230,19 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     // owned by the executor thread (and by the constructor before it starts)
     private ReplyTable replies = new ReplyTable();
+    /**
+     * What this replica did with its recent multi-partition deliveries (the reply table's verdict, the
+     * client's command, a failure), by position, for the log when another partition asks for an exchange
+     * this replica does not have. Transport threads read it.
+     */
+    private final java.util.Map<Long, String> recent = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(256, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(java.util.Map.Entry<Long, String> eldest) {
+                    return size() > RECENT_POSITIONS;
+                }
+            });
+    private static final int RECENT_POSITIONS = 4096;
     private HashMap<Integer, CopyTable> readerCaches = new HashMap<>();
     private HashMap<Integer, CopyTable> shipMirrors = new HashMap<>();
     private volatile long lastPosition = Position.NONE;
@@ -712,9 +725,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         } else if (sent.highestPosition() > a.position() && !deferredPositions.contains(a.position())) {
             // executed too long ago: the asker cannot replay this command and must catch up by state transfer
             stats.gonesSent.incrementAndGet();
+            String did = recent.get(a.position());
             log.info("node={} cannot answer ask for position={} round={} from node {} of partition {}: that exchange is "
-                            + "{}; telling it to take a state image from its peers", nodeId,
-                    Position.toString(a.position()), a.round(), a.askerNode(), a.asker(), sent.whyNotKept(a.position()));
+                            + "{}; telling it to take a state image from its peers (this replica's delivery there: {})",
+                    nodeId, Position.toString(a.position()), a.round(), a.askerNode(), a.asker(),
+                    sent.whyNotKept(a.position()), did == null ? "not recorded" : did);
             endpoint.sendDirect(a.askerNode(), Wire.encode(new Wire.Gone(a.position(), partition)));
         }
         // otherwise this replica has not executed that command yet; the asker will ask again
@@ -947,7 +962,11 @@ public final class ReplicaRuntime implements AutoCloseable {
                     e.getMessage());
             request = null;
         }
-        switch (request == null ? ReplyTable.Verdict.IGNORE : replies.classify(request)) {
+        ReplyTable.Verdict verdict = request == null ? ReplyTable.Verdict.IGNORE : replies.classify(request);
+        if (d.groups().length > 1) {
+            recent.put(position, verdict + " " + (request == null ? "(malformed)" : request.name()));
+        }
+        switch (verdict) {
             case IGNORE -> {
             }
             case RESEND -> {
@@ -982,8 +1001,8 @@ public final class ReplicaRuntime implements AutoCloseable {
      * with the replaced state, and it sends no reply (the peers did).
      */
     private void transferState(long blockedAt) throws InterruptedException {
-        log.warn("node={} partition={} cannot replay position={}: another partition no longer keeps its exchange; "
-                + "fetching a state image from a peer", nodeId, partition, Position.toString(blockedAt));
+        log.warn("node={} partition={} cannot replay position={} ({}): another partition no longer keeps its exchange; "
+                + "fetching a state image from a peer", nodeId, partition, Position.toString(blockedAt), recent.get(blockedAt));
         transferring = true;
         ImageFetch.Fetched f;
         try {
@@ -1043,6 +1062,10 @@ public final class ReplicaRuntime implements AutoCloseable {
         try {
             command = signalled != null ? signalled.command() : (Command) KryoCodec.decode(request.command());
             run = new CommandRun(position, request, command, others);
+            if (others.length > 0) {
+                String what = String.valueOf(command);
+                recent.computeIfPresent(position, (k, v) -> v + " " + (what.length() > 160 ? what.substring(0, 160) + "..." : what));
+            }
             if (others.length > 0 && run.expectedIds.isEmpty()) {
                 command.rewind();
                 run.independent = oracle.executesIndependently(command);
@@ -1088,7 +1111,15 @@ public final class ReplicaRuntime implements AutoCloseable {
             // a deterministic error of the command: every replica reaches it, so it is the reply
             ok = false;
             body = String.valueOf(e).getBytes(StandardCharsets.UTF_8);
-            log.debug("node={} cmd={} failed: {}", nodeId, request.name(), e.toString());
+            if (others.length > 0) {
+                // every replica of this partition fails alike, but another partition may not have: it then
+                // waits for exchanges this one never sends, so say so where an operator looks
+                recent.computeIfPresent(position, (k, v) -> v + " failed: " + e);
+                log.warn("node={} partition={} multi-partition command {} at position={} failed: {}", nodeId, partition,
+                        request.name(), Position.toString(position), e.toString(), e);
+            } else {
+                log.debug("node={} cmd={} failed: {}", nodeId, request.name(), e.toString());
+            }
         } finally {
             CurrentExecution.clear();
         }
@@ -1258,7 +1289,10 @@ public final class ReplicaRuntime implements AutoCloseable {
         } catch (RuntimeException e) {
             ok = false;
             body = String.valueOf(e).getBytes(StandardCharsets.UTF_8);
-            log.debug("node={} continuation of cmd={} failed: {}", nodeId, d.request.name(), e.toString());
+            long at = l.run.position;
+            recent.computeIfPresent(at, (k, v) -> v + " continuation failed: " + e);
+            log.warn("node={} partition={} continuation of multi-partition command {} at position={} failed: {}", nodeId,
+                    partition, d.request.name(), Position.toString(at), e.toString(), e);
         } finally {
             continuing = false;
             CurrentExecution.set(outer);

@@ -73,7 +73,24 @@ public final class VoleryRequest {
 
     @Override
     public String toString() {
-        return "VoleryRequest[kind=" + kind + " session=0x" + Long.toHexString(sessionId)
+        String what = "";
+        if (kind == ZK && frame != null) {
+            try {
+                io.volery.server.frontend.ZkRequest q = zkRequest();
+                what = " op=" + q.opCode() + (q.body() == null ? "" : " path=" + pathOf(q.body())) + " seq=" + seq;
+            } catch (io.volery.server.frontend.ZkCodec.MalformedRequestException | RuntimeException e) {
+                what = " (malformed)";
+            }
+        }
+        return "VoleryRequest[kind=" + kind + " session=0x" + Long.toHexString(sessionId) + what
                 + (frame == null ? "" : " bytes=" + frame.length) + "]";
+    }
+
+    private static String pathOf(org.apache.jute.Record body) {
+        try {
+            return Scope.pathOf(body);
+        } catch (RuntimeException e) {
+            return "?";
+        }
     }
 }
