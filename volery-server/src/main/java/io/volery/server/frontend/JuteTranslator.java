@@ -50,6 +50,7 @@ import org.apache.zookeeper.proto.WhoAmIResponse;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The edge between the wire and the replicated state: jute requests become znode-tree commands,
@@ -207,6 +208,14 @@ public final class JuteTranslator {
         }
     }
 
+    /**
+     * A request's ACL for the tree. A null scheme or id (jute's null string, which kazoo writes for every
+     * empty string: its CREATOR_ALL_ACL, {@code make_acl('auth', '')}, comes as auth with a null id) is
+     * taken as the empty string: an auth entry is then the session's identities, as in ZooKeeper, which
+     * ignores its id, and any other entry is an InvalidACL (ZooKeeper too for a null scheme; for a null
+     * world, digest, ip or sasl id its PrepRequestProcessor fails on a NullPointerException and answers
+     * MarshallingError).
+     */
     static List<Acl> acls(List<ACL> acl) {
         if (acl == null) {
             return null;
@@ -214,7 +223,8 @@ public final class JuteTranslator {
         List<Acl> out = new ArrayList<>(acl.size());
         for (ACL a : acl) {
             org.apache.zookeeper.data.Id id = a.getId();
-            out.add(new Acl(a.getPerms(), id == null ? null : new Id(id.getScheme(), id.getId())));
+            out.add(new Acl(a.getPerms(), id == null ? null
+                    : new Id(Objects.requireNonNullElse(id.getScheme(), ""), Objects.requireNonNullElse(id.getId(), ""))));
         }
         return out;
     }
