@@ -10,13 +10,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -32,17 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class SaslDigestTest {
-    private static final String CLASSPATH = System.getProperty("java.class.path");
-    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    /** ZooKeeper 3.9 turns DIGEST-MD5 off by default (FIPS mode), in its client and its server alike. */
-    private static final String NO_FIPS = "-Dzookeeper.fips-mode=false";
-    private static final String MODULE = "org.apache.zookeeper.server.auth.DigestLoginModule required";
-
     @TempDir
     static Path dir;
     private static Path jaas;
-    private static Process zookeeper;
-    private static int zookeeperPort;
+    private static SaslZooKeeper zookeeper;
 
     static final List<String> EXPECTED = List.of(
             "bob sasl SaslAuthenticated",
@@ -83,52 +74,29 @@ class SaslDigestTest {
     @BeforeAll
     static void zooKeeperWithSasl() throws Exception {
         jaas = dir.resolve("jaas.conf");
-        Files.writeString(jaas, "Server {\n  " + MODULE + "\n  user_bob=\"bobsecret\"\n  user_alice=\"alicesecret\"\n"
-                + "  user_admin=\"adminsecret\";\n};\n"
+        Files.writeString(jaas, SaslZooKeeper.serverSection(Map.of("bob", "bobsecret", "alice", "alicesecret",
+                        "admin", "adminsecret"))
                 + client("Bob", "bob", "bobsecret") + client("Alice", "alice", "alicesecret")
                 + client("Admin", "admin", "adminsecret") + client("Wrong", "bob", "guess")
                 + client("Nobody", "carol", "carolsecret"));
-        zookeeperPort = io.eyrie.multicast.LoopbackPorts.free();
-        Path cfg = dir.resolve("zoo.cfg");
-        Files.writeString(cfg, "tickTime=2000\ndataDir=" + dir.resolve("zk-data") + "\nclientPort=" + zookeeperPort
-                + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");
-        zookeeper = new ProcessBuilder(JAVA, "-cp", CLASSPATH, "-Dzookeeper.admin.enableServer=false", NO_FIPS,
-                "-Djava.security.auth.login.config=" + jaas,
-                "-Dzookeeper.authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
-                "-Dzookeeper.superUser=admin", "org.apache.zookeeper.server.ZooKeeperServerMain", cfg.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("zookeeper.log").toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!listening(zookeeperPort)) {
-            if (System.nanoTime() > deadline || !zookeeper.isAlive()) {
-                throw new IllegalStateException("ZooKeeper with SASL did not start; its log:\n"
-                        + Files.readString(dir.resolve("zookeeper.log")));
-            }
-            Thread.sleep(100);
-        }
+        zookeeper = SaslZooKeeper.start(dir, jaas);
     }
 
     @AfterAll
     static void stopZooKeeper() throws InterruptedException {
         if (zookeeper != null) {
-            zookeeper.destroyForcibly().waitFor();
+            zookeeper.close();
         }
     }
 
     private static String client(String section, String user, String password) {
-        return section + " {\n  " + MODULE + "\n  username=\"" + user + "\"\n  password=\"" + password + "\";\n};\n";
-    }
-
-    private static boolean listening(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        return section + " {\n  " + SaslZooKeeper.MODULE + "\n  username=\"" + user + "\"\n  password=\"" + password
+                + "\";\n};\n";
     }
 
     private static Outcome script(String connect, String... mode) throws InterruptedException {
-        List<String> command = new ArrayList<>(List.of(JAVA, "-cp", CLASSPATH, NO_FIPS, "-Djava.security.auth.login.config=" + jaas,
+        List<String> command = new ArrayList<>(List.of(SaslZooKeeper.JAVA, "-cp", SaslZooKeeper.CLASSPATH,
+                SaslZooKeeper.NO_FIPS, "-Djava.security.auth.login.config=" + jaas,
                 SaslScript.class.getName(), connect, "/sasl-"));
         command.addAll(List.of(mode));
         return ExternalProcess.run(command, 150);
@@ -160,9 +128,9 @@ class SaslDigestTest {
 
     @Test
     void sameSaslSessionOnZooKeeperAndVolery() throws Exception {
-        Outcome oracle = script("127.0.0.1:" + zookeeperPort);
+        Outcome oracle = script(zookeeper.connectString());
         assertEquals(0, oracle.exit(), "the script against ZooKeeper; its output:\n" + oracle.output());
-        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslDigest.fromJaas(jaas, "Server"), Set.of("admin"));
+        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslDigest.fromJaas(jaas, "Server"), Set.of(SaslZooKeeper.SUPER_USER));
         Outcome volery;
         try (VoleryCluster cluster = new VoleryCluster(2, 1, 0, 2000, o -> o.withSasl(sasl))) {
             volery = script(cluster.connectString());
