@@ -82,9 +82,36 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     private final java.util.Set<String> pendingDeletes = new java.util.HashSet<>();
     /**
      * Top-level nodes created or deleted by commands whose reply waits for a continuation here: until it
-     * ran, another partition may not have delivered the command, so no reply may reveal its effect.
+     * ran, another partition may not have delivered the command, so no reply may reveal its effect. Counted,
+     * not a set: a delete of /x may run beside the pending create of /x (ADR 036), and the create's
+     * continuation must not make /x look settled while the delete's is still to come.
      */
-    private final java.util.Set<String> pendingTopLevel = new java.util.HashSet<>();
+    private final PendingCounts pendingTopLevel = new PendingCounts();
+
+    /** How many pending commands created or deleted each top-level node. */
+    private static final class PendingCounts {
+        private final java.util.Map<String, Integer> counts = new java.util.HashMap<>();
+
+        void add(String path) {
+            counts.merge(path, 1, Integer::sum);
+        }
+
+        void remove(String path) {
+            counts.computeIfPresent(path, (k, n) -> n > 1 ? n - 1 : null);
+        }
+
+        boolean contains(String path) {
+            return counts.containsKey(path);
+        }
+
+        boolean isEmpty() {
+            return counts.isEmpty();
+        }
+
+        void clear() {
+            counts.clear();
+        }
+    }
 
     /** The system property that turns deferred top-level creates and deletes off (for comparisons). */
     public static final String DEFER_TOP_LEVEL_PROPERTY = "volery.deferTopLevel";
