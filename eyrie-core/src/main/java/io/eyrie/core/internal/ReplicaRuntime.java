@@ -962,7 +962,8 @@ public final class ReplicaRuntime implements AutoCloseable {
                     e.getMessage());
             request = null;
         }
-        ReplyTable.Verdict verdict = request == null ? ReplyTable.Verdict.IGNORE : replies.classify(request);
+        String destinations = ReplyTable.destinations(d.groups());
+        ReplyTable.Verdict verdict = request == null ? ReplyTable.Verdict.IGNORE : replies.classify(request, destinations);
         if (d.groups().length > 1) {
             recent.put(position, verdict + " " + (request == null ? "(malformed)" : request.name()));
         }
@@ -971,7 +972,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             }
             case RESEND -> {
                 stats.duplicatesAnswered.incrementAndGet();
-                byte[] recorded = replies.reply(request.clientId(), request.seq());
+                byte[] recorded = replies.reply(request.clientId(), destinations, request.seq());
                 if (recorded == PENDING_REPLY) {
                     pendingFor(request).resentTo.add(request.clientNode());
                 } else {
@@ -1077,7 +1078,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             log.warn("node={} cmd={} cannot be executed: {}", nodeId, request.name(), e.toString());
             byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), false,
                     ("cannot execute command: " + e).getBytes(StandardCharsets.UTF_8)));
-            replies.record(request.clientId(), request.seq(), reply);
+            replies.record(request.clientId(), ReplyTable.destinations(groups), request.seq(), reply);
             answerFirstCopy(groups, request, reply);
             return;
         }
@@ -1146,7 +1147,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                 throw new IllegalStateException("command at " + Position.toString(position)
                         + " returned another command's later()");
             }
-            replies.record(request.clientId(), request.seq(), PENDING_REPLY);
+            replies.record(request.clientId(), ReplyTable.destinations(groups), request.seq(), PENDING_REPLY);
             inbox.retain(position);
             deferredPositions.add(position);
             Deferred d = new Deferred(later, groups, request);
@@ -1156,7 +1157,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             return;
         }
         byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body));
-        replies.record(request.clientId(), request.seq(), reply);
+        replies.record(request.clientId(), ReplyTable.destinations(groups), request.seq(), reply);
         answerFirstCopy(groups, request, reply);
     }
 
@@ -1307,7 +1308,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         deferredPositions.remove(l.run.position);
         inbox.release(l.run.position);
         byte[] reply = Wire.encode(new Wire.Reply(d.request.clientId(), d.request.seq(), ok, body));
-        replies.record(d.request.clientId(), d.request.seq(), reply);
+        replies.record(d.request.clientId(), ReplyTable.destinations(d.groups), d.request.seq(), reply);
         answerFirstCopy(d.groups, d.request, reply);
         for (int node : d.resentTo) {
             send(node, reply);

@@ -9,6 +9,16 @@ import java.util.TreeMap;
  * command is answered again instead of executed again. A client has at most a window of commands
  * outstanding and tells, with every command, below which seq it holds all replies; entries below
  * that are dropped, which bounds the table per client by the window.
+ *
+ * <p>Kept per client <em>and destination set</em>: a replica trusts "below this seq" only from commands
+ * with the same destinations as the one it classifies. Those are ordered by one ring and delivered
+ * alike by every destination, so all destinations of a command decide alike whether it runs. A
+ * client-wide watermark is learned by each partition from different commands (those to it alone
+ * too), and a command that runs without signals ({@code executesIndependently}) may be answered by
+ * one partition before another even delivered it: that other partition could learn from the
+ * client's next command to it alone, ordered first by its own ring, that the reply is held, and skip
+ * the command for good (a Volery session touch in session 25's Jepsen partition-bridge run: the
+ * partitions' session deadlines parted).
  */
 public final class ReplyTable {
 
@@ -20,10 +30,26 @@ public final class ReplyTable {
         final TreeMap<Long, byte[]> replies = new TreeMap<>();
     }
 
-    private final HashMap<Long, ClientEntry> clients = new HashMap<>();
+    /** A client and the destinations of its commands ({@link #destinations}). */
+    record Key(long clientId, String destinations) {
+    }
 
-    public Verdict classify(Wire.Request r) {
-        ClientEntry e = clients.computeIfAbsent(r.clientId(), k -> new ClientEntry());
+    private final HashMap<Key, ClientEntry> clients = new HashMap<>();
+
+    /** The key of a destination set, as a delivery names it (its groups, in the order they come). */
+    public static String destinations(int[] groups) {
+        int[] sorted = groups.clone();
+        java.util.Arrays.sort(sorted);
+        StringBuilder b = new StringBuilder();
+        for (int g : sorted) {
+            b.append(g).append(',');
+        }
+        return b.toString();
+    }
+
+    /** @param destinations the delivery's destination set ({@link #destinations(int[])}) */
+    public Verdict classify(Wire.Request r, String destinations) {
+        ClientEntry e = clients.computeIfAbsent(new Key(r.clientId(), destinations), k -> new ClientEntry());
         if (r.ackedBelow() > e.ackedBelow) {
             e.ackedBelow = r.ackedBelow();
             e.replies.headMap(e.ackedBelow).clear();
@@ -35,13 +61,13 @@ public final class ReplyTable {
         return e.replies.containsKey(r.seq()) ? Verdict.RESEND : Verdict.EXECUTE;
     }
 
-    public byte[] reply(long clientId, long seq) {
-        ClientEntry e = clients.get(clientId);
+    public byte[] reply(long clientId, String destinations, long seq) {
+        ClientEntry e = clients.get(new Key(clientId, destinations));
         return e == null ? null : e.replies.get(seq);
     }
 
-    public void record(long clientId, long seq, byte[] reply) {
-        clients.computeIfAbsent(clientId, k -> new ClientEntry()).replies.put(seq, reply);
+    public void record(long clientId, String destinations, long seq, byte[] reply) {
+        clients.computeIfAbsent(new Key(clientId, destinations), k -> new ClientEntry()).replies.put(seq, reply);
     }
 
     public int size() {
@@ -63,7 +89,7 @@ public final class ReplyTable {
         return out;
     }
 
-    Map<Long, ClientEntry> entries() {
+    Map<Key, ClientEntry> entries() {
         return clients;
     }
 }

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** The reply table decides, identically at every replica, whether a delivered request runs. */
 class ReplyTableTest {
 
+    /** The destination set of the requests below, unless a test says otherwise. */
+    private static final String G = ReplyTable.destinations(new int[] {1});
+
     private static Wire.Request request(long seq, long ackedBelow) {
         return new Wire.Request(42L << 32, seq, ackedBelow, new byte[0]);
     }
@@ -15,12 +18,12 @@ class ReplyTableTest {
     @Test
     void aNewSeqExecutesARecordedOneIsResentAndOneBelowTheAckIsIgnored() {
         ReplyTable t = new ReplyTable();
-        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(1, 1)));
-        t.record(42L << 32, 1, new byte[] {7});
-        assertEquals(ReplyTable.Verdict.RESEND, t.classify(request(1, 1)));
-        assertArrayEquals(new byte[] {7}, t.reply(42L << 32, 1));
-        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(2, 2)), "seq 2 acknowledges seq 1");
-        assertEquals(ReplyTable.Verdict.IGNORE, t.classify(request(1, 1)), "a late copy of seq 1");
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(1, 1), G));
+        t.record(42L << 32, G, 1, new byte[] {7});
+        assertEquals(ReplyTable.Verdict.RESEND, t.classify(request(1, 1), G));
+        assertArrayEquals(new byte[] {7}, t.reply(42L << 32, G, 1));
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(2, 2), G), "seq 2 acknowledges seq 1");
+        assertEquals(ReplyTable.Verdict.IGNORE, t.classify(request(1, 1), G), "a late copy of seq 1");
         assertEquals(0, t.size(), "the acknowledged reply is dropped, and seq 2 has none yet");
     }
 
@@ -29,11 +32,11 @@ class ReplyTableTest {
         // a window of 3: seqs 1..3 may be delivered in any order at a partition
         ReplyTable t = new ReplyTable();
         for (long seq : new long[] {3, 1, 2}) {
-            assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(seq, 1)), "seq " + seq);
-            t.record(42L << 32, seq, new byte[] {(byte) seq});
+            assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(seq, 1), G), "seq " + seq);
+            t.record(42L << 32, G, seq, new byte[] {(byte) seq});
         }
         for (long seq : new long[] {1, 2, 3}) {
-            assertEquals(ReplyTable.Verdict.RESEND, t.classify(request(seq, 1)), "retry of seq " + seq);
+            assertEquals(ReplyTable.Verdict.RESEND, t.classify(request(seq, 1), G), "retry of seq " + seq);
         }
         assertEquals(3, t.size());
     }
@@ -41,23 +44,40 @@ class ReplyTableTest {
     @Test
     void theTableSurvivesKryo() {
         ReplyTable t = new ReplyTable();
-        t.classify(request(5, 4));
-        t.record(42L << 32, 5, new byte[] {1, 2});
+        t.classify(request(5, 4), G);
+        t.record(42L << 32, G, 5, new byte[] {1, 2});
         ReplyTable copy = (ReplyTable) KryoCodec.copy(t);
-        assertEquals(ReplyTable.Verdict.RESEND, copy.classify(request(5, 4)));
-        assertEquals(ReplyTable.Verdict.IGNORE, copy.classify(request(3, 4)));
+        assertEquals(ReplyTable.Verdict.RESEND, copy.classify(request(5, 4), G));
+        assertEquals(ReplyTable.Verdict.IGNORE, copy.classify(request(3, 4), G));
     }
 
     @Test
     void aCopyTakenForACheckpointIsNotChangedByLaterRequests() {
         ReplyTable t = new ReplyTable();
-        t.classify(request(1, 1));
-        t.record(42L << 32, 1, new byte[] {1});
+        t.classify(request(1, 1), G);
+        t.record(42L << 32, G, 1, new byte[] {1});
         ReplyTable copy = t.copy();
-        t.classify(request(2, 2)); // acknowledges seq 1: the live table drops its reply
-        t.record(42L << 32, 2, new byte[] {2});
-        assertArrayEquals(new byte[] {1}, copy.reply(42L << 32, 1), "the copy keeps the reply the table had");
-        assertEquals(null, copy.reply(42L << 32, 2), "the copy has no reply recorded after it was taken");
-        assertEquals(ReplyTable.Verdict.RESEND, copy.classify(request(1, 1)), "the copy still resends seq 1");
+        t.classify(request(2, 2), G); // acknowledges seq 1: the live table drops its reply
+        t.record(42L << 32, G, 2, new byte[] {2});
+        assertArrayEquals(new byte[] {1}, copy.reply(42L << 32, G, 1), "the copy keeps the reply the table had");
+        assertEquals(null, copy.reply(42L << 32, G, 2), "the copy has no reply recorded after it was taken");
+        assertEquals(ReplyTable.Verdict.RESEND, copy.classify(request(1, 1), G), "the copy still resends seq 1");
+    }
+
+    @Test
+    void anAcknowledgementCountsOnlyForCommandsWithTheSameDestinations() {
+        // partition 2's view: the client's command to {2} alone says it holds every reply below 5, but
+        // the command to {1,2} with seq 3 was never delivered here; it still runs when it comes
+        ReplyTable t = new ReplyTable();
+        String both = ReplyTable.destinations(new int[] {2, 1});
+        assertEquals(ReplyTable.destinations(new int[] {1, 2}), both, "a set, whatever the order");
+        String two = ReplyTable.destinations(new int[] {2});
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(5, 5), two));
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(3, 3), both),
+                "not acknowledged by a command with these destinations");
+        t.record(42L << 32, both, 3, new byte[] {3});
+        assertEquals(ReplyTable.Verdict.RESEND, t.classify(request(3, 3), both));
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(6, 6), both), "acknowledges seq 3 for {1,2}");
+        assertEquals(ReplyTable.Verdict.IGNORE, t.classify(request(3, 3), both), "a late copy now");
     }
 }
