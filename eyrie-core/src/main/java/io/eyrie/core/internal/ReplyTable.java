@@ -36,8 +36,19 @@ public final class ReplyTable {
 
     private final HashMap<Key, ClientEntry> clients = new HashMap<>();
 
+    private static final String[] SINGLE = new String[128];
+
+    static {
+        for (int g = 0; g < SINGLE.length; g++) {
+            SINGLE[g] = g + ",";
+        }
+    }
+
     /** The key of a destination set, as a delivery names it (its groups, in the order they come). */
     public static String destinations(int[] groups) {
+        if (groups.length == 1 && groups[0] >= 0 && groups[0] < SINGLE.length) {
+            return SINGLE[groups[0]]; // most deliveries: no allocation on the executor's path
+        }
         int[] sorted = groups.clone();
         java.util.Arrays.sort(sorted);
         StringBuilder b = new StringBuilder();
