@@ -235,14 +235,40 @@ public final class ReplicaRuntime implements AutoCloseable {
      * client's command, a failure), by position, for the log when another partition asks for an exchange
      * this replica does not have. Transport threads read it.
      */
-    private final java.util.Map<Long, String> recent = java.util.Collections.synchronizedMap(
+    private final java.util.Map<Long, Did> recent = java.util.Collections.synchronizedMap(
             new java.util.LinkedHashMap<>(256, 0.75f, false) {
                 @Override
-                protected boolean removeEldestEntry(java.util.Map.Entry<Long, String> eldest) {
+                protected boolean removeEldestEntry(java.util.Map.Entry<Long, Did> eldest) {
                     return size() > RECENT_POSITIONS;
                 }
             });
     private static final int RECENT_POSITIONS = 4096;
+
+    /** One entry of {@link #recent}; described only when logged, never on the executor's path. */
+    private record Did(String verdict, Command command, String failure) {
+        Did with(Command c) {
+            return new Did(verdict, c, failure);
+        }
+
+        Did failed(String why) {
+            return new Did(verdict, command, why);
+        }
+
+        @Override
+        public String toString() {
+            String what = command == null ? "" : " " + command;
+            if (what.length() > 161) {
+                what = what.substring(0, 161) + "...";
+            }
+            return verdict + what + (failure == null ? "" : " " + failure);
+        }
+    }
+
+    /** What this replica did at {@code position}, for a log line. */
+    private String didAt(long position) {
+        Did did = recent.get(position);
+        return did == null ? "not recorded" : did.toString();
+    }
     private HashMap<Integer, CopyTable> readerCaches = new HashMap<>();
     private HashMap<Integer, CopyTable> shipMirrors = new HashMap<>();
     private volatile long lastPosition = Position.NONE;
@@ -725,11 +751,10 @@ public final class ReplicaRuntime implements AutoCloseable {
         } else if (sent.highestPosition() > a.position() && !deferredPositions.contains(a.position())) {
             // executed too long ago: the asker cannot replay this command and must catch up by state transfer
             stats.gonesSent.incrementAndGet();
-            String did = recent.get(a.position());
             log.info("node={} cannot answer ask for position={} round={} from node {} of partition {}: that exchange is "
                             + "{}; telling it to take a state image from its peers (this replica's delivery there: {})",
                     nodeId, Position.toString(a.position()), a.round(), a.askerNode(), a.asker(),
-                    sent.whyNotKept(a.position()), did == null ? "not recorded" : did);
+                    sent.whyNotKept(a.position()), didAt(a.position()));
             endpoint.sendDirect(a.askerNode(), Wire.encode(new Wire.Gone(a.position(), partition)));
         }
         // otherwise this replica has not executed that command yet; the asker will ask again
@@ -965,7 +990,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         String destinations = ReplyTable.destinations(d.groups());
         ReplyTable.Verdict verdict = request == null ? ReplyTable.Verdict.IGNORE : replies.classify(request, destinations);
         if (d.groups().length > 1) {
-            recent.put(position, verdict + " " + (request == null ? "(malformed)" : request.name()));
+            recent.put(position, new Did(verdict + " " + (request == null ? "(malformed)" : request.name()), null, null));
         }
         switch (verdict) {
             case IGNORE -> {
@@ -1003,7 +1028,7 @@ public final class ReplicaRuntime implements AutoCloseable {
      */
     private void transferState(long blockedAt) throws InterruptedException {
         log.warn("node={} partition={} cannot replay position={} ({}): another partition no longer keeps its exchange; "
-                + "fetching a state image from a peer", nodeId, partition, Position.toString(blockedAt), recent.get(blockedAt));
+                + "fetching a state image from a peer", nodeId, partition, Position.toString(blockedAt), didAt(blockedAt));
         transferring = true;
         ImageFetch.Fetched f;
         try {
@@ -1064,8 +1089,8 @@ public final class ReplicaRuntime implements AutoCloseable {
             command = signalled != null ? signalled.command() : (Command) KryoCodec.decode(request.command());
             run = new CommandRun(position, request, command, others);
             if (others.length > 0) {
-                String what = String.valueOf(command);
-                recent.computeIfPresent(position, (k, v) -> v + " " + (what.length() > 160 ? what.substring(0, 160) + "..." : what));
+                Command c = command;
+                recent.computeIfPresent(position, (k, v) -> v.with(c));
             }
             if (others.length > 0 && run.expectedIds.isEmpty()) {
                 command.rewind();
@@ -1115,7 +1140,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             if (others.length > 0) {
                 // every replica of this partition fails alike, but another partition may not have: it then
                 // waits for exchanges this one never sends, so say so where an operator looks
-                recent.computeIfPresent(position, (k, v) -> v + " failed: " + e);
+                recent.computeIfPresent(position, (k, v) -> v.failed("failed: " + e));
                 log.warn("node={} partition={} multi-partition command {} at position={} failed: {}", nodeId, partition,
                         request.name(), Position.toString(position), e.toString(), e);
             } else {
@@ -1291,7 +1316,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             ok = false;
             body = String.valueOf(e).getBytes(StandardCharsets.UTF_8);
             long at = l.run.position;
-            recent.computeIfPresent(at, (k, v) -> v + " continuation failed: " + e);
+            recent.computeIfPresent(at, (k, v) -> v.failed("continuation failed: " + e));
             log.warn("node={} partition={} continuation of multi-partition command {} at position={} failed: {}", nodeId,
                     partition, d.request.name(), Position.toString(at), e.toString(), e);
         } finally {
