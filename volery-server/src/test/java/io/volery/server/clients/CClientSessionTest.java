@@ -349,7 +349,7 @@ class CClientSessionTest {
         return new Outcome(o.exit(), o.output(), o.output());
     }
 
-    private static final Pattern GLUED_WATCHER = Pattern.compile("Watcher SESSION_EVENT state = [A-Z_]+(\\S[^\n]*\n)\n");
+    private static final Pattern GLUED_WATCHER = Pattern.compile("Watcher SESSION_EVENT state = [A-Z_]+?_STATE(\\S[^\n]*\n)\n");
 
     private static final Pattern NOISE = Pattern.compile(
             "^(--- std(out|err)|Batch mode: .*|Watcher SESSION_EVENT .*|Got a new session id: .*|time = \\d+ msec"
