@@ -43,68 +43,84 @@ public final class VoleryNode implements AutoCloseable {
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
                           long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
                           int minSessionTimeout, int maxSessionTimeout, boolean reapsContainers,
-                          VoleryConfig.Partitioning partitioning, VoleryConfig.Sasl sasl) {
+                          VoleryConfig.Partitioning partitioning, VoleryConfig.Sasl sasl,
+                          io.volery.server.frontend.AuthEnforcement authEnforcement) {
         public Options {
             Objects.requireNonNull(partitioning, "partitioning");
+            Objects.requireNonNull(authEnforcement, "authEnforcement");
+            if (authEnforcement.requiresSasl() && sasl == null) {
+                throw new IllegalArgumentException("enforcing SASL authentication needs SASL (sasl.jaasFile)");
+            }
         }
 
         public static Options at(InetSocketAddress clientAddress) {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
-                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null);
+                    VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null,
+                    io.volery.server.frontend.AuthEnforcement.OFF);
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
         public Options withPartitioning(VoleryConfig.Partitioning p) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement);
         }
 
         /** SASL DIGEST-MD5 authentication of clients (null: none); every node of a cluster must use the same. */
         public Options withSasl(VoleryConfig.Sasl settings) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    settings);
+                    settings, authEnforcement);
+        }
+
+        /**
+         * The schemes a client connection must authenticate with before its requests are served (ZooKeeper's
+         * {@code enforce.auth}; ADR 052); "sasl" needs {@link #withSasl}. Every node should use the same.
+         */
+        public Options withAuthEnforcement(io.volery.server.frontend.AuthEnforcement enforcement) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
+                    sasl, enforcement);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -113,7 +129,8 @@ public final class VoleryNode implements AutoCloseable {
             InetSocketAddress metrics = n.metricsPort() == 0 ? null : new InetSocketAddress(n.clientHost(), n.metricsPort());
             return new Options(new InetSocketAddress(n.clientHost(), n.clientPort()), config.tickTime(),
                     config.juteMaxBuffer(), config.superDigest(), config.touchMillis(), config.fourLetterWords(), metrics,
-                    config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning(), config.sasl());
+                    config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning(), config.sasl(),
+                    config.authEnforcement());
         }
     }
 
@@ -230,7 +247,7 @@ public final class VoleryNode implements AutoCloseable {
             // buffer or string being decoded, never to the frame
             this.frontEnd = new ZkFrontEnd(options.clientAddress(), monitored, options.juteMaxBuffer(), 2,
                     () -> new FourLetterWordHandler(words[0], adminExecutor),
-                    options.sasl() == null ? null : options.sasl().users());
+                    options.sasl() == null ? null : options.sasl().users(), options.authEnforcement());
             // the front end stops reading from its clients while the node's proposer is full
             frontEnd.readThrottle().pauseWhile(client::pressured);
             client.onPressureChange(frontEnd.readThrottle()::changed);

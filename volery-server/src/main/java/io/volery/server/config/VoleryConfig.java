@@ -37,6 +37,9 @@ import java.util.TreeMap;
  * sasl.jaasFile = /etc/volery/jaas.conf  # optional: SASL DIGEST-MD5 users (user_NAME="password"), as ZooKeeper
  * sasl.jaasSection = Server       # the JAAS file's section (ZooKeeper's zookeeper.sasl.serverconfig)
  * sasl.superUsers = admin         # SASL identities that are super users (ZooKeeper's zookeeper.superUser)
+ * enforce.auth.enabled = true     # optional: serve only connections authenticated by one of these schemes
+ * enforce.auth.schemes = digest   # (ip, digest, sasl), as ZooKeeper's zookeeper.enforce.auth.*
+ * sessionRequireClientSASLAuth = true  # optional: shorthand for the two above with sasl, as ZooKeeper's
  * eyrie.sentPositionsMax = 4096   # recent commands whose exchanges a replica keeps for lagging partitions;
  *                                 # a replica further behind catches up by state transfer from a peer
  * </pre>
@@ -53,7 +56,8 @@ public final class VoleryConfig {
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
             "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount",
-            "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers");
+            "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers", "enforce.auth.enabled",
+            "enforce.auth.schemes", "sessionRequireClientSASLAuth");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -259,6 +263,7 @@ public final class VoleryConfig {
         config.snapCount = r.intValue("snapCount", 100_000, 1, Integer.MAX_VALUE);
         config.sentPositionsMax = r.intValue("eyrie.sentPositionsMax", DEFAULT_SENT_POSITIONS_MAX, 1, Integer.MAX_VALUE);
         config.sasl = sasl(r, source);
+        config.authEnforcement = authEnforcement(r, config.sasl != null);
         return config;
     }
 
@@ -351,6 +356,49 @@ public final class VoleryConfig {
         return sasl;
     }
 
+    private io.volery.server.frontend.AuthEnforcement authEnforcement = io.volery.server.frontend.AuthEnforcement.OFF;
+
+    /** The schemes client connections must authenticate with before their requests are served (ADR 052). */
+    public io.volery.server.frontend.AuthEnforcement authEnforcement() {
+        return authEnforcement;
+    }
+
+    /**
+     * ZooKeeper's rules: {@code sessionRequireClientSASLAuth = true} means sasl alone and overrides the
+     * other two; {@code enforce.auth.enabled = true} needs {@code enforce.auth.schemes}, each one available
+     * (sasl only with {@code sasl.jaasFile}).
+     */
+    private static io.volery.server.frontend.AuthEnforcement authEnforcement(Reader r, boolean saslConfigured) {
+        java.util.List<String> schemes = new java.util.ArrayList<>();
+        String key;
+        if (r.booleanValue("sessionRequireClientSASLAuth")) {
+            key = "sessionRequireClientSASLAuth";
+            schemes.add("sasl");
+        } else if (r.booleanValue("enforce.auth.enabled")) {
+            key = "enforce.auth.schemes";
+            for (String s : r.values().getOrDefault(key, "").split(",")) {
+                if (!s.isBlank()) {
+                    schemes.add(s.strip());
+                }
+            }
+            if (schemes.isEmpty()) {
+                throw r.error(key, "must name at least one scheme when enforce.auth.enabled is true");
+            }
+        } else {
+            return io.volery.server.frontend.AuthEnforcement.OFF;
+        }
+        io.volery.server.frontend.AuthEnforcement e;
+        try {
+            e = io.volery.server.frontend.AuthEnforcement.of(schemes);
+        } catch (IllegalArgumentException ex) {
+            throw r.error(key, ex.getMessage());
+        }
+        if (e.requiresSasl() && !saslConfigured) {
+            throw r.error(key, "enforcing sasl needs sasl.jaasFile (the JAAS file with the SASL users)");
+        }
+        return e;
+    }
+
     private static Sasl sasl(Reader r, String source) {
         String file = r.values().get("sasl.jaasFile");
         if (file == null) {
@@ -414,6 +462,18 @@ public final class VoleryConfig {
                 throw error(key, "must be in [" + min + ", " + max + "], got " + n);
             }
             return (int) n;
+        }
+
+        /** true or false (any case), false when absent; anything else is an error, not a silent false. */
+        boolean booleanValue(String key) {
+            String v = values.get(key);
+            if (v == null || v.strip().equalsIgnoreCase("false")) {
+                return false;
+            }
+            if (v.strip().equalsIgnoreCase("true")) {
+                return true;
+            }
+            throw error(key, "must be true or false, got '" + v + "'");
         }
 
         ConfigException error(String key, String message) {

@@ -39,12 +39,18 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private static final int ERR_AUTH_FAILED = -115;
     private static final int ERR_UNIMPLEMENTED = -6;
     private static final int ERR_MARSHALLING = -5;
+    /** SessionClosedRequireAuth: a request before the connection authenticated with an enforced scheme. */
+    private static final int ERR_REQUIRE_AUTH = -124;
 
     private final ZkService service;
     private final FrontEndStats stats;
     private final ReadThrottle throttle;
     /** SASL DIGEST-MD5 users, or null when SASL is not configured. */
     private final SaslDigest sasl;
+    /** The schemes a connection must authenticate with before its requests are served (ADR 052). */
+    private final AuthEnforcement enforcement;
+    /** The schemes this connection holds identities of (event loop only): ip, then addAuth's and SASL's. */
+    private final java.util.Set<String> heldSchemes = new java.util.HashSet<>();
     /** This connection's SASL negotiation (event loop only); null until the client starts one. */
     private javax.security.sasl.SaslServer saslServer;
     /** A completed reply scheduled a drain on the event loop that has not run yet (one wakeup serves many). */
@@ -79,10 +85,20 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
 
     /** @param sasl the SASL DIGEST-MD5 users, or null for a server without SASL */
     public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl) {
+        this(service, stats, throttle, sasl, AuthEnforcement.OFF);
+    }
+
+    /**
+     * @param sasl        the SASL DIGEST-MD5 users, or null for a server without SASL
+     * @param enforcement the schemes a connection must authenticate with before anything else
+     */
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
+                               AuthEnforcement enforcement) {
         this.service = service;
         this.stats = stats;
         this.throttle = throttle;
         this.sasl = sasl;
+        this.enforcement = java.util.Objects.requireNonNull(enforcement, "enforcement");
     }
 
     /** The throttle's condition may have changed: (un)pause reading, on this connection's event loop. */
@@ -113,6 +129,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         InetSocketAddress remote = remoteAddress();
         if (remote != null) {
             authInfo.add(new Id("ip", remote.getAddress().getHostAddress()));
+            heldSchemes.add("ip");
         }
         stats.connectionOpened();
         throttle.register(this);
@@ -191,6 +208,10 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
 
     private void request(ChannelHandlerContext ctx, ZkRequest r, int bytes) {
         stats.request(r.opCode());
+        if (r.opCode() != OpCodes.AUTH && r.opCode() != OpCodes.SASL && !enforcement.admits(heldSchemes)) {
+            refuseUnauthenticated(ctx, r);
+            return;
+        }
         switch (r.opCode()) {
             case OpCodes.PING -> {
                 // Clients match ping replies by their special xid, so they need not wait behind
@@ -228,6 +249,19 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         }
     }
 
+    /**
+     * ZooKeeper's answer to any request but addAuth and SASL from a connection that holds no identity of
+     * an enforced scheme: SessionClosedRequireAuth with no body, then the connection closes (the session
+     * is left to expire; a client that reconnects and authenticates first may still use it).
+     */
+    private void refuseUnauthenticated(ChannelHandlerContext ctx, ZkRequest r) {
+        log.warn("session 0x{} from {}: {} before authenticating by any of {} (holds {}); closing the connection",
+                Long.toHexString(sessionId), remoteAddress(), r.opCode(), enforcement.schemes(), heldSchemes);
+        int xid = r.opCode() == OpCodes.PING ? OpCodes.XID_PING : r.xid();
+        enqueue(ctx, CompletableFuture.completedFuture(ZkReply.error(xid, 0, ERR_REQUIRE_AUTH)));
+        closeAfterReplies(ctx);
+    }
+
     private static boolean isBodiless(int op) {
         return op == OpCodes.MULTI || op == OpCodes.MULTI_READ || op == OpCodes.CLOSE_SESSION
                 || op == OpCodes.WHO_AM_I;
@@ -238,6 +272,9 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
      * service records it; a failure answers AuthFailed and then closes, as ZooKeeper does.
      */
     private void auth(ChannelHandlerContext ctx, ZkRequest r) {
+        // held from now on, as ZooKeeper, which authenticates inline, holds it for the next request; if the
+        // partitions refuse it the connection closes
+        heldSchemes.add(((AuthPacket) r.body()).getScheme());
         CompletableFuture<ZkReply> f = service.submit(this, r);
         enqueue(ctx, f, 0, true);
         f.whenComplete((rep, err) -> ctx.executor().execute(() -> {
@@ -278,7 +315,9 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             log.warn("SASL authentication failed from {} (session 0x{}): {}", remoteAddress(), Long.toHexString(sessionId),
                     e.getMessage());
             saslServer = null;
-            enqueue(ctx, CompletableFuture.completedFuture(saslFailed(r.xid(), 0, ERR_AUTH_FAILED)));
+            // a server that requires SASL says so (ZooKeeper's SessionClosedRequireAuth), others AuthFailed
+            enqueue(ctx, CompletableFuture.completedFuture(saslFailed(r.xid(), 0,
+                    enforcement.requiresSasl() ? ERR_REQUIRE_AUTH : ERR_AUTH_FAILED)));
             closeAfterReplies(ctx);
             return;
         }
@@ -288,6 +327,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             return;
         }
         log.info("session 0x{} from {} authenticated by SASL as '{}'", Long.toHexString(sessionId), remoteAddress(), identity);
+        heldSchemes.add("sasl");
         // the request the replicas run: the identity in a SASL frame, which no client frame reaches them as
         org.apache.zookeeper.proto.GetSASLRequest ordered =
                 new org.apache.zookeeper.proto.GetSASLRequest(identity.getBytes(StandardCharsets.UTF_8));

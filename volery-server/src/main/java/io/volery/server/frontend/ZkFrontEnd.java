@@ -50,6 +50,15 @@ public final class ZkFrontEnd implements AutoCloseable {
     /** @param sasl the users clients may authenticate as by SASL DIGEST-MD5, or null for none */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
                       Supplier<? extends ChannelHandler> preface, SaslDigest sasl) {
+        this(bind, service, maxFrameBytes, ioThreads, preface, sasl, AuthEnforcement.OFF);
+    }
+
+    /**
+     * @param sasl        the users clients may authenticate as by SASL DIGEST-MD5, or null for none
+     * @param enforcement the schemes a connection must authenticate with before its requests are served
+     */
+    public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
+                      Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement) {
         boolean epoll = Epoll.isAvailable();
         boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
         workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
@@ -67,7 +76,7 @@ public final class ZkFrontEnd implements AutoCloseable {
                             }
                             ch.pipeline()
                                     .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
-                                    .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl));
+                                    .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl, enforcement));
                         }
                     })
                     .bind(bind).syncUninterruptibly().channel();

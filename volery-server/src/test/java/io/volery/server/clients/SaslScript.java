@@ -117,7 +117,7 @@ public final class SaslScript {
         return new ArrayList<>(List.of(entries));
     }
 
-    private static ZKClientConfig config(String loginContext) {
+    static ZKClientConfig config(String loginContext) {
         ZKClientConfig c = new ZKClientConfig();
         if (loginContext == null) {
             c.setProperty(ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "false");
@@ -132,7 +132,7 @@ public final class SaslScript {
      * A client of the JAAS section {@code loginContext} (null: SASL off), once the connection and its SASL
      * negotiation ended; prints how the negotiation ended.
      */
-    private static ZooKeeper connect(String connect, String loginContext, String who) throws Exception {
+    static ZooKeeper connect(String connect, String loginContext, String who) throws Exception {
         BlockingQueue<Watcher.Event.KeeperState> states = new LinkedBlockingQueue<>();
         ZooKeeper z = new ZooKeeper(connect, 10_000, e -> {
             if (e.getType() == Watcher.Event.EventType.None) {
@@ -154,7 +154,7 @@ public final class SaslScript {
         return z;
     }
 
-    private static String await(BlockingQueue<Watcher.Event.KeeperState> states, Watcher.Event.KeeperState wanted,
+    static String await(BlockingQueue<Watcher.Event.KeeperState> states, Watcher.Event.KeeperState wanted,
                                 String who) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
@@ -166,14 +166,14 @@ public final class SaslScript {
         throw new IllegalStateException(who + " never saw " + wanted);
     }
 
-    private static String whoAmI(ZooKeeper z) throws Exception {
+    static String whoAmI(ZooKeeper z) throws Exception {
         List<String> ids = new ArrayList<>();
         z.whoAmI().forEach(i -> ids.add(i.getAuthScheme() + ":" + i.getUser()));
         ids.sort(null);
         return ids.toString();
     }
 
-    private static String acl(ZooKeeper z, String path) {
+    static String acl(ZooKeeper z, String path) {
         return outcome(() -> {
             List<String> out = new ArrayList<>();
             z.getACL(path, null).forEach(a -> out.add(a.getId().getScheme() + ":" + a.getId().getId() + "=" + a.getPerms()));
@@ -181,11 +181,11 @@ public final class SaslScript {
         });
     }
 
-    private interface Step {
+    interface Step {
         Object run() throws Exception;
     }
 
-    private static String outcome(Step s) {
+    static String outcome(Step s) {
         try {
             Object o = s.run();
             return "ok " + (o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : o);
@@ -197,7 +197,7 @@ public final class SaslScript {
         }
     }
 
-    private static void say(String line) {
+    static void say(String line) {
         System.out.println(line);
         System.out.flush();
     }

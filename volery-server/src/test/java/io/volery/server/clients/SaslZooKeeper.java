@@ -40,22 +40,25 @@ final class SaslZooKeeper implements AutoCloseable {
 
     /**
      * Starts ZooKeeper with the users of the {@code Server} section of {@code jaas}, its data and its log
-     * ({@code zookeeper.log}) in {@code dir}; returns once it listens on 127.0.0.1.
+     * ({@code zookeeper.log}) in {@code dir}, and these extra {@code -Dkey=value}s; returns once it listens
+     * on 127.0.0.1.
      *
      * @throws IllegalStateException with ZooKeeper's log when it does not listen within a minute
      */
-    static SaslZooKeeper start(Path dir, Path jaas) throws IOException, InterruptedException {
+    static SaslZooKeeper start(Path dir, Path jaas, String... systemProperties) throws IOException, InterruptedException {
         int port = io.eyrie.multicast.LoopbackPorts.free();
         Files.createDirectories(dir);
         Path cfg = dir.resolve("zoo.cfg");
         Path log = dir.resolve("zookeeper.log");
         Files.writeString(cfg, "tickTime=2000\ndataDir=" + dir.resolve("zk-data") + "\nclientPort=" + port
                 + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");
-        Process p = new ProcessBuilder(JAVA, "-cp", CLASSPATH, "-Dzookeeper.admin.enableServer=false", NO_FIPS,
-                "-Djava.security.auth.login.config=" + jaas,
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(JAVA, "-cp", CLASSPATH,
+                "-Dzookeeper.admin.enableServer=false", NO_FIPS, "-Djava.security.auth.login.config=" + jaas,
                 "-Dzookeeper.authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
-                "-Dzookeeper.superUser=" + SUPER_USER, "org.apache.zookeeper.server.ZooKeeperServerMain", cfg.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                "-Dzookeeper.superUser=" + SUPER_USER));
+        command.addAll(java.util.List.of(systemProperties));
+        command.addAll(java.util.List.of("org.apache.zookeeper.server.ZooKeeperServerMain", cfg.toString()));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         SaslZooKeeper zookeeper = new SaslZooKeeper(p, port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!listening(port)) {

@@ -193,4 +193,39 @@ class VoleryConfigTest {
                 () -> VoleryConfig.parse(GOOD + "sasl.superUsers = eve\n", "volery.cfg"));
         assertTrue(alone.getMessage().contains("sasl.superUsers: needs sasl.jaasFile"), alone.getMessage());
     }
+
+    @Test
+    void authEnforcementAsZooKeepersKeys(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        assertEquals(io.volery.server.frontend.AuthEnforcement.OFF, VoleryConfig.parse(GOOD, "volery.cfg").authEnforcement());
+        assertEquals(io.volery.server.frontend.AuthEnforcement.OFF, VoleryConfig.parse(GOOD
+                + "enforce.auth.enabled = false\nenforce.auth.schemes = digest\n", "volery.cfg").authEnforcement());
+        assertEquals(java.util.Set.of("digest", "ip"), VoleryConfig.parse(GOOD
+                + "enforce.auth.enabled = TRUE\nenforce.auth.schemes = digest, ip\n", "volery.cfg").authEnforcement().schemes());
+
+        ConfigException none = assertThrows(ConfigException.class,
+                () -> VoleryConfig.parse(GOOD + "enforce.auth.enabled = true\n", "volery.cfg"));
+        assertTrue(none.getMessage().contains("enforce.auth.schemes: must name at least one scheme"), none.getMessage());
+        ConfigException unknown = assertThrows(ConfigException.class, () -> VoleryConfig.parse(GOOD
+                + "enforce.auth.enabled = true\nenforce.auth.schemes = digest,kerberos\n", "volery.cfg"));
+        assertTrue(unknown.getMessage().contains(":32: enforce.auth.schemes: authentication scheme kerberos is not available"),
+                unknown.getMessage());
+        ConfigException notBoolean = assertThrows(ConfigException.class,
+                () -> VoleryConfig.parse(GOOD + "enforce.auth.enabled = yes\n", "volery.cfg"));
+        assertTrue(notBoolean.getMessage().contains("enforce.auth.enabled: must be true or false, got 'yes'"),
+                notBoolean.getMessage());
+        ConfigException saslWithout = assertThrows(ConfigException.class,
+                () -> VoleryConfig.parse(GOOD + "sessionRequireClientSASLAuth = true\n", "volery.cfg"));
+        assertTrue(saslWithout.getMessage().contains("sessionRequireClientSASLAuth: enforcing sasl needs sasl.jaasFile"),
+                saslWithout.getMessage());
+
+        // sessionRequireClientSASLAuth means sasl alone, whatever enforce.auth.* say (as in ZooKeeper)
+        java.nio.file.Files.writeString(dir.resolve("jaas.conf"), "Server {\n"
+                + "  org.apache.zookeeper.server.auth.DigestLoginModule required user_bob=\"b\";\n};\n");
+        java.nio.file.Path cfg = dir.resolve("volery.cfg");
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = jaas.conf\nsessionRequireClientSASLAuth = true\n"
+                + "enforce.auth.enabled = true\nenforce.auth.schemes = digest\n");
+        assertEquals(java.util.Set.of("sasl"), VoleryConfig.load(cfg).authEnforcement().schemes());
+        assertEquals(VoleryConfig.load(cfg).authEnforcement(),
+                io.volery.server.VoleryNode.Options.of(VoleryConfig.load(cfg), 1).authEnforcement());
+    }
 }
