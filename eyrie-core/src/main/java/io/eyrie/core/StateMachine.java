@@ -168,6 +168,19 @@ public abstract class StateMachine implements AutoCloseable {
     }
 
     /**
+     * {@link #receiveLater} from several senders: each destination in {@code senders} sends
+     * {@code value} now to the command's other destinations (the value is ignored at the others), and
+     * the continuation given to {@link #later} gets the senders' values, keyed by partition, at every
+     * destination (a sender's own included). A destination waits only for the senders, so the others
+     * send nothing: use it when what some partitions hold is all the others need (ADR 053). Every
+     * destination must call it at the same point with the same senders, all of them destinations.
+     */
+    protected final Round receiveLater(java.util.Collection<Partition> senders, Object value) {
+        return new Round(requireExecution().exchangeLaterFrom(
+                senders.stream().mapToInt(Partition::getId).distinct().sorted().toArray(), value));
+    }
+
+    /**
      * Ends {@link #executeCommand} before its result is known: return what this returns. Once
      * {@code round}'s values are in, the replica runs {@code then} on its executor (between later
      * commands, oldest deferred command first, with {@link #getCurrentPosition} that of the deferred

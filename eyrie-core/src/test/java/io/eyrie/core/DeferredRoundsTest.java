@@ -35,6 +35,8 @@ class DeferredRoundsTest {
         volatile long sum;
         /** Relays whose continuation ran here. */
         final java.util.concurrent.atomic.AtomicInteger relayed = new java.util.concurrent.atomic.AtomicInteger();
+        /** What each poll's continuation got here. */
+        final List<String> polled = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         public DeferringMachine(io.eyrie.multicast.MulticastEndpoint endpoint) {
             super(endpoint, new Oracle());
@@ -85,6 +87,20 @@ class DeferredRoundsTest {
                             relayed.incrementAndGet();
                             return total + "/" + all;
                         });
+                    });
+                }
+                case "poll" -> {
+                    // partitions 1 and 2 tell 10 * me * k, partition 3 only listens (ADR 053)
+                    int k = (Integer) c.getNext();
+                    Round r = receiveLater(List.of(Partition.get(1), Partition.get(2)), me == 3 ? -1 : 10 * me * k);
+                    return later(r, values -> {
+                        int total = 0;
+                        for (Object v : values.values()) {
+                            total += (Integer) v;
+                        }
+                        String got = new TreeSet<>(values.keySet().stream().map(Partition::getId).toList()) + " " + total;
+                        polled.add(got);
+                        return got;
                     });
                 }
                 default -> throw new IllegalArgumentException(op);
@@ -198,6 +214,34 @@ class DeferredRoundsTest {
         assertTrue(asks > 0, "lost exchanges were asked for");
         for (Map.Entry<Integer, Long> e : sums().entrySet()) {
             assertEquals(55L, e.getValue(), "node " + e.getKey());
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
+    /**
+     * A round with two of three destinations as senders ({@code receiveLater} of several partitions, ADR
+     * 053), under lost and duplicated direct messages: every destination's continuation gets exactly the
+     * senders' values (a sender's own included), and the late ones are asked for from the senders.
+     */
+    @Test
+    void aRoundFromSomeDestinationsGivesEveryoneTheirValues() throws Exception {
+        cluster = new SimCluster(3, 3, 2, 19, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(30))
+                .withClients(new Oracle(), 4, 1_000);
+        cluster.sim.setDirectFaults(0.3, 0.1, 5);
+        for (int k = 1; k <= 10; k++) {
+            assertEquals("[1, 2] " + (30 * k), cluster.client(k % 2).execute(new Command("poll", k)));
+        }
+        cluster.sim.setDirectFaults(0, 0, 0);
+        cluster.awaitQuiescent();
+        List<String> expected = new ArrayList<>();
+        for (int k = 1; k <= 10; k++) {
+            expected.add("[1, 2] " + (30 * k));
+        }
+        for (int p = 1; p <= 3; p++) {
+            for (int node : cluster.sim.replicasOf(p)) {
+                SimCluster.awaitTrue("node " + node + " ran every poll's continuation",
+                        () -> ((DeferringMachine) cluster.replica(node)).polled.equals(expected));
+            }
         }
         cluster.assertNoReplicaFailed();
     }

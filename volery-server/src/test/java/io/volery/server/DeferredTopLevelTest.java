@@ -107,7 +107,7 @@ class DeferredTopLevelTest {
 
     /**
      * The owner of a new top-level node goes on after creating it, but until the create's continuation
-     * ran (here: the other partition, held, has not sent its part of the events), a request on that node
+     * ran (here: the root's owner, held, has not sent its part of the events), a request on that node
      * waits, because its reply would reveal the create; a request on another subtree does not.
      */
     @Test
@@ -115,8 +115,9 @@ class DeferredTopLevelTest {
     void aRequestOnAPendingTopLevelNodeWaitsForItsCommand_othersDoNot() throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
             PathPartitioner partitioner = new PathPartitioner(c.partitions());
-            int owner = c.partitions()[0];
-            int other = c.partitions()[1];
+            // the other partition owns the root, so its part is one the create waits for (ADR 053)
+            int owner = c.partitions()[1];
+            int other = c.partitions()[0];
             String x = topLevelIn(partitioner, owner);
             String y = x + "-y";
             for (int i = 0; partitioner.ownerOf(y) != owner; i++) {
@@ -169,8 +170,8 @@ class DeferredTopLevelTest {
     }
 
     /**
-     * A delete of a top-level node runs without signals (ADR 046), so its owner's reply rests on the other
-     * partitions' event parts alone: with the follower partition held, the owner executes the delete and
+     * A delete of a top-level node runs without signals (ADR 046), so its owner's reply rests on the event
+     * parts alone: with the follower partition that owns the root held, the owner executes the delete and
      * goes on, but does not answer it until the follower applied it and sent its part.
      */
     @Test
@@ -178,8 +179,9 @@ class DeferredTopLevelTest {
     void theOwnersDeleteIsAnsweredOnlyOnceTheFollowerAppliedIt() throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
             PathPartitioner partitioner = new PathPartitioner(c.partitions());
-            int owner = c.partitions()[0];
-            int follower = c.partitions()[1];
+            // the follower owns the root, so its part is one the delete waits for (ADR 053)
+            int owner = c.partitions()[1];
+            int follower = c.partitions()[0];
             String x = topLevelIn(partitioner, owner);
             String z = topLevelIn(partitioner, follower);
             Split split = split(c, owner);
@@ -216,6 +218,130 @@ class DeferredTopLevelTest {
             } finally {
                 release.countDown();
                 deleter.close();
+                trigger.close();
+            }
+        }
+    }
+
+    /**
+     * ADR 053: a top-level create or delete waits for the parts of the node's owner and the root's owner
+     * only. With a third partition (neither) held, both are answered, the root and the node are read
+     * through the held partition's front end (reads of the root go to its owner), and the held partition
+     * sends no exchange for them; once released it lists what every other replica lists.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aPartitionOwningNeitherTheNodeNorTheRootDoesNotHoldThemUp() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(3, 1, 0, 2000)) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            int owner = c.partitions()[1];
+            int bystander = c.partitions()[2];
+            String x = topLevelIn(partitioner, owner);
+            String z = topLevelIn(partitioner, bystander);
+            Split split = split(c, bystander);
+            List<VoleryNode> held = split.in();
+            ZooKeeper writer = VolerySmokeTest.connect(split.outConnect());
+            ZooKeeper reader = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                writer.create(z, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                holdAfterNextCommand(held, trigger, z, release);
+                long[] sent = held.stream().mapToLong(n -> n.replica().exchangesSent()).toArray();
+
+                CompletableFuture<Integer> created = new CompletableFuture<>();
+                writer.create(x, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
+                        (rc, path, ctx, name) -> created.complete(rc), null);
+                assertEquals(0, created.get(20, TimeUnit.SECONDS), "the create is answered with a bystander held");
+                CompletableFuture<List<String>> root = new CompletableFuture<>();
+                reader.getChildren("/", false, (rc, path, ctx, children) -> root.complete(children), null);
+                assertTrue(root.get(20, TimeUnit.SECONDS).contains(x.substring(1)),
+                        "the root, read through the held partition's front end, lists " + x);
+                CompletableFuture<Stat> exists = new CompletableFuture<>();
+                reader.exists(x, false, (rc, path, ctx, stat) -> exists.complete(stat), null);
+                assertTrue(exists.get(20, TimeUnit.SECONDS) != null, x + " exists, read from its owner");
+                CompletableFuture<Integer> deleted = new CompletableFuture<>();
+                writer.delete(x, -1, (rc, path, ctx) -> deleted.complete(rc), null);
+                assertEquals(0, deleted.get(20, TimeUnit.SECONDS), "the delete is answered with a bystander held");
+                for (int i = 0; i < held.size(); i++) {
+                    assertEquals(sent[i], held.get(i).replica().exchangesSent(), "the held partition sent nothing");
+                }
+
+                release.countDown();
+                ZooKeeper check = VolerySmokeTest.connect(c.connectString());
+                try {
+                    check.create(x, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                    TreeSet<String> expected = new TreeSet<>(check.getChildren("/", false));
+                    assertTrue(expected.contains(x.substring(1)) && expected.contains(z.substring(1)), expected.toString());
+                    for (VoleryNode n : c.nodes()) {
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                        TreeSet<String> listed;
+                        do {
+                            listed = new TreeSet<>(n.replica().probe().inspect(t -> t.children("/")).get(20, TimeUnit.SECONDS));
+                        } while (!listed.equals(expected) && System.nanoTime() < deadline);
+                        assertEquals(expected, listed, "node " + n.nodeId());
+                    }
+                } finally {
+                    check.close();
+                }
+            } finally {
+                release.countDown();
+                writer.close();
+                reader.close();
+                trigger.close();
+            }
+        }
+    }
+
+    /**
+     * ADR 053: the root's owner answers reads of the root, and one that would reveal a top-level create
+     * waits until the create's command completed (the node's owner, held here, has sent its part), as a
+     * read of the node waits in its owner; a read of the root must not see the node before a read of the
+     * node would.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aReadOfTheRootWaitsForAPendingTopLevelCreate() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 1, 0, 2000)) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            int home = c.partitions()[0];
+            int owner = c.partitions()[1];
+            String x = topLevelIn(partitioner, owner);
+            String z = topLevelIn(partitioner, owner) + "-z";
+            for (int i = 0; partitioner.ownerOf(z) != owner; i++) {
+                z = x + "-z" + i;
+            }
+            Split split = split(c, home);
+            ZooKeeper creator = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper reader = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                creator.create(z, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                holdAfterNextCommand(split.out(), trigger, z, release);
+                long[] before = split.in().stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
+                CompletableFuture<Integer> created = new CompletableFuture<>();
+                creator.create(x, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
+                        (rc, path, ctx, name) -> created.complete(rc), null);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int i = 0; i < before.length; i++) {
+                    while (split.in().get(i).replica().deferredCommands() == before[i]) {
+                        assertTrue(System.nanoTime() < deadline, "the root's owner executes the create");
+                        Thread.sleep(10);
+                    }
+                }
+                CompletableFuture<List<String>> root = new CompletableFuture<>();
+                reader.getChildren("/", false, (rc, path, ctx, children) -> root.complete(children), null);
+                Thread.sleep(500);
+                assertFalse(root.isDone(), "a read of the root waits for the pending create: " + (root.isDone() ? root.get() : ""));
+                assertFalse(created.isDone(), "the create waits for its owner's part");
+                release.countDown();
+                assertEquals(0, created.get(20, TimeUnit.SECONDS));
+                assertTrue(root.get(20, TimeUnit.SECONDS).contains(x.substring(1)), root.get().toString());
+            } finally {
+                release.countDown();
+                creator.close();
+                reader.close();
                 trigger.close();
             }
         }

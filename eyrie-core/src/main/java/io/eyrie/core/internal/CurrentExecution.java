@@ -30,6 +30,13 @@ public final class CurrentExecution {
         Object exchangeLater(Integer sender, Object value);
 
         /**
+         * A round like {@link #exchangeLater} in which only the destinations {@code senders} send: each
+         * destination waits for the senders other than itself, and the values are the senders' (its own
+         * included when it is one). The others' {@code value} is ignored.
+         */
+        Object exchangeLaterFrom(int[] senders, Object value);
+
+        /**
          * Ends the command without its result: {@code then} runs on the executor once the round's values
          * are in (by partition id), before a later command that calls {@link #settle}, and its return is
          * the command's result (or another {@code later}).

@@ -1642,6 +1642,33 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
 
         @Override
+        public Object exchangeLaterFrom(int[] senders, Object value) {
+            int round = ++valueRounds;
+            boolean sends = false;
+            int[] awaited = new int[senders.length];
+            int n = 0;
+            for (int q : senders) {
+                if (q == partition) {
+                    sends = true;
+                } else if (Arrays.stream(others).noneMatch(o -> o == q)) {
+                    throw new IllegalArgumentException("partition " + q + " is not among the destinations "
+                            + destinations() + " of the command at " + Position.toString(position));
+                } else {
+                    awaited[n++] = q;
+                }
+            }
+            Map<Integer, Object> known = new HashMap<>();
+            if (sends) {
+                byte[] mine = KryoCodec.encode(value);
+                if (others.length > 0) {
+                    shipValue(round, mine);
+                }
+                known.put(partition, KryoCodec.decode(mine)); // the value as the others get it
+            }
+            return new LaterRound(this, round, Arrays.copyOf(awaited, n), known);
+        }
+
+        @Override
         public Object later(Object round, java.util.function.Function<Map<Integer, Object>, Object> then) {
             if (!(round instanceof LaterRound r) || r.run() != this) {
                 throw new IllegalArgumentException("later() takes a round this command started with exchangeLater");

@@ -51,6 +51,31 @@ public final class PathPartitioner {
         return strategy == Partitioning.HASH;
     }
 
+    /**
+     * Whether the root is read in its owner, the lowest partition, only (ADR 053; subtree only): reads and
+     * watches of "/" go there rather than to the front end's partition, so a top-level create or delete
+     * is answered once its owner and the root's owner applied it, not every partition. Every partition
+     * still lists every top-level node. {@code -Dvolery.rootHome=false} reads the root anywhere again and
+     * waits for every partition, for comparison; every node and native client of a cluster must agree.
+     */
+    public boolean rootHome() {
+        return strategy == Partitioning.SUBTREE && ROOT_HOME;
+    }
+
+    private static final boolean ROOT_HOME = !"false".equals(System.getProperty("volery.rootHome"));
+
+    /**
+     * The partitions whose part of a top-level create's or delete's events every partition waits for
+     * (ADR 053): the node's owner and the root's, or null when every partition's part counts.
+     */
+    public int[] topLevelEventSenders(String path) {
+        if (!rootHome()) {
+            return null;
+        }
+        int owner = ownerOf(path);
+        return owner == partitions[0] ? new int[] {owner} : new int[] {partitions[0], owner};
+    }
+
     /** The partition owning {@code path}; the lowest partition for "/" and malformed paths. */
     public int ownerOf(String path) {
         String key = strategy == Partitioning.HASH ? wholePath(path) : firstComponent(path);

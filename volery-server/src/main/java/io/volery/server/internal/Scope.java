@@ -26,7 +26,7 @@ import java.util.TreeSet;
 public enum Scope {
     /** The partition owning the request's subtree. */
     OWNER,
-    /** Any one partition (reads of the root, whoAmI): the front end's own. */
+    /** Any one partition (whoAmI; reads of the root under hash or without ADR 053): the front end's own. */
     LOCAL,
     /** Every partition, each deciding alone (root writes, top-level creates, auth, close, setWatches). */
     EVERY,
@@ -72,13 +72,14 @@ public enum Scope {
             case OpCodes.ADD_WATCH -> {
                 int mode = ((AddWatchRequest) q.body()).getMode();
                 boolean persistent = mode == 0 || mode == 1;
-                yield persistent && p.persistentWatchEverywhere(path, mode == 1) ? EVERY : root ? LOCAL : OWNER;
+                yield persistent && p.persistentWatchEverywhere(path, mode == 1) ? EVERY : root && !p.rootHome() ? LOCAL : OWNER;
             }
             // under hash every partition holds the whole tree's shape
             case OpCodes.GET_ALL_CHILDREN_NUMBER -> root ? (hash ? LOCAL : GATHER) : OWNER;
             // under hash a path's watches may sit in its owner (one-shot) or everywhere (persistent)
-            case OpCodes.REMOVE_WATCHES, OpCodes.CHECK_WATCHES -> hash ? GATHER : root ? LOCAL : OWNER;
-            default -> root ? LOCAL : OWNER;
+            case OpCodes.REMOVE_WATCHES, OpCodes.CHECK_WATCHES -> hash ? GATHER : root && !p.rootHome() ? LOCAL : OWNER;
+            // the root's owner, where the root's readers and watches are (ADR 053), or any partition
+            default -> root && !p.rootHome() ? LOCAL : OWNER;
         };
     }
 

@@ -408,6 +408,19 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
     }
 
+    /** Whether a request (or one of a multi's operations) names the root. */
+    private static boolean namesRoot(ZkRequest q) {
+        if (!q.ops().isEmpty()) {
+            for (ZkRequest op : q.ops()) {
+                if (PathPartitioner.isRoot(Scope.pathOf(op.body()))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return PathPartitioner.isRoot(Scope.pathOf(q.body()));
+    }
+
     /** Whether a request on owned subtrees names a top-level node a pending command created or deleted here. */
     private boolean namesPendingTopLevel(ZkRequest q) {
         if (pendingTopLevel.isEmpty()) {
@@ -434,7 +447,8 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
      */
     private boolean runsBesideContinuations(ZkRequest q, Scope scope, io.volery.server.tree.Command cmd) {
         return switch (scope) {
-            case OWNER -> !namesPendingTopLevel(q);
+            // the root's owner answers reads of the root (ADR 053): they wait like any read of a pending node
+            case OWNER -> !namesRoot(q) && !namesPendingTopLevel(q);
             case EVERY -> Scope.createsListedEverywhere(q, partitioner)
                     && cmd instanceof io.volery.server.tree.Command.Create c && !c.mode().isSequential()
                     && !pendingDeletes.contains(c.path()) && !tree.topLevelChangeWatched(c.path());
@@ -453,7 +467,9 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
         String path = Scope.pathOf(q.body());
         pendingTopLevel.add(path);
-        return mergeEventsLater(List.of(cmd), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), path);
+        // the node as created (a sequential create's name), whose owner is one of the parts' senders
+        String created = res.reply() instanceof Reply.Created c ? c.path() : path;
+        return mergeEventsLater(List.of(cmd), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), path, created);
     }
 
     /**
@@ -462,9 +478,25 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
      */
     private Object mergeEventsLater(List<? extends io.volery.server.tree.Command> ops, List<WatchEvent> events,
                                     byte[] reply, String topLevel) {
+        return mergeEventsLater(ops, events, reply, topLevel, topLevel);
+    }
+
+    /** @param node the node created or deleted, whose owner sends its part (ADR 053) */
+    private Object mergeEventsLater(List<? extends io.volery.server.tree.Command> ops, List<WatchEvent> events,
+                                    byte[] reply, String topLevel, String node) {
         Object[] part = eventsPart(ops, events);
-        return continueLater(exchangeLater(part), parts -> {
-            dispatchParts(part, parts.values());
+        // ADR 053: only the node's owner and the root's owner tell; their parts are all any reader waits for
+        int[] senders = partitioner.topLevelEventSenders(node);
+        Round round = senders == null ? exchangeLater(part)
+                : receiveLater(java.util.Arrays.stream(senders).mapToObj(Partition::get).toList(), part);
+        return continueLater(round, parts -> {
+            List<Object> others = new ArrayList<>();
+            parts.forEach((partition, value) -> {
+                if (partition.getId() != me) {
+                    others.add(value);
+                }
+            });
+            dispatchParts(part, others);
             pendingTopLevel.remove(topLevel); // the runtime sends the reply once the signals are in too
             return reply;
         });
