@@ -122,7 +122,7 @@ class SessionFifoAcrossPartitionsTest {
     }
 
     /**
-     * ADR 041, shown directly: with the other partition's replicas held, a top-level create stays
+     * ADR 041, shown directly: with the other partition's replicas (the root's owner) held, a top-level create stays
      * unanswered (it waits for that partition's part of the events), yet the same session's next
      * request, to the create's own partition (the front end's node's), is sent once that node's replica
      * delivered the create, runs there after it, and is seen by another session; its reply still reaches
@@ -133,13 +133,14 @@ class SessionFifoAcrossPartitionsTest {
     void aRequestBehindAnUnansweredTopLevelCreateRunsWithoutWaitingForItsAnswer() throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
             PathPartitioner partitioner = new PathPartitioner(c.partitions());
-            int owner = c.partitions()[0];
+            // the held partition owns the root, so the create waits for its part (ADR 053)
+            int owner = c.partitions()[1];
             String x = topLevelIn(partitioner, owner);
             String y = x + "-y";
             for (int i = 0; partitioner.ownerOf(y) != owner; i++) {
                 y = x + "-y" + i;
             }
-            String z = topLevelIn(partitioner, c.partitions()[1]);
+            String z = topLevelIn(partitioner, c.partitions()[0]);
             DeferredTopLevelTest.Split split = DeferredTopLevelTest.split(c, owner);
             List<VoleryNode> others = split.out();
             ZooKeeper session = VolerySmokeTest.connect(split.inConnect());

@@ -18,7 +18,8 @@ import java.util.zip.CRC32;
  *     delete, so each holds the whole tree's shape (children, cversion, pzxid, ephemerals, ACLs);
  *     a node's data, version and mtime are current only in its owner.</li>
  * </ul>
- * The root belongs to the lowest partition; every partition keeps it whole (root writes go to all).
+ * The root belongs to the lowest partition; every partition keeps it whole (root writes go to all), and
+ * under subtree partitioning it is read there alone (ADR 053).
  */
 public final class PathPartitioner {
     private final int[] partitions;

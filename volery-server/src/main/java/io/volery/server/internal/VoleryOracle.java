@@ -62,6 +62,9 @@ public final class VoleryOracle extends PartitioningOracle {
      * no replica answers before every other partition's part is in. A partition sends its part only
      * once it executed the create, which says more than the signal of its delivery, so the signals
      * (each partition's designated replica to every replica of the others) would only cost messages.
+     * Under subtree partitioning only the node's owner and the root's owner send parts and every replica
+     * waits for those two alone (ADR 053): the root is read in its owner only, the node in its owner, so
+     * no later read can miss the create once they applied it, and the other partitions send nothing.
      * A create refused before it applies anything (no session, a bad path) is answered alike by every
      * partition from the session table and the request alone, which every partition holds the same.
      *

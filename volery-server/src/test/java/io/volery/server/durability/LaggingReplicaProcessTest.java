@@ -55,10 +55,11 @@ class LaggingReplicaProcessTest {
             try {
                 awaitMoreAcknowledged(writes, 20);
                 cluster.kill(victim);
-                // top-level creates are ordered at every partition and exchange between them
+                // top-level creates are ordered at every partition; those of nodes partition 2 owns send
+                // partition 2's part to the victim's partition, which owns the root (ADR 053)
                 try (ZooKeeper zk = cluster.session(2)) {
                     for (int i = 0; i < MISSED; i++) {
-                        zk.create("/lag-" + i, bytes(i), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                        zk.create(lagged(i), bytes(i), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                     }
                 }
                 cluster.start(victim);
@@ -74,7 +75,7 @@ class LaggingReplicaProcessTest {
             try (ZooKeeper reader = cluster.session(victim)) {
                 assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, read through node " + victim);
                 int last = MISSED - 1;
-                assertArrayEquals(bytes(last), reader.getData("/lag-" + last, false, null),
+                assertArrayEquals(bytes(last), reader.getData(lagged(last), false, null),
                         "the last top-level znode written while node " + victim + " was down, read through it");
                 reader.create("/after-catch-up", bytes(1), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
             }
@@ -88,6 +89,17 @@ class LaggingReplicaProcessTest {
             return Long.parseLong(cluster.mntr(id).getOrDefault("volery_state_transfers", "0"));
         } catch (java.io.IOException e) {
             return 0;
+        }
+    }
+
+    /** The i-th top-level path partition 2 owns ("/lag-N"). */
+    private static String lagged(int i) {
+        io.volery.server.internal.PathPartitioner partitioner = new io.volery.server.internal.PathPartitioner(new int[] {1, 2});
+        int found = -1;
+        for (int n = 0; ; n++) {
+            if (partitioner.ownerOf("/lag-" + n) == 2 && ++found == i) {
+                return "/lag-" + n;
+            }
         }
     }
 
