@@ -93,6 +93,57 @@
                                                               (zk/op-set-data (path k 1) (str v) -1)] t)))))
      :final []}))
 
+;; ----------------------------------------------------------------------------------- top level
+
+(defn toplevel-names
+  "Four top-level names, two in each partition (partition 1 also owns the root)."
+  []
+  (let [in (fn [p] (filter #(= p (partition-of-name %)) (map #(str "jepsen-top-" %) (range))))]
+    (vec (concat (take 2 (in 1)) (take 2 (in 2))))))
+
+(defn toplevel-workload
+  "Whether each of four top-level znodes exists, as a register per name (1: it exists, 0: it does not)
+  checked by the register model: write 1 creates it (NodeExists: it already did), write 0 deletes it
+  (NoNode: it already did not), a read asks the node's owner (getData) or the root's owner (the root's
+  children). Top-level creates and deletes wait for the node's owner and the root's owner only (ADR
+  053), so a read through either must never miss an acknowledged change."
+  [_]
+  (let [names (toplevel-names)
+        path (fn [k] (str "/" (names k)))]
+    {:name :toplevel
+     :checker :linearizable
+     :setup! (fn [z t]
+               (doseq [k (range (count names))]
+                 (let [r (zk/delete z (path k) -1 t)]
+                   (when-not (#{:ok :no-node} (:code r))
+                     (throw (ex-info (str "cannot remove " (path k) ": " (:code r)) r))))))
+     :generate (fn [^Random rnd _]
+                 (let [k (.nextInt rnd (count names))
+                       x (.nextInt rnd 100)]
+                   (cond (< x 25) {:f :read :value [k 0 nil] :via :owner}
+                         (< x 50) {:f :read :value [k 0 nil] :via :root}
+                         :else {:f :write :value [k 0 (.nextInt rnd 2)]})))
+     :invoke! (fn [z {:keys [f value via] :as op} t]
+                (let [[k r v] value]
+                  (case f
+                    :read (if (= via :root)
+                            (let [res (zk/children z "/" t)]
+                              (if (= :ok (:code res))
+                                (assoc op :type :ok :value [k r (if (some #{(names k)} (:children res)) 1 0)])
+                                (read-failure op res)))
+                            (let [res (zk/get-data z (path k) t)]
+                              (case (:code res)
+                                :ok (assoc op :type :ok :value [k r 1])
+                                :no-node (assoc op :type :ok :value [k r 0])
+                                (read-failure op res))))
+                    :write (let [res (if (= v 1)
+                                       (zk/create z (path k) "" :persistent t)
+                                       (zk/delete z (path k) -1 t))]
+                             (if (#{:node-exists :no-node} (:code res))
+                               (assoc op :type :ok) ; it already was so: a write of the same value
+                               (write-result op res))))))
+     :final []}))
+
 ;; ----------------------------------------------------------------------------------------- set
 
 (defn set-workload [_]
@@ -202,6 +253,7 @@
 
 (def workloads
   {:register register-workload
+   :toplevel toplevel-workload
    :set set-workload
    :unique-ids unique-ids-workload
    :queue queue-workload
