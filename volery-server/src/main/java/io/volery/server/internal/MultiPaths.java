@@ -25,9 +25,13 @@ final class MultiPaths {
         throw new IllegalArgumentException("no path in " + op);
     }
 
-    /** Creating or deleting a node every partition lists: every partition applies it. */
+    /**
+     * Creating or deleting a node every partition lists, or writing the root, which every partition
+     * keeps whole: every partition applies it.
+     */
     static boolean listedEverywhere(Command op, PathPartitioner p) {
-        return (op instanceof Command.Create || op instanceof Command.Delete) && p.listedEverywhere(pathOf(op));
+        return (op instanceof Command.Create || op instanceof Command.Delete) && p.listedEverywhere(pathOf(op))
+                || op instanceof Command.SetData s && PathPartitioner.isRoot(s.path());
     }
 
     /**

@@ -100,13 +100,17 @@ public enum Scope {
         return out;
     }
 
-    /** A multi that creates or deletes a node every partition lists, so it goes to every partition. */
+    /**
+     * A multi that creates or deletes a node every partition lists, or writes the root (which every
+     * partition keeps whole, as a plain setData of it does), so it goes to every partition.
+     */
     static boolean anyListedEverywhere(ZkRequest q, PathPartitioner p) {
         for (ZkRequest op : q.ops()) {
             int t = op.opCode();
             boolean createOrDelete = t == OpCodes.CREATE || t == OpCodes.CREATE2 || t == OpCodes.CREATE_CONTAINER
                     || t == OpCodes.CREATE_TTL || t == OpCodes.DELETE;
-            if (createOrDelete && p.listedEverywhere(pathOf(op.body()))) {
+            if (createOrDelete && p.listedEverywhere(pathOf(op.body()))
+                    || t == OpCodes.SET_DATA && PathPartitioner.isRoot(pathOf(op.body()))) {
                 return true;
             }
         }

@@ -383,6 +383,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             case EVERY -> q.opCode() == OpCodes.CLOSE_SESSION ? closeSession(q, cmd, zxid, time)
                     : Scope.createsListedEverywhere(q, partitioner) ? applyEverywhere(q, cmd, zxid, time)
                     : q.opCode() == OpCodes.SET_ACL ? answerWithTheOwnersStat(q, cmd, zxid, time)
+                    : q.opCode() == OpCodes.SET_DATA && partitioner.rootHome() ? applyWithTheRootOwnersEvents(q, cmd, zxid, time)
                     : applyHere(q, cmd, zxid, time);
             case OWNER, LOCAL -> applyHere(q, cmd, zxid, time);
             case OWNER_VERDICT -> ownerVerdict(q, cmd, zxid, time);
@@ -545,6 +546,20 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         int owner = partitioner.ownerOf(path);
         Map<Partition, Object> others = timedExchange(owner == me ? mine : null);
         return owner == me ? mine : (byte[]) others.get(Partition.get(owner));
+    }
+
+    /**
+     * A write of the root: every partition applies it, and the root's owner, which holds the root's
+     * watches (ADR 053), tells the others its events, which each dispatches with its own before it may
+     * answer: a session watching the root sees the event before the reply, whichever replica answers.
+     */
+    private byte[] applyWithTheRootOwnersEvents(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        Result res = tree.apply(cmd, zxid, time);
+        int home = partitioner.ownerOf("/");
+        Object[] part = eventsPart(List.of(cmd), res.events());
+        Object homePart = receiveFrom(Partition.get(home), home == me ? part : null);
+        dispatchParts(part, home == me ? List.of() : List.of(homePart));
+        return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
     private byte[] applyHere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
