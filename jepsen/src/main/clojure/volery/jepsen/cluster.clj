@@ -66,8 +66,9 @@
 
 (defn create
   "A cluster description; nothing runs yet. opts: :system (:volery or :zookeeper), :dir,
-  :classpath, :signals-off? (the mutation), :netns? (use namespaces)."
-  [{:keys [system dir classpath signals-off? netns?] :or {system :volery}}]
+  :classpath, :signals-off? (the mutation), :root-reads-anywhere? (-Dvolery.rootHome=false: each
+  front end reads the root in its own partition, as before ADR 053), :netns? (use namespaces)."
+  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns?] :or {system :volery}}]
   (let [nodes (if (= system :zookeeper) [1 2 3] [1 2 3 4 5 6])
         ports (into {} (for [i nodes] [i [(free-port) (free-port)]]))
         dir (.getAbsolutePath (io/file dir))]
@@ -78,6 +79,7 @@
      :dir dir
      :classpath classpath
      :signals-off? signals-off?
+     :root-reads-anywhere? root-reads-anywhere?
      :addr (if netns? net/node-ip (constantly "127.0.0.1"))
      :ring-port (if netns? (constantly 7000) #(first (ports %)))
      :client-port (if netns? (constantly 2181) #(second (ports %)))
@@ -93,6 +95,7 @@
      (when (:netns? c) (net/exec-prefix i))
      [java-bin] jvm-opts
      (when (:signals-off? c) ["-Deyrie.testing.signalsOff=true"])
+     (when (:root-reads-anywhere? c) ["-Dvolery.rootHome=false"])
      (if (= :zookeeper (:system c))
        ["-Dzookeeper.admin.enableServer=false" "-Dzookeeper.log.dir=." "-cp" (:classpath c)
         "org.apache.zookeeper.server.quorum.QuorumPeerMain" (str (:dir c) "/zoo-" i ".cfg")]

@@ -187,7 +187,8 @@
                            ;; server on it); VOLERY_CLASSPATH adds one, e.g. under Leiningen
                            :classpath (:classpath opts (str (some-> (System/getenv "VOLERY_CLASSPATH") (str ":"))
                                                             (System/getProperty "java.class.path")))
-                           :signals-off? (:signals-off? opts) :netns? (true? netns)})
+                           :signals-off? (:signals-off? opts) :root-reads-anywhere? (:root-reads-anywhere? opts)
+                           :netns? (true? netns)})
         runs (vec (for [wn names]
                     {:name wn :w (workloads/workload wn opts) :rec (atom nil)
                      :dir (if several? (io/file dir (name wn)) dir)

@@ -120,18 +120,22 @@
      :generate (fn [^Random rnd _]
                  (let [k (.nextInt rnd (count names))
                        x (.nextInt rnd 100)]
-                   (cond (< x 25) {:f :read :value [k 0 nil] :via :owner}
-                         (< x 50) {:f :read :value [k 0 nil] :via :root}
-                         :else {:f :write :value [k 0 (.nextInt rnd 2)]})))
-     :invoke! (fn [z {:keys [f value via] :as op} t]
+                   (if (< x 50)
+                     {:f :read :value [k 0 nil]}
+                     {:f :write :value [k 0 (.nextInt rnd 2)]})))
+     ;; a read asks the root's owner or the node's owner, half each (the runner passes :f and :value
+     ;; only, so the choice is made here and recorded in the completion as :via)
+     :invoke! (fn [z {:keys [f value] :as op} t]
                 (let [[k r v] value]
                   (case f
-                    :read (if (= via :root)
-                            (let [res (zk/children z "/" t)]
+                    :read (if (zero? (rand-int 2))
+                            (let [res (zk/children z "/" t)
+                                  op (assoc op :via :root)]
                               (if (= :ok (:code res))
                                 (assoc op :type :ok :value [k r (if (some #{(names k)} (:children res)) 1 0)])
                                 (read-failure op res)))
-                            (let [res (zk/get-data z (path k) t)]
+                            (let [res (zk/get-data z (path k) t)
+                                  op (assoc op :via :owner)]
                               (case (:code res)
                                 :ok (assoc op :type :ok :value [k r 1])
                                 :no-node (assoc op :type :ok :value [k r 0])

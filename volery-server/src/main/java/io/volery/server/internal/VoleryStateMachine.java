@@ -553,13 +553,22 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
      * watches (ADR 053), tells the others its events, which each dispatches with its own before it may
      * answer: a session watching the root sees the event before the reply, whichever replica answers.
      */
-    private byte[] applyWithTheRootOwnersEvents(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+    private Object applyWithTheRootOwnersEvents(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
         Result res = tree.apply(cmd, zxid, time);
         int home = partitioner.ownerOf("/");
         Object[] part = eventsPart(List.of(cmd), res.events());
-        Object homePart = receiveFrom(Partition.get(home), home == me ? part : null);
-        dispatchParts(part, home == me ? List.of() : List.of(homePart));
-        return encode(JuteTranslator.toReply(q, res, zxid));
+        byte[] reply = encode(JuteTranslator.toReply(q, res, zxid));
+        if (!deferTopLevel) {
+            Object homePart = receiveFrom(Partition.get(home), home == me ? part : null);
+            dispatchParts(part, home == me ? List.of() : List.of(homePart));
+            return reply;
+        }
+        // the others go on executing (nothing they run reads the root: its readers are at its owner) and
+        // dispatch and answer once the owner's events are in; a later command with events settles first
+        return continueLater(receiveLater(Partition.get(home), home == me ? part : null), parts -> {
+            dispatchParts(part, home == me ? List.of() : List.of(parts.get(Partition.get(home))));
+            return reply;
+        });
     }
 
     private byte[] applyHere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
