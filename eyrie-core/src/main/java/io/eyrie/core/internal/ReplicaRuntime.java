@@ -1618,27 +1618,14 @@ public final class ReplicaRuntime implements AutoCloseable {
 
         @Override
         public Object exchangeLater(Integer sender, Object value) {
+            if (sender != null) {
+                return exchangeLaterFrom(new int[] {sender}, value); // a one-way round: one sender
+            }
             int round = ++valueRounds;
-            if (sender == null) {
-                if (others.length > 0) {
-                    shipValue(round, KryoCodec.encode(value));
-                }
-                return new LaterRound(this, round, others.clone(), Map.of());
+            if (others.length > 0) {
+                shipValue(round, KryoCodec.encode(value));
             }
-            if (sender != partition && Arrays.stream(others).noneMatch(q -> q == sender)) {
-                throw new IllegalArgumentException("partition " + sender + " is not among the destinations "
-                        + destinations() + " of the command at " + Position.toString(position));
-            }
-            if (sender == partition) {
-                byte[] mine = KryoCodec.encode(value);
-                if (others.length > 0) {
-                    shipValue(round, mine);
-                }
-                Map<Integer, Object> known = new HashMap<>();
-                known.put(partition, KryoCodec.decode(mine)); // the value as the others get it
-                return new LaterRound(this, round, new int[0], known);
-            }
-            return new LaterRound(this, round, new int[] {sender}, Map.of());
+            return new LaterRound(this, round, others.clone(), Map.of());
         }
 
         @Override

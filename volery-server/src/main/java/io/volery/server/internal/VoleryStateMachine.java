@@ -409,33 +409,28 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
     }
 
-    /** Whether a request (or one of a multi's operations) names the root. */
-    private static boolean namesRoot(ZkRequest q) {
+    /** Whether a request (or one of a multi's operations) names a path that {@code test} accepts. */
+    private static boolean namesAny(ZkRequest q, java.util.function.Predicate<String> test) {
         if (!q.ops().isEmpty()) {
             for (ZkRequest op : q.ops()) {
-                if (PathPartitioner.isRoot(Scope.pathOf(op.body()))) {
+                if (test.test(Scope.pathOf(op.body()))) {
                     return true;
                 }
             }
             return false;
         }
-        return PathPartitioner.isRoot(Scope.pathOf(q.body()));
+        return test.test(Scope.pathOf(q.body()));
+    }
+
+    /** Whether a request (or one of a multi's operations) names the root. */
+    private static boolean namesRoot(ZkRequest q) {
+        return namesAny(q, PathPartitioner::isRoot);
     }
 
     /** Whether a request on owned subtrees names a top-level node a pending command created or deleted here. */
     private boolean namesPendingTopLevel(ZkRequest q) {
-        if (pendingTopLevel.isEmpty()) {
-            return false;
-        }
-        if (!q.ops().isEmpty()) {
-            for (ZkRequest op : q.ops()) {
-                if (pendingTopLevel.contains(PathPartitioner.topLevelOf(Scope.pathOf(op.body())))) {
-                    return true;
-                }
-            }
-            return false;
-        }
-        return pendingTopLevel.contains(PathPartitioner.topLevelOf(Scope.pathOf(q.body())));
+        return !pendingTopLevel.isEmpty()
+                && namesAny(q, path -> pendingTopLevel.contains(PathPartitioner.topLevelOf(path)));
     }
 
     /**
