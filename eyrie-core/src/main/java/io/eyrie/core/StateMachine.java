@@ -181,6 +181,35 @@ public abstract class StateMachine implements AutoCloseable {
     }
 
     /**
+     * {@link #receiveLater(java.util.Collection, Object)} whose values go only to {@code receivers}: each
+     * sender sends {@code value} to the receivers (not to every destination), each receiver waits for the
+     * senders, and a destination that is neither neither sends nor waits: its continuation gets its own
+     * value if it is a sender, else nothing. Use it with {@link #replyOnlyFrom} when only some
+     * destinations need the senders' values to answer (ADR 054). Every destination must call it at the
+     * same point with the same senders and receivers, all of them destinations.
+     */
+    protected final Round receiveLater(java.util.Collection<Partition> senders, java.util.Collection<Partition> receivers,
+                                       Object value) {
+        return new Round(requireExecution().exchangeLaterFromTo(
+                senders.stream().mapToInt(Partition::getId).distinct().sorted().toArray(),
+                receivers.stream().mapToInt(Partition::getId).distinct().sorted().toArray(), value));
+    }
+
+    /**
+     * Only the replicas of {@code partitions}, destinations of the current command, answer its client:
+     * the other destinations execute it and send no reply, not even to a copy the client sends again
+     * (ADR 054). A replier the client named in another partition is then ignored: every replica of
+     * these partitions answers, the first reply winning. Call it from {@link #executeCommand} or a
+     * continuation of the command, at every destination alike, before the result is returned.
+     */
+    protected final void replyOnlyFrom(java.util.Collection<Partition> partitions) {
+        if (partitions.isEmpty()) {
+            throw new IllegalArgumentException("replyOnlyFrom needs at least one partition");
+        }
+        requireExecution().replyOnlyFrom(partitions.stream().mapToInt(Partition::getId).distinct().sorted().toArray());
+    }
+
+    /**
      * Ends {@link #executeCommand} before its result is known: return what this returns. Once
      * {@code round}'s values are in, the replica runs {@code then} on its executor (between later
      * commands, oldest deferred command first, with {@link #getCurrentPosition} that of the deferred
@@ -496,6 +525,11 @@ public abstract class StateMachine implements AutoCloseable {
     /** Nanoseconds the executor waited in value rounds ({@link #exchange}, {@link #receiveFrom}); 0 before run. */
     public long valueWaitNanos() {
         return fromRuntime(rt -> rt.stats().valueWaitNanos.get());
+    }
+
+    /** Replies this replica did not send because other destinations answer their commands (ADR 054); 0 before run. */
+    public long repliesLeftToOthers() {
+        return fromRuntime(rt -> rt.stats().repliesLeftToOthers.get());
     }
 
     /** Commands whose result waited for a deferred round ({@link #later}); 0 before run. */

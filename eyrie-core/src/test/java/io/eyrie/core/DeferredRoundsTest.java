@@ -103,6 +103,23 @@ class DeferredRoundsTest {
                         return got;
                     });
                 }
+                case "notice" -> {
+                    // partitions 1 and 2 tell 10 * me * k to partition 2 only, which alone answers (ADR 054)
+                    int k = (Integer) c.getNext();
+                    List<Partition> answering = List.of(Partition.get(2));
+                    replyOnlyFrom(answering);
+                    Round r = receiveLater(List.of(Partition.get(1), Partition.get(2)), answering,
+                            me == 3 ? -1 : 10 * me * k);
+                    return later(r, values -> {
+                        int total = 0;
+                        for (Object v : values.values()) {
+                            total += (Integer) v;
+                        }
+                        String got = new TreeSet<>(values.keySet().stream().map(Partition::getId).toList()) + " " + total;
+                        polled.add(got);
+                        return got;
+                    });
+                }
                 default -> throw new IllegalArgumentException(op);
             }
         }
@@ -241,6 +258,41 @@ class DeferredRoundsTest {
             for (int node : cluster.sim.replicasOf(p)) {
                 SimCluster.awaitTrue("node " + node + " ran every poll's continuation",
                         () -> ((DeferringMachine) cluster.replica(node)).polled.equals(expected));
+            }
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
+    /**
+     * A round whose senders (partitions 1 and 2) send to one receiver (partition 2), which alone answers
+     * ({@code receiveLater} with receivers and {@code replyOnlyFrom}, ADR 054), under lost and duplicated
+     * direct messages and lost replies (clients send again after 1 s): partition 2's continuation gets both
+     * values, partition 1's its own only, partition 3's none, without waiting; and every reply the clients
+     * get is partition 2's, also to copies sent again, which the other partitions leave unanswered.
+     */
+    @Test
+    void aRoundToSomeReceiversIsAnsweredByThemAlone() throws Exception {
+        cluster = new SimCluster(3, 3, 2, 23, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(30))
+                .withClients(new Oracle(), 4, 1_000);
+        cluster.sim.setDirectFaults(0.3, 0.1, 5);
+        for (int k = 1; k <= 10; k++) {
+            assertEquals("[1, 2] " + (30 * k), cluster.client(k % 2).execute(new Command("notice", k)));
+        }
+        cluster.sim.setDirectFaults(0, 0, 0);
+        cluster.awaitQuiescent();
+        for (int p = 1; p <= 3; p++) {
+            List<String> expected = new ArrayList<>();
+            for (int k = 1; k <= 10; k++) {
+                expected.add(p == 2 ? "[1, 2] " + (30 * k) : p == 1 ? "[1] " + (10 * k) : "[] 0");
+            }
+            for (int node : cluster.sim.replicasOf(p)) {
+                SimCluster.awaitTrue("node " + node + " ran every notice's continuation with its values",
+                        () -> ((DeferringMachine) cluster.replica(node)).polled.equals(expected));
+                long left = cluster.stats(node).repliesLeftToOthers.get();
+                assertTrue(p == 2 ? left == 0 : left >= 10, "node " + node + " left " + left + " replies to partition 2");
+                if (p != 2) {
+                    assertEquals(0, cluster.stats(node).deferredCommands.get(), "node " + node + " waited for nothing");
+                }
             }
         }
         cluster.assertNoReplicaFailed();

@@ -294,6 +294,79 @@ class DeferredTopLevelTest {
     }
 
     /**
+     * ADR 054: a partition that is neither the node's owner, nor the root's owner, nor the front end's
+     * receives no part of a top-level create's events and waits for none. With the node's owner held
+     * before it applies the create, the bystander applies it and has nothing pending: a request it
+     * answers alone after settling its continuations (whoAmI through its front end) is answered at once
+     * (ADR 053 had it wait for the owner's part, so it hung until the owner was released). The create
+     * itself is answered only once its owner applied it, and then every replica lists it.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aBystanderOfATopLevelCreateWaitsForNoPart() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(3, 1, 0, 2000)) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            int home = c.partitions()[0];
+            int owner = c.partitions()[1];
+            int bystander = c.partitions()[2];
+            String x = topLevelIn(partitioner, owner);
+            String y = topLevelIn(partitioner, owner) + "-held";
+            for (int i = 0; partitioner.ownerOf(y) != owner; i++) {
+                y = x + "-held" + i;
+            }
+            Split owners = split(c, owner);
+            Split bystanders = split(c, bystander);
+            ZooKeeper writer = VolerySmokeTest.connect(split(c, home).inConnect());
+            ZooKeeper asker = VolerySmokeTest.connect(bystanders.inConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(owners.outConnect());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                writer.create(y, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                holdAfterNextCommand(owners.in(), trigger, y, release);
+                long[] repliedElsewhere = bystanders.in().stream().mapToLong(n -> n.replica().repliesLeftToOthers()).toArray();
+
+                CompletableFuture<Integer> created = new CompletableFuture<>();
+                writer.create(x, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
+                        (rc, path, ctx, name) -> created.complete(rc), null);
+                for (VoleryNode n : bystanders.in()) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (!n.replica().probe().inspect(t -> t.children("/")).get(20, TimeUnit.SECONDS)
+                            .contains(x.substring(1))) {
+                        assertTrue(System.nanoTime() < deadline, "the bystander " + n.nodeId() + " applies the create");
+                        Thread.sleep(10);
+                    }
+                }
+                CompletableFuture<Object> who = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return asker.whoAmI();
+                    } catch (Exception e) {
+                        return e;
+                    }
+                });
+                Object answer = who.get(10, TimeUnit.SECONDS);
+                assertTrue(answer instanceof List<?>, "whoAmI through the bystander's front end: " + answer);
+                assertFalse(created.isDone(), "the create is answered only once its owner applied it");
+                for (int i = 0; i < repliedElsewhere.length; i++) {
+                    assertTrue(bystanders.in().get(i).replica().repliesLeftToOthers() > repliedElsewhere[i],
+                            "the bystander leaves the create's reply to the front end's partition");
+                }
+
+                release.countDown();
+                assertEquals(0, created.get(20, TimeUnit.SECONDS));
+                for (VoleryNode n : c.nodes()) {
+                    List<String> listed = n.replica().probe().inspect(t -> t.children("/")).get(20, TimeUnit.SECONDS);
+                    assertTrue(listed.contains(x.substring(1)), "node " + n.nodeId() + " lists " + x + ": " + listed);
+                }
+            } finally {
+                release.countDown();
+                writer.close();
+                asker.close();
+                trigger.close();
+            }
+        }
+    }
+
+    /**
      * ADR 053: the root's owner answers reads of the root, and one that would reveal a top-level create
      * waits until the create's command completed (the node's owner, held here, has sent its part), as a
      * read of the node waits in its owner; a read of the root must not see the node before a read of the

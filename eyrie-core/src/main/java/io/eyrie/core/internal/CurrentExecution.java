@@ -37,6 +37,19 @@ public final class CurrentExecution {
         Object exchangeLaterFrom(int[] senders, Object value);
 
         /**
+         * {@link #exchangeLaterFrom} whose values go only to the destinations {@code receivers}: a sender
+         * sends to the receivers other than itself, a receiver waits for the senders other than itself,
+         * and a destination that is neither sends and waits for nothing (its values: its own if it sends).
+         */
+        Object exchangeLaterFromTo(int[] senders, int[] receivers, Object value);
+
+        /**
+         * Only the replicas of the destinations {@code partitions} answer the command's client; the
+         * others execute it and send no reply, also to a copy sent again (ADR 054).
+         */
+        void replyOnlyFrom(int[] partitions);
+
+        /**
          * Ends the command without its result: {@code then} runs on the executor once the round's values
          * are in (by partition id), before a later command that calls {@link #settle}, and its return is
          * the command's result (or another {@code later}).

@@ -131,6 +131,21 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     /** A reply-table entry for a command whose continuation has not run: a resend waits for it. */
     private static final byte[] PENDING_REPLY = new byte[0];
+    /**
+     * A reply-table entry for a command other destinations answer (ADR 054): this replica sends nothing.
+     * Any empty entry but {@link #PENDING_REPLY} reads so (one restored from a checkpoint too); a real reply
+     * is never empty.
+     */
+    private static final byte[] ANSWERED_ELSEWHERE = new byte[0];
+
+    private static boolean contains(int[] values, int value) {
+        for (int v : values) {
+            if (v == value) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /**
      * {@code signalled}: not null when the round-0 exchange (a bare signal) was kept and sent at delivery
@@ -1000,6 +1015,9 @@ public final class ReplicaRuntime implements AutoCloseable {
                 byte[] recorded = replies.reply(request.clientId(), destinations, request.seq());
                 if (recorded == PENDING_REPLY) {
                     pendingFor(request).resentTo.add(request.clientNode());
+                } else if (recorded.length == 0) {
+                    // answered elsewhere (ADR 054): only the partitions that answer send it again
+                    stats.repliesLeftToOthers.incrementAndGet();
                 } else {
                     send(request.clientNode(), recorded);
                 }
@@ -1181,9 +1199,14 @@ public final class ReplicaRuntime implements AutoCloseable {
             stats.deferredCommands.incrementAndGet();
             return;
         }
+        if (!run.answers()) {
+            replies.record(request.clientId(), ReplyTable.destinations(groups), request.seq(), ANSWERED_ELSEWHERE);
+            stats.repliesLeftToOthers.incrementAndGet();
+            return;
+        }
         byte[] reply = Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body));
         replies.record(request.clientId(), ReplyTable.destinations(groups), request.seq(), reply);
-        answerFirstCopy(groups, request, reply);
+        answerFirstCopy(groups, request, reply, run.answering);
     }
 
     private Deferred pendingFor(Wire.Request request) {
@@ -1332,9 +1355,14 @@ public final class ReplicaRuntime implements AutoCloseable {
         deferred.removeFirst();
         deferredPositions.remove(l.run.position);
         inbox.release(l.run.position);
+        if (!l.run.answers()) {
+            replies.record(d.request.clientId(), ReplyTable.destinations(d.groups), d.request.seq(), ANSWERED_ELSEWHERE);
+            stats.repliesLeftToOthers.incrementAndGet();
+            return; // neither the first copy nor a copy sent again meanwhile: the answering partitions do
+        }
         byte[] reply = Wire.encode(new Wire.Reply(d.request.clientId(), d.request.seq(), ok, body));
         replies.record(d.request.clientId(), ReplyTable.destinations(d.groups), d.request.seq(), reply);
-        answerFirstCopy(d.groups, d.request, reply);
+        answerFirstCopy(d.groups, d.request, reply, l.run.answering);
         for (int node : d.resentTo) {
             send(node, reply);
         }
@@ -1349,10 +1377,15 @@ public final class ReplicaRuntime implements AutoCloseable {
      * answered by every replica. Without a replier every replica answers, the first reply winning.
      */
     private void answerFirstCopy(int[] groups, Wire.Request request, byte[] reply) {
+        answerFirstCopy(groups, request, reply, null);
+    }
+
+    /** {@code answering}: the destinations that answer (null: all); a replier named outside them is ignored. */
+    private void answerFirstCopy(int[] groups, Wire.Request request, byte[] reply, int[] answering) {
         int replier = request.replier();
         if (replier != Wire.Request.EVERY_REPLICA && replier != nodeId) {
             Integer replierPartition = partitionOfNode.get(replier);
-            if (replierPartition != null) {
+            if (replierPartition != null && (answering == null || contains(answering, replierPartition))) {
                 for (int g : groups) {
                     if (g == replierPartition) {
                         stats.repliesLeftToReplier.incrementAndGet();
@@ -1541,6 +1574,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         boolean abandoned;
         /** A multi-partition command run without signals (PartitioningOracle.executesIndependently). */
         boolean independent;
+        /** The destinations whose replicas answer the client; null: every one (see {@link #replyOnlyFrom}). */
+        int[] answering;
 
         CommandRun(long position, Wire.Request request, Command command, int[] others) {
             this.position = position;
@@ -1630,29 +1665,51 @@ public final class ReplicaRuntime implements AutoCloseable {
 
         @Override
         public Object exchangeLaterFrom(int[] senders, Object value) {
+            return exchangeLaterFromTo(senders, null, value);
+        }
+
+        @Override
+        public Object exchangeLaterFromTo(int[] senders, int[] receivers, Object value) {
             int round = ++valueRounds;
-            boolean sends = false;
-            int[] awaited = new int[senders.length];
-            int n = 0;
-            for (int q : senders) {
-                if (q == partition) {
-                    sends = true;
-                } else if (Arrays.stream(others).noneMatch(o -> o == q)) {
-                    throw new IllegalArgumentException("partition " + q + " is not among the destinations "
-                            + destinations() + " of the command at " + Position.toString(position));
-                } else {
-                    awaited[n++] = q;
-                }
+            requireDestinations(senders);
+            int[] to = others;
+            boolean receives = true;
+            if (receivers != null) {
+                requireDestinations(receivers);
+                to = Arrays.stream(others).filter(q -> contains(receivers, q)).toArray();
+                receives = contains(receivers, partition);
             }
+            boolean sends = contains(senders, partition);
+            int[] awaited = receives ? Arrays.stream(senders).filter(q -> q != partition).toArray() : new int[0];
             Map<Integer, Object> known = new HashMap<>();
             if (sends) {
                 byte[] mine = KryoCodec.encode(value);
-                if (others.length > 0) {
-                    shipValue(round, mine);
+                if (to.length > 0) {
+                    shipValue(round, mine, to);
                 }
                 known.put(partition, KryoCodec.decode(mine)); // the value as the others get it
             }
-            return new LaterRound(this, round, Arrays.copyOf(awaited, n), known);
+            return new LaterRound(this, round, awaited, known);
+        }
+
+        @Override
+        public void replyOnlyFrom(int[] partitions) {
+            requireDestinations(partitions);
+            answering = partitions.clone();
+        }
+
+        /** Whether this partition's replicas answer the command's client (see {@link #replyOnlyFrom}). */
+        boolean answers() {
+            return answering == null || contains(answering, partition);
+        }
+
+        private void requireDestinations(int[] partitions) {
+            for (int q : partitions) {
+                if (q != partition && !contains(others, q)) {
+                    throw new IllegalArgumentException("partition " + q + " is not among the destinations "
+                            + destinations() + " of the command at " + Position.toString(position));
+                }
+            }
         }
 
         @Override
@@ -1682,8 +1739,13 @@ public final class ReplicaRuntime implements AutoCloseable {
 
         /** Round {@code round}'s value of this partition to each other destination: kept for asks, sent if this replica sends. */
         private void shipValue(int round, byte[] mine) {
+            shipValue(round, mine, others);
+        }
+
+        /** {@link #shipValue(int, byte[])} to the destinations {@code to} only. */
+        private void shipValue(int round, byte[] mine, int[] to) {
             Map<Integer, byte[]> encoded = new LinkedHashMap<>();
-            for (int q : others) {
+            for (int q : to) {
                 encoded.put(q, Wire.encode(new Wire.Exchange(position, round, partition, q,
                         List.of(new Wire.ShippedObject(VALUE_ID, Wire.ShipKind.VALUE, 0, mine)))));
             }

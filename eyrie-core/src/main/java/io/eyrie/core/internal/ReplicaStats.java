@@ -25,6 +25,8 @@ public final class ReplicaStats {
     public final AtomicLong repliesSent = new AtomicLong();
     /** First copies not answered here because the request named another replica to answer them. */
     public final AtomicLong repliesLeftToReplier = new AtomicLong();
+    /** Copies not answered here because the command is answered by other destinations (ADR 054). */
+    public final AtomicLong repliesLeftToOthers = new AtomicLong();
     public final AtomicLong commandsExecuted = new AtomicLong();
     public final AtomicLong duplicatesAnswered = new AtomicLong();
     /** Multi-partition commands executed without signals (PartitioningOracle.executesIndependently). */

@@ -483,19 +483,62 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         Object[] part = eventsPart(ops, events);
         // ADR 053: only the node's owner and the root's owner tell; their parts are all any reader waits for
         int[] senders = partitioner.topLevelEventSenders(node);
-        Round round = senders == null ? exchangeLater(part)
-                : receiveLater(java.util.Arrays.stream(senders).mapToObj(Partition::get).toList(), part);
+        int frontEnd = senders == null || !FRONT_END_ANSWERS ? -1 : partitionOfNode(commandFrontEnd);
+        Round round;
+        boolean receives = true;
+        if (senders == null) {
+            round = exchangeLater(part);
+        } else if (frontEnd < 0) {
+            round = receiveLater(java.util.Arrays.stream(senders).mapToObj(Partition::get).toList(), part);
+        } else {
+            // ADR 054: the senders and the front end's partition merge the events and may answer; the
+            // senders still wait for each other (each one's reads must not reveal the change before the
+            // other applied it). A partition that is none of them neither waits nor dispatches nor
+            // answers: every watch a top-level change fires is in a sender's part.
+            java.util.TreeSet<Integer> receivers = new java.util.TreeSet<>();
+            for (int s : senders) {
+                receivers.add(s);
+            }
+            receivers.add(frontEnd);
+            List<Partition> answering = receivers.stream().map(Partition::get).toList();
+            replyOnlyFrom(answering);
+            round = receiveLater(java.util.Arrays.stream(senders).mapToObj(Partition::get).toList(), answering, part);
+            receives = receivers.contains(me);
+        }
+        boolean merges = receives;
         return continueLater(round, parts -> {
-            List<Object> others = new ArrayList<>();
-            parts.forEach((partition, value) -> {
-                if (partition.getId() != me) {
-                    others.add(value);
-                }
-            });
-            dispatchParts(part, others);
+            if (merges) {
+                List<Object> others = new ArrayList<>();
+                parts.forEach((partition, value) -> {
+                    if (partition.getId() != me) {
+                        others.add(value);
+                    }
+                });
+                dispatchParts(part, others);
+            }
             pendingTopLevel.remove(topLevel); // the runtime sends the reply once the signals are in too
             return reply;
         });
+    }
+
+    /**
+     * Whether a top-level create or delete is answered by its front end's partition alone (ADR 054);
+     * {@code -Dvolery.frontEndAnswers=false} makes every partition wait for the senders' parts and answer,
+     * for comparison. Every node of a cluster must agree.
+     */
+    private static final boolean FRONT_END_ANSWERS = !"false".equals(System.getProperty("volery.frontEndAnswers"));
+
+    /** The partition of node {@code node}, or -1 if it is none's (no front end, a client-only node). */
+    private int partitionOfNode(int node) {
+        if (node == VoleryWire.NO_ACK) {
+            return -1;
+        }
+        try {
+            int[] groups = endpoint.config().node(node).groups();
+            return groups.length == 1 ? groups[0] : -1;
+        } catch (IllegalArgumentException notInTheFile) {
+            return -1;
+        }
     }
 
     /**
