@@ -4,6 +4,7 @@
 # checker), so the matrix takes one run per fault instead of one per workload and fault.
 # One run at a time (the machine is shared). Summary lines go to STORE/matrix-summary.txt.
 #   jepsen/matrix-runs.sh [volery|zookeeper|both] [fault ...]
+# PARTITIONS=n runs Volery with n partitions of 3 nodes (default 2).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 t="${TIME_LIMIT:-300}"
@@ -20,7 +21,8 @@ for system in volery zookeeper; do
   for f in "${faults[@]}"; do
     start=$(date +%s)
     "$here/run.sh" --system "$system" --workload "$workloads" --nemesis "$f" --time-limit "$t" \
-        --concurrency "${CONCURRENCY:-6}" --nemesis-interval 5 --fault-duration 8 > "$store/last-matrix-run.log" 2>&1
+        --concurrency "${CONCURRENCY:-6}" --nemesis-interval 5 --fault-duration 8 \
+        ${PARTITIONS:+--partitions "$PARTITIONS"} > "$store/last-matrix-run.log" 2>&1
     rc=$?
     echo "$(date -u +%FT%TZ) $system $f exit=$rc $(( $(date +%s) - start ))s" | tee -a "$store/matrix-summary.txt"
     grep -h '\] results ' "$store/last-matrix-run.log" | sed 's/^/    /' | tee -a "$store/matrix-summary.txt"

@@ -1,6 +1,6 @@
 (ns volery.jepsen.cluster
-  "The system under test as separate processes: a Volery cluster (2 partitions x 3 replicas,
-  durable acceptor logs) or, for comparison, a ZooKeeper 3.9.5 ensemble. Each node runs in its own
+  "The system under test as separate processes: a Volery cluster (2 partitions x 3 replicas by
+  default, :partitions n for n, durable acceptor logs) or, for comparison, a ZooKeeper 3.9.5 ensemble. Each node runs in its own
   network namespace when the test may create them (see volery.jepsen.net), else on 127.0.0.1."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
@@ -67,14 +67,16 @@
 (defn create
   "A cluster description; nothing runs yet. opts: :system (:volery or :zookeeper), :dir,
   :classpath, :signals-off? (the mutation), :root-reads-anywhere? (-Dvolery.rootHome=false: each
-  front end reads the root in its own partition, as before ADR 053), :netns? (use namespaces)."
-  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns?] :or {system :volery}}]
-  (let [nodes (if (= system :zookeeper) [1 2 3] [1 2 3 4 5 6])
+  front end reads the root in its own partition, as before ADR 053), :netns? (use namespaces),
+  :partitions (Volery's partition count, 2 by default; partition p is nodes 3p-2..3p)."
+  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions] :or {system :volery partitions 2}}]
+  (let [nodes (if (= system :zookeeper) [1 2 3] (vec (range 1 (inc (* 3 partitions)))))
         ports (into {} (for [i nodes] [i [(free-port) (free-port)]]))
         dir (.getAbsolutePath (io/file dir))]
     {:system system
      :nodes nodes
-     :partitions (if (= system :zookeeper) {1 nodes} {1 [1 2 3] 2 [4 5 6]})
+     :partitions (if (= system :zookeeper) {1 nodes}
+                     (into (sorted-map) (for [p (range 1 (inc partitions))] [p (vec (range (- (* 3 p) 2) (inc (* 3 p))))])))
      :netns? netns?
      :dir dir
      :classpath classpath

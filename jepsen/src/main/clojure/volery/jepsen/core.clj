@@ -175,6 +175,7 @@
                             "instead of" (pr-str (:nemesis opts))))
                      (if (and (empty? kept) (seq (:nemesis opts))) [:pause] kept)))
         opts (assoc opts :nemesis faults)
+        _ (reset! workloads/partition-count (if (= :zookeeper (:system opts)) 2 (:partitions opts 2)))
         names (vec (or (seq (:workloads opts)) [(:workload opts)]))
         several? (> (count names) 1)
         test-name (str (name (:system opts)) "-" (str/join "+" (map name names)) "-"
@@ -188,6 +189,7 @@
                            :classpath (:classpath opts (str (some-> (System/getenv "VOLERY_CLASSPATH") (str ":"))
                                                             (System/getProperty "java.class.path")))
                            :signals-off? (:signals-off? opts) :root-reads-anywhere? (:root-reads-anywhere? opts)
+                           :partitions (:partitions opts 2)
                            :netns? (true? netns)})
         runs (vec (for [wn names]
                     {:name wn :w (workloads/workload wn opts) :rec (atom nil)
@@ -257,6 +259,7 @@
         "--nemesis" (recur more (assoc opts :nemesis (if (= b "none") [] (mapv keyword (str/split b #",")))))
         "--time-limit" (recur more (assoc opts :time-limit (parse-long b)))
         "--concurrency" (recur more (assoc opts :concurrency (parse-long b)))
+        "--partitions" (recur more (assoc opts :partitions (parse-long b)))
         "--store" (recur more (assoc opts :store b))
         "--checker" (recur more (assoc opts :checker-bin b))
         "--read-share" (recur more (assoc opts :read-share (parse-double b)))

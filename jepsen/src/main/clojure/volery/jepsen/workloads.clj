@@ -12,12 +12,16 @@
   (:import (java.util Random)
            (java.util.zip CRC32)))
 
+(def partition-count
+  "How many partitions the Volery cluster under test has (the runner sets it; 2 by default)."
+  (atom 2))
+
 (defn partition-of-name
-  "The Volery partition (1 or 2 of a 2-partition cluster) owning top-level name s: the subtree
+  "The Volery partition (1..n of an n-partition cluster) owning top-level name s: the subtree
   strategy hashes the first path component with CRC32."
   [^String s]
   (let [crc (doto (CRC32.) (.update (.getBytes s "UTF-8")))]
-    (inc (mod (.getValue crc) 2))))
+    (inc (mod (.getValue crc) @partition-count))))
 
 (defn top-level-in
   "The first name prefix-0, prefix-1, ... that Volery places in partition p."
@@ -96,13 +100,13 @@
 ;; ----------------------------------------------------------------------------------- top level
 
 (defn toplevel-names
-  "Four top-level names, two in each partition (partition 1 also owns the root)."
+  "Two top-level names in each partition (partition 1 also owns the root): four with two partitions."
   []
   (let [in (fn [p] (filter #(= p (partition-of-name %)) (map #(str "jepsen-top-" %) (range))))]
-    (vec (concat (take 2 (in 1)) (take 2 (in 2))))))
+    (vec (mapcat #(take 2 (in %)) (range 1 (inc @partition-count))))))
 
 (defn toplevel-workload
-  "Whether each of four top-level znodes exists, as a register per name (1: it exists, 0: it does not)
+  "Whether each of four top-level znodes (two per partition) exists, as a register per name (1: it exists, 0: it does not)
   checked by the register model: write 1 creates it (NodeExists: it already did), write 0 deletes it
   (NoNode: it already did not), a read asks the node's owner (getData) or the root's owner (the root's
   children). Top-level creates and deletes wait for the node's owner and the root's owner only (ADR
