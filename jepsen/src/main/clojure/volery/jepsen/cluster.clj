@@ -98,6 +98,9 @@
      [java-bin] jvm-opts
      (when (:signals-off? c) ["-Deyrie.testing.signalsOff=true"])
      (when (:root-reads-anywhere? c) ["-Dvolery.rootHome=false"])
+     ;; JEPSEN_NODE_OPTS: extra JVM options for every node (comparisons, e.g. -Dvolery.frontEndAnswers=false)
+     (when (= :volery (:system c))
+       (remove str/blank? (str/split (or (System/getenv "JEPSEN_NODE_OPTS") "") #"\s+")))
      (if (= :zookeeper (:system c))
        ["-Dzookeeper.admin.enableServer=false" "-Dzookeeper.log.dir=." "-cp" (:classpath c)
         "org.apache.zookeeper.server.quorum.QuorumPeerMain" (str (:dir c) "/zoo-" i ".cfg")]

@@ -201,6 +201,7 @@ public final class FourLetterWords {
         m.put("volery_executor_signal_wait_ms", rc.signalWaitNanos() / 1_000_000);
         m.put("volery_executor_value_wait_ms", rc.valueWaitNanos() / 1_000_000);
         m.put("volery_deferred_commands", rc.deferredCommands());
+        m.put("volery_replies_left_to_others", rc.repliesLeftToOthers());
         m.put("volery_executor_settle_wait_ms", rc.settleWaitNanos() / 1_000_000);
         for (NodeStatus.RingStatus r : st.rings()) {
             m.put("volery_ring_" + r.ringId() + "_coordinator", r.coordinatorId());

@@ -110,6 +110,11 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Commands this replica executed but left to other partitions to answer (ADR 054). */
+        default long repliesLeftToOthers() {
+            return 0;
+        }
+
         /** Nanoseconds commands (and checkpoints) waited for such continuations before going on. */
         default long settleWaitNanos() {
             return 0;
