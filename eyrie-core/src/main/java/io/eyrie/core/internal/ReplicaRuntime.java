@@ -1632,10 +1632,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         @Override
         public Object receiveFrom(int sender, Object value) {
             int round = ++valueRounds;
-            if (sender != partition && Arrays.stream(others).noneMatch(q -> q == sender)) {
-                throw new IllegalArgumentException("partition " + sender + " is not among the destinations "
-                        + destinations() + " of the command at " + Position.toString(position));
-            }
+            requireDestinations(new int[] {sender});
             if (sender == partition) {
                 if (others.length == 0) {
                     return value;

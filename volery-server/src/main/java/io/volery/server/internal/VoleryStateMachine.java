@@ -485,29 +485,32 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         int[] senders = partitioner.topLevelEventSenders(node);
         int frontEnd = senders == null || !FRONT_END_ANSWERS ? -1 : partitionOfNode(commandFrontEnd);
         Round round;
-        boolean receives = true;
+        boolean merges = true;
         if (senders == null) {
             round = exchangeLater(part);
-        } else if (frontEnd < 0) {
-            round = receiveLater(java.util.Arrays.stream(senders).mapToObj(Partition::get).toList(), part);
         } else {
-            // ADR 054: the senders and the front end's partition merge the events and may answer; the
-            // senders still wait for each other (each one's reads must not reveal the change before the
-            // other applied it). A partition that is none of them neither waits nor dispatches nor
-            // answers: every watch a top-level change fires is in a sender's part.
-            java.util.TreeSet<Integer> receivers = new java.util.TreeSet<>();
-            for (int s : senders) {
-                receivers.add(s);
+            List<Partition> telling = java.util.Arrays.stream(senders).mapToObj(Partition::get).toList();
+            if (frontEnd < 0) {
+                round = receiveLater(telling, part);
+            } else {
+                // ADR 054: the senders and the front end's partition merge the events and may answer; the
+                // senders still wait for each other (each one's reads must not reveal the change before the
+                // other applied it). A partition that is none of them neither waits nor dispatches nor
+                // answers: every watch a top-level change fires is in a sender's part.
+                java.util.TreeSet<Integer> receivers = new java.util.TreeSet<>();
+                for (int s : senders) {
+                    receivers.add(s);
+                }
+                receivers.add(frontEnd);
+                List<Partition> answering = receivers.stream().map(Partition::get).toList();
+                replyOnlyFrom(answering);
+                round = receiveLater(telling, answering, part);
+                merges = receivers.contains(me);
             }
-            receivers.add(frontEnd);
-            List<Partition> answering = receivers.stream().map(Partition::get).toList();
-            replyOnlyFrom(answering);
-            round = receiveLater(java.util.Arrays.stream(senders).mapToObj(Partition::get).toList(), answering, part);
-            receives = receivers.contains(me);
         }
-        boolean merges = receives;
+        boolean mergesHere = merges;
         return continueLater(round, parts -> {
-            if (merges) {
+            if (mergesHere) {
                 List<Object> others = new ArrayList<>();
                 parts.forEach((partition, value) -> {
                     if (partition.getId() != me) {
@@ -522,9 +525,9 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     }
 
     /**
-     * Whether a top-level create or delete is answered by its front end's partition alone (ADR 054);
-     * {@code -Dvolery.frontEndAnswers=false} makes every partition wait for the senders' parts and answer,
-     * for comparison. Every node of a cluster must agree.
+     * Whether a top-level create's or delete's parts go to its senders and its front end's partition only,
+     * which alone answer it (ADR 054); {@code -Dvolery.frontEndAnswers=false} makes every partition wait for
+     * the senders' parts and answer (ADR 053), for comparison. Every node of a cluster must agree.
      */
     private static final boolean FRONT_END_ANSWERS = !"false".equals(System.getProperty("volery.frontEndAnswers"));
 
