@@ -263,6 +263,15 @@ public abstract class StateMachine implements AutoCloseable {
         return r != null && r.caughtUp(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(maxLagMillis));
     }
 
+    /**
+     * The partition whose replica node {@code node} is, or -1 (a client-only node, or none of the
+     * cluster's), as this replica's runtime knows it; -1 before {@link #runStateMachine}.
+     */
+    protected final int partitionOfNode(int node) {
+        ReplicaRuntime r = runtime;
+        return r == null ? -1 : r.partitionOfNode(node);
+    }
+
     /** This replica's partition. */
     public Partition getLocalPartition() {
         int[] groups = endpoint.config().node(endpoint.nodeId()).groups();

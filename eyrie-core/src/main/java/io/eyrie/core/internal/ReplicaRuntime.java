@@ -199,6 +199,12 @@ public final class ReplicaRuntime implements AutoCloseable {
     private final Map<Integer, java.util.concurrent.atomic.AtomicLong> lastHeard = new HashMap<>();
     /** The partition of each replica node of the cluster (nodes with one group). */
     private final Map<Integer, Integer> partitionOfNode = new HashMap<>();
+
+    /** The partition whose replica node {@code node} is, or -1 (a client-only node, or none of the cluster's). */
+    public int partitionOfNode(int node) {
+        Integer p = partitionOfNode.get(node);
+        return p == null ? -1 : p;
+    }
     /** When the delivery being executed was queued (System.nanoTime), or 0 between deliveries. */
     private volatile long processingSinceNanos;
     private final BlockingQueue<Work> queue;

@@ -483,6 +483,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         Object[] part = eventsPart(ops, events);
         // ADR 053: only the node's owner and the root's owner tell; their parts are all any reader waits for
         int[] senders = partitioner.topLevelEventSenders(node);
+        // the front end's partition, or -1 without one (NO_ACK) or for a client-only node: then every partition receives
         int frontEnd = senders == null || !FRONT_END_ANSWERS ? -1 : partitionOfNode(commandFrontEnd);
         Round round;
         boolean merges = true;
@@ -530,19 +531,6 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
      * the senders' parts and answer (ADR 053), for comparison. Every node of a cluster must agree.
      */
     private static final boolean FRONT_END_ANSWERS = !"false".equals(System.getProperty("volery.frontEndAnswers"));
-
-    /** The partition of node {@code node}, or -1 if it is none's (no front end, a client-only node). */
-    private int partitionOfNode(int node) {
-        if (node == VoleryWire.NO_ACK) {
-            return -1;
-        }
-        try {
-            int[] groups = endpoint.config().node(node).groups();
-            return groups.length == 1 ? groups[0] : -1;
-        } catch (IllegalArgumentException notInTheFile) {
-            return -1;
-        }
-    }
 
     /**
      * {@link #later} with this command's event context (the front end to acknowledge events to, the
