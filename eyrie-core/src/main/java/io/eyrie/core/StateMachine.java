@@ -30,6 +30,7 @@ public abstract class StateMachine implements AutoCloseable {
     private long exchangeTimeoutMillis = ReplicaOptions.defaults().exchangeTimeoutMillis();
     private Path checkpointDirectory;
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
+    private long checkpointMaxMillis = ReplicaOptions.defaults().checkpointMaxMillis();
     private int sentPositionsMax = ReplicaOptions.defaults().sentPositionsMax();
     private int inboxPositionsMax = ReplicaOptions.defaults().inboxPositionsMax();
     private volatile ReplicaRuntime runtime;
@@ -57,7 +58,7 @@ public abstract class StateMachine implements AutoCloseable {
                 .withCaching(cachingEnabled)
                 .withCacheCapacity(cacheCapacity)
                 .withExchangeTimeoutMillis(exchangeTimeoutMillis)
-                .withCheckpoints(checkpointDirectory, checkpointInterval)
+                .withCheckpoints(checkpointDirectory, checkpointInterval, checkpointMaxMillis)
                 .withSentPositionsMax(sentPositionsMax)
                 .withInboxPositionsMax(inboxPositionsMax);
         runtime = new ReplicaRuntime(endpoint, oracle, new Application() {
@@ -399,9 +400,24 @@ public abstract class StateMachine implements AutoCloseable {
 
     /** Write a checkpoint every {@code interval} deliveries into {@code directory}. Before run. */
     public void setCheckpointing(Path directory, int interval) {
+        setCheckpointing(directory, interval, java.time.Duration.ZERO);
+    }
+
+    /**
+     * Write a checkpoint every {@code interval} deliveries into {@code directory}, and also at the first
+     * delivery {@code maxAge} after the last checkpoint (zero: by count only). A replica restarts from its
+     * newest checkpoint and replays what follows, and other partitions keep the exchanges it may ask for
+     * until it reports a checkpoint past them: with a count far above what a cluster delivers in minutes,
+     * the age bounds both. Before run.
+     */
+    public void setCheckpointing(Path directory, int interval, java.time.Duration maxAge) {
         requireNotRunning();
+        if (maxAge.isNegative()) {
+            throw new IllegalArgumentException("maxAge must not be negative, got " + maxAge);
+        }
         this.checkpointDirectory = directory;
         this.checkpointInterval = interval;
+        this.checkpointMaxMillis = maxAge.toMillis();
     }
 
     /** Whether {@link #setCheckpointing} was called: checkpoints will be taken once the replica runs. */
@@ -486,6 +502,14 @@ public abstract class StateMachine implements AutoCloseable {
      */
     public long catchUpExchangesSent() {
         return fromRuntime(rt -> rt.stats().catchUpExchangesSent.get());
+    }
+
+    /**
+     * Kept exchanges a catch-up left out because a recent one had carried them to the same asker
+     * already (ADR 055); 0 before run.
+     */
+    public long catchUpExchangesSkipped() {
+        return fromRuntime(rt -> rt.stats().catchUpsSkipped.get());
     }
 
     /**

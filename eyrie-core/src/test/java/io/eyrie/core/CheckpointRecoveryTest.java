@@ -87,6 +87,39 @@ class CheckpointRecoveryTest {
                 + replayed + " of " + total + " commands");
     }
 
+    /**
+     * ADR 055: with a delivery count the cluster never reaches, a replica still checkpoints once the age
+     * bound has passed, at its next delivery, and a restart replays only what follows. Without the bound
+     * it never checkpoints and a restart replays everything (session 27's Jepsen kill runs: every
+     * replica of a partition replayed its whole history at once).
+     */
+    @Test
+    void aReplicaCheckpointsByAgeWhenTheCountIsFarOff(@TempDir Path dir) throws Exception {
+        cluster = new SimCluster(2, 2, 1, 1, RegisterMachine::new, m -> {
+            m.setExchangeTimeoutMillis(50);
+            m.setCheckpointing(dir.resolve("replica-" + m.getLocalPartition().getId() + "-"
+                    + ((RegisterMachine) m).nodeIdForTest()), 1_000_000, Duration.ofMillis(200));
+        }).withClients(new RegisterMachine.Oracle(), 4, 60_000);
+        EyrieClient client = cluster.client(0);
+        for (int i = 1; i <= 5; i++) {
+            client.execute(new Command("add", "x1", i));
+        }
+        Thread.sleep(300);
+        client.execute(new Command("add", "x1", 6)); // the first delivery past the age bound
+        cluster.awaitQuiescent();
+        int victim = cluster.sim.replicasOf(1)[1];
+        SimCluster.awaitTrue("replica " + victim + " checkpoints by age", () ->
+                cluster.runtime(victim).durableCheckpointPosition() == cluster.runtime(victim).lastPosition());
+        cluster.crash(victim);
+        client.execute(new Command("add", "x1", 100));
+        RegisterMachine restarted = (RegisterMachine) cluster.startReplica(victim);
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+        assertEquals(121, restarted.valueOf("x1"), "restarted replica's x1");
+        assertEquals(1, cluster.stats(victim).commandsExecuted.get(),
+                "the restarted replica should replay only the add after its checkpoint");
+    }
+
     @Test
     void theReplyTableSurvivesARestartSoARetryIsNotExecutedAgain(@TempDir Path dir) throws Exception {
         start(dir, 1);

@@ -140,7 +140,7 @@ public final class VoleryMain implements Runnable {
                 System.setProperty("org.slf4j.simpleLogger.logFile", c.logDir().resolve("volery-" + node + ".log").toString());
             }
             VoleryNode n = new VoleryNode(c.cluster(), node, VoleryNode.Options.of(c, node), c.snapCount(),
-                    peersOf(c, node), c.sentPositionsMax());
+                    peersOf(c, node), c.sentPositionsMax(), java.time.Duration.ofSeconds(c.snapMaxAgeSeconds()));
             PrintWriter out = spec.commandLine().getOut();
             out.println("Volery node " + node + " (partition " + c.partitionOf(node) + ") serving ZooKeeper clients on "
                     + n.clientAddress().getHostString() + ":" + n.clientAddress().getPort()

@@ -186,6 +186,16 @@ public final class VoleryNode implements AutoCloseable {
      */
     public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
                       java.util.List<InetSocketAddress> snapshotPeers, int sentPositionsMax) {
+        this(config, nodeId, options, snapCount, snapshotPeers, sentPositionsMax,
+                java.time.Duration.ofSeconds(io.volery.server.config.VoleryConfig.DEFAULT_SNAP_MAX_AGE_SECONDS));
+    }
+
+    /**
+     * @param snapMaxAge a replica also snapshots at its first delivery this long after its last snapshot
+     *                   (zero: by {@code snapCount} only); storage = durable only
+     */
+    public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
+                      java.util.List<InetSocketAddress> snapshotPeers, int sentPositionsMax, java.time.Duration snapMaxAge) {
         Objects.requireNonNull(options, "options");
         int needed = options.juteMaxBuffer() + COMMAND_OVERHEAD_BYTES;
         if (config.parameters().batchMaxBytes() < needed) {
@@ -213,7 +223,7 @@ public final class VoleryNode implements AutoCloseable {
         if (config.parameters().storage() == ClusterConfig.StorageMode.DURABLE) {
             // the acceptor logs are durable: snapshots make a restart replay only what follows them,
             // and let the acceptors trim
-            replica.setCheckpointing(snapshotDirectory(config, nodeId), snapCount);
+            replica.setCheckpointing(snapshotDirectory(config, nodeId), snapCount, snapMaxAge);
             if (!snapshotPeers.isEmpty()) {
                 replica.setPeerCheckpoints(new io.volery.server.admin.PeerSnapshotFetcher(snapshotPeers, 10_000));
             }

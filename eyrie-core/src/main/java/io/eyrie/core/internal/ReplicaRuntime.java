@@ -295,6 +295,8 @@ public final class ReplicaRuntime implements AutoCloseable {
     private volatile long lastPosition = Position.NONE;
     private volatile long executingPosition = Position.NONE;
     private long deliveriesSinceCheckpoint;
+    /** When the delivery thread last tagged a delivery for a checkpoint (or when it started). */
+    private long lastCheckpointTaggedNanos = System.nanoTime();
 
     private volatile boolean closed;
     private volatile Throwable failure;
@@ -541,6 +543,12 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** The backlog last warned about (delivery thread only). */
     private int lastBacklogWarned;
 
+    /** The checkpoint age bound has passed since the last one was tagged (delivery thread). */
+    private boolean checkpointDue(long now) {
+        return options.checkpointMaxMillis() > 0
+                && now - lastCheckpointTaggedNanos >= TimeUnit.MILLISECONDS.toNanos(options.checkpointMaxMillis());
+    }
+
     private void onDelivery(Delivery d) {
         if (closed) {
             return;
@@ -549,8 +557,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         long after = checkpointAfter.get();
         boolean afterTransfer = after != Position.NONE && d.position() > after
                 && checkpointAfter.compareAndSet(after, Position.NONE);
-        if (snapshots != null && (++deliveriesSinceCheckpoint >= options.checkpointInterval() || afterTransfer)) {
+        long now = System.nanoTime();
+        if (snapshots != null && (++deliveriesSinceCheckpoint >= options.checkpointInterval() || afterTransfer
+                || checkpointDue(now))) {
             deliveriesSinceCheckpoint = 0;
+            lastCheckpointTaggedNanos = now;
             // taken here, inside deliver, so it reflects exactly the deliveries queued so far; the
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
@@ -728,6 +739,53 @@ public final class ReplicaRuntime implements AutoCloseable {
     /** How many kept exchanges after an asked one go with the answer (see {@link #answer}). */
     static final int CATCH_UP_EXCHANGES = 256;
 
+    /**
+     * What the catch-up bursts to one asker carried since {@code sinceNanos}: an exchange goes once per
+     * such stretch. A stretch ends after the lost-exchange age (what went may have been dropped), when
+     * the asker restarted, or past {@link #CATCH_UP_REMEMBERED} exchanges.
+     */
+    private static final class CatchUp {
+        private final long sinceNanos;
+        private final java.util.Set<Carried> keys = new java.util.HashSet<>();
+        private long skipped;
+
+        CatchUp(long sinceNanos) {
+            this.sinceNanos = sinceNanos;
+        }
+
+        boolean stale(long now, long maxAgeNanos, long askerUptimeNanos) {
+            return now - sinceNanos >= maxAgeNanos || now - sinceNanos >= askerUptimeNanos
+                    || keys.size() >= CATCH_UP_REMEMBERED;
+        }
+
+        boolean carried(long position, int round) {
+            boolean was = keys.contains(new Carried(position, round));
+            if (was) {
+                skipped++;
+            }
+            return was;
+        }
+
+        void carry(long position, int round) {
+            keys.add(new Carried(position, round));
+        }
+
+        long skippedAndReset() {
+            long n = skipped;
+            skipped = 0;
+            return n;
+        }
+    }
+
+    private record Carried(long position, int round) {
+    }
+
+    /** At most this many exchanges are remembered per asker before its record starts afresh. */
+    static final int CATCH_UP_REMEMBERED = 16 * CATCH_UP_EXCHANGES;
+
+    /** By asker node, what recent catch-up bursts carried to it (direct-channel threads). */
+    private final Map<Integer, CatchUp> catchUps = new java.util.concurrent.ConcurrentHashMap<>();
+
     private void answer(Wire.Ask a) {
         if (a.owner() != partition) {
             return;
@@ -764,10 +822,23 @@ public final class ReplicaRuntime implements AutoCloseable {
             // exchanges. Only for an exchange kept before the asker started, or so long ago that it
             // cannot still be on its way, and only by the replica that sends (ADR 038): an asker that is
             // merely slow has the following ones already, or will.
-            for (byte[] next : sent.following(a.position(), a.asker(), CATCH_UP_EXCHANGES)) {
-                stats.exchangesSent.incrementAndGet();
-                stats.catchUpExchangesSent.incrementAndGet();
-                endpoint.sendDirect(a.askerNode(), next);
+            // Every round counts, deferred ones too (a burst of signals alone left a replayer asking once
+            // per deferred round), and an exchange a recent burst already carried to this asker does not
+            // go again (a replay asked for rounds a burst had skipped, and every ask sent the same 256
+            // exchanges again: hundreds of times each, ADR 055). Recent: sent since the asker started,
+            // and less than the lost-exchange age ago.
+            long now = System.nanoTime();
+            CatchUp recent = catchUps.compute(a.askerNode(), (node, c) -> c == null || c.stale(now, lostAfterNanos(),
+                    TimeUnit.MILLISECONDS.toNanos(a.askerUptimeMillis())) ? new CatchUp(now) : c);
+            synchronized (recent) {
+                var burst = sent.following(a.position(), a.round(), a.asker(), CATCH_UP_EXCHANGES, recent::carried);
+                for (Map.Entry<long[], byte[]> next : burst) {
+                    stats.exchangesSent.incrementAndGet();
+                    stats.catchUpExchangesSent.incrementAndGet();
+                    endpoint.sendDirect(a.askerNode(), next.getValue());
+                    recent.carry(next.getKey()[0], (int) next.getKey()[1]);
+                }
+                stats.catchUpsSkipped.addAndGet(recent.skippedAndReset());
             }
         } else if (sent.highestPosition() > a.position() && !deferredPositions.contains(a.position())) {
             // executed too long ago: the asker cannot replay this command and must catch up by state transfer

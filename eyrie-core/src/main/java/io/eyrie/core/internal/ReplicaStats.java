@@ -20,6 +20,8 @@ public final class ReplicaStats {
     public final AtomicLong asksAnswered = new AtomicLong();
     /** Of {@link #exchangesSent}: kept exchanges sent after an answered one to an asker that was far behind. */
     public final AtomicLong catchUpExchangesSent = new AtomicLong();
+    /** Kept exchanges a catch-up burst left out because a recent burst had carried them to that asker already. */
+    public final AtomicLong catchUpsSkipped = new AtomicLong();
     /** Times a replica that is not its partition's designated sender began sending exchanges in its place. */
     public final AtomicLong volunteerings = new AtomicLong();
     public final AtomicLong repliesSent = new AtomicLong();

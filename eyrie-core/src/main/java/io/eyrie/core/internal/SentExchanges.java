@@ -144,21 +144,38 @@ final class SentExchanges {
     }
 
     /**
-     * The kept round-0 exchanges for {@code toPartition} of the commands after {@code position}, oldest
-     * first, at most {@code limit}: what a replica replaying from far behind will ask for next.
+     * The kept exchanges for {@code toPartition}, of every round, that come after round {@code round}
+     * of {@code position} (by position, then round), at most {@code limit}, leaving out those for which
+     * {@code alreadySent} holds: what a replica replaying from far behind will ask for next. Deferred
+     * rounds (ADR 036) are among them: a replayer waits for those as it waits for signals, and a burst of
+     * signals alone left it asking once per deferred round (ADR 055). Each result is its exchange's
+     * {@link ExchangeInbox#key} paired with the position, for the caller to remember.
      */
-    synchronized java.util.List<byte[]> following(long position, int toPartition, int limit) {
-        java.util.List<byte[]> out = new java.util.ArrayList<>();
-        long key = ExchangeInbox.key(toPartition, 0);
+    synchronized java.util.List<Map.Entry<long[], byte[]>> following(long position, int round, int toPartition, int limit,
+                                                                    java.util.function.BiPredicate<Long, Integer> alreadySent) {
+        java.util.List<Map.Entry<long[], byte[]>> out = new java.util.ArrayList<>();
+        java.util.List<Long> keys = new java.util.ArrayList<>();
         for (Map.Entry<Long, Map<Long, byte[]>> e : byPosition.entrySet()) {
             if (out.size() >= limit) {
                 break;
             }
-            if (e.getKey() > position) {
-                byte[] bytes = e.getValue().get(key);
-                if (bytes != null) {
-                    out.add(bytes);
+            long p = e.getKey();
+            if (p < position) {
+                continue;
+            }
+            keys.clear();
+            for (long key : e.getValue().keySet()) {
+                int r = (int) key;
+                if ((int) (key >>> 32) == toPartition && (p > position || r > round) && !alreadySent.test(p, r)) {
+                    keys.add(key);
                 }
+            }
+            keys.sort(null); // one partition: by round
+            for (long key : keys) {
+                if (out.size() >= limit) {
+                    break;
+                }
+                out.add(Map.entry(new long[] {p, (int) key}, e.getValue().get(key)));
             }
         }
         return out;

@@ -194,6 +194,7 @@ public final class FourLetterWords {
         m.put("volery_asks_sent", rc.asksSent());
         m.put("volery_asks_answered", rc.asksAnswered());
         m.put("volery_catch_up_exchanges_sent", rc.catchUpExchangesSent());
+        m.put("volery_catch_up_exchanges_skipped", rc.catchUpExchangesSkipped());
         m.put("volery_volunteerings", rc.volunteerings());
         m.put("volery_volunteering_ms", rc.volunteeringMillis());
         m.put("volery_exchanges_redundant", rc.exchangesRedundant());

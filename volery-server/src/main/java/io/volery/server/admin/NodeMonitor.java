@@ -75,6 +75,11 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Kept exchanges a catch-up left out: a recent one had carried them to that asker (ADR 055). */
+        default long catchUpExchangesSkipped() {
+            return 0;
+        }
+
         /** Exchanges that arrived when the replica held a copy, or after their command finished. */
         default long exchangesRedundant() {
             return 0;

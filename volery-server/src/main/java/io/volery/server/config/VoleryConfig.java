@@ -34,6 +34,7 @@ import java.util.TreeMap;
  * logDir = /var/log/volery        # optional: a log file per node (default: standard error)
  * session.touchMillis = 500
  * snapCount = 100000              # deliveries between replica snapshots (storage = durable only)
+ * snapMaxAgeSeconds = 60          # and a snapshot at the first delivery this long after the last (0: off)
  * sasl.jaasFile = /etc/volery/jaas.conf  # optional: SASL DIGEST-MD5 users (user_NAME="password"), as ZooKeeper
  * sasl.jaasSection = Server       # the JAAS file's section (ZooKeeper's zookeeper.sasl.serverconfig)
  * sasl.superUsers = admin         # SASL identities that are super users (ZooKeeper's zookeeper.superUser)
@@ -55,7 +56,7 @@ public final class VoleryConfig {
     private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort");
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
-            "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount",
+            "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount", "snapMaxAgeSeconds",
             "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers", "enforce.auth.enabled",
             "enforce.auth.schemes", "sessionRequireClientSASLAuth");
 
@@ -261,6 +262,7 @@ public final class VoleryConfig {
         VoleryConfig config = new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words,
                 logDir, touch);
         config.snapCount = r.intValue("snapCount", 100_000, 1, Integer.MAX_VALUE);
+        config.snapMaxAgeSeconds = r.intValue("snapMaxAgeSeconds", DEFAULT_SNAP_MAX_AGE_SECONDS, 0, 86_400);
         config.sentPositionsMax = r.intValue("eyrie.sentPositionsMax", DEFAULT_SENT_POSITIONS_MAX, 1, Integer.MAX_VALUE);
         config.sasl = sasl(r, source);
         config.authEnforcement = authEnforcement(r, config.sasl != null);
@@ -331,6 +333,14 @@ public final class VoleryConfig {
     }
 
     private int snapCount;
+    private int snapMaxAgeSeconds;
+
+    /**
+     * Seconds after which a replica snapshots at its next delivery even before {@code snapCount} (ADR 055):
+     * a restarted replica replays at most about this much history, and the other partitions keep what it
+     * may ask for no longer than that.
+     */
+    public static final int DEFAULT_SNAP_MAX_AGE_SECONDS = 60;
     private int sentPositionsMax;
 
     /** Eyrie's default number of recent commands whose exchanges a replica keeps. */
@@ -347,6 +357,11 @@ public final class VoleryConfig {
     /** Deliveries between replica snapshots (taken only with {@code storage = durable}). */
     public int snapCount() {
         return snapCount;
+    }
+
+    /** A replica also snapshots at its first delivery this many seconds after its last snapshot; 0: by count only. */
+    public int snapMaxAgeSeconds() {
+        return snapMaxAgeSeconds;
     }
 
     private Sasl sasl;

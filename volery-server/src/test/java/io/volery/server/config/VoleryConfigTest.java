@@ -158,6 +158,15 @@ class VoleryConfigTest {
         assertTrue(e.getMessage().contains("eyrie.sentPositionsMax"), "the error should name the key: " + e.getMessage());
     }
 
+    @Test
+    void snapMaxAgeSecondsDefaultsToAMinuteAndZeroTurnsItOff() {
+        assertEquals(60, VoleryConfig.parse(GOOD, "volery.cfg").snapMaxAgeSeconds());
+        assertEquals(0, VoleryConfig.parse(GOOD + "snapMaxAgeSeconds = 0\n", "volery.cfg").snapMaxAgeSeconds());
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> VoleryConfig.parse(GOOD + "snapMaxAgeSeconds = -1\n", "volery.cfg"));
+        assertTrue(e.getMessage().contains("snapMaxAgeSeconds"), "the error should name the key: " + e.getMessage());
+    }
+
     private static void assertError(String text, String expectedStart) {
         ConfigException e = assertThrows(ConfigException.class, () -> VoleryConfig.parse(text, "volery.cfg"),
                 "expected the configuration to be rejected with: " + expectedStart);

@@ -25,7 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The server process holding a ZooKeeper session is killed with kill -9: the unmodified ZooKeeper
  * client reconnects to another server within its session timeout and finds its session, its
- * ephemeral znode and its watches intact (a watch set before the kill fires after it).
+ * ephemeral znode and its watches intact (a watch set before the kill fires after it). The cluster
+ * file's {@code snapMaxAgeSeconds = 1} makes the replicas snapshot by age, far below {@code snapCount}
+ * (ADR 055).
  */
 class SessionServerKilledProcessTest {
 
@@ -33,7 +35,7 @@ class SessionServerKilledProcessTest {
 
     @Test
     void theClientMovesToAnotherServerWithSessionEphemeralsAndWatches(@TempDir Path dir) throws Exception {
-        try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 1000)) {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 1_000_000, "snapMaxAgeSeconds = 1\n")) {
             cluster.startAll();
             LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
             LinkedBlockingQueue<KeeperState> states = new LinkedBlockingQueue<>();
@@ -83,6 +85,19 @@ class SessionServerKilledProcessTest {
                 assertEquals("/watched", first.getPath());
                 assertEquals(EventType.NodeChildrenChanged, second.getType(), "event on " + second.getPath());
                 assertEquals("/kept", second.getPath());
+                for (int id : ProcessCluster.NODES) {
+                    if (id == victim) {
+                        continue;
+                    }
+                    // session touches are deliveries too: the first one a second after the start tags a snapshot
+                    ProcessCluster.await("node " + id + " snapshots by age", 30_000, () -> {
+                        try {
+                            return !cluster.snapshots(id).isEmpty();
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+                }
             }
         }
     }
