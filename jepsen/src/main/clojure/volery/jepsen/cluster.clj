@@ -163,6 +163,24 @@
            (re-find (re-pattern (str "volery_ring_" r "_coordinator\\s+(-?\\d+)")))
            second parse-long))
 
+(defn dump-diagnostics!
+  "Writes every live node's mntr and a thread dump (jstack of its JVM) under the cluster's
+  diagnostics directory: what a cluster that did not recover was waiting for, before teardown
+  kills it. Returns the directory."
+  [c]
+  (let [d (io/file (:dir c) "diagnostics")]
+    (.mkdirs d)
+    (doseq [i (:nodes c)]
+      (spit (io/file d (str "mntr-" i ".txt")) (or (four-letter c i "mntr") "no answer\n"))
+      (when-let [pid (pid c i)]
+        (let [out (io/file d (str "jstack-" i ".txt"))
+              p (.start (doto (ProcessBuilder. ^java.util.List ["jstack" (str pid)])
+                          (.redirectErrorStream true)
+                          (.redirectOutput out)))]
+          (when-not (.waitFor p 30 TimeUnit/SECONDS)
+            (.destroyForcibly p)))))
+    d))
+
 (defn teardown! [c]
   (kill-all! c)
   (when (:netns? c) (net/teardown! (count (:nodes c)))))

@@ -227,6 +227,7 @@
       (reset! recovery (try (await-ready! c (:recovery-timeout-s opts 120)) {:valid? true}
                             (catch clojure.lang.ExceptionInfo e
                               (log "not recovered:" (.getMessage e))
+                              (log "mntr and thread dumps of every node ->" (str (cluster/dump-diagnostics! c)))
                               {:valid? false :error (.getMessage e)})))
       (when (:valid? @recovery)
         (doseq [{:keys [w rec]} runs]

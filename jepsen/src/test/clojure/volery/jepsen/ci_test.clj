@@ -3,6 +3,7 @@
   partition and a kill -9 must be linearizable; and the mutation check: with Eyrie's signals off
   the same register workload must show a violation, with them on none, under the same fault."
   (:require [clojure.test :refer [deftest is testing]]
+            [volery.jepsen.cluster :as cluster]
             [volery.jepsen.core :as core]))
 
 (def base
@@ -55,3 +56,23 @@
     (is (= true (:valid? r))
         (str "with signals on the same workload and pauses must be linearizable; got " (:workload r)
              " (history in " (:dir r) ")"))))
+
+(deftest a-cluster-that-does-not-recover-leaves-mntr-and-thread-dumps
+  ;; what run-test writes when the cluster does not answer after the heal (session 27 had to
+  ;; capture these by hand): every node's mntr and a jstack of its JVM
+  (let [dir (java.io.File. (str (:store base) "/diagnostics-" (System/currentTimeMillis)))
+        c (cluster/create {:system :volery :dir dir :partitions 2 :netns? false
+                                         :classpath (System/getProperty "java.class.path")})]
+    (try
+      (cluster/setup! c)
+      (cluster/start-all! c)
+      (core/await-ready! c 120)
+      (let [d (cluster/dump-diagnostics! c)]
+        (doseq [i (:nodes c)]
+          (is (re-find #"volery_commands_executed\s+\d+" (slurp (java.io.File. d (str "mntr-" i ".txt"))))
+              (str "node " i "'s mntr"))
+          (is (re-find #"VoleryMain|eyrie-" (slurp (java.io.File. d (str "jstack-" i ".txt"))))
+              (str "node " i "'s thread dump"))))
+      (finally
+        (cluster/teardown! c)
+        (doseq [f (file-seq (java.io.File. dir "data")) :when (.isFile f)] (.delete f))))))

@@ -831,12 +831,12 @@ public final class ReplicaRuntime implements AutoCloseable {
             CatchUp recent = catchUps.compute(a.askerNode(), (node, c) -> c == null || c.stale(now, lostAfterNanos(),
                     TimeUnit.MILLISECONDS.toNanos(a.askerUptimeMillis())) ? new CatchUp(now) : c);
             synchronized (recent) {
-                var burst = sent.following(a.position(), a.round(), a.asker(), CATCH_UP_EXCHANGES, recent::carried);
-                for (Map.Entry<long[], byte[]> next : burst) {
+                for (SentExchanges.Kept next : sent.following(a.position(), a.round(), a.asker(), CATCH_UP_EXCHANGES,
+                        recent::carried)) {
                     stats.exchangesSent.incrementAndGet();
                     stats.catchUpExchangesSent.incrementAndGet();
-                    endpoint.sendDirect(a.askerNode(), next.getValue());
-                    recent.carry(next.getKey()[0], (int) next.getKey()[1]);
+                    endpoint.sendDirect(a.askerNode(), next.encoded());
+                    recent.carry(next.position(), next.round());
                 }
                 stats.catchUpsSkipped.addAndGet(recent.skippedAndReset());
             }

@@ -143,17 +143,20 @@ final class SentExchanges {
         return m == null ? null : m.get(ExchangeInbox.key(toPartition, round));
     }
 
+    /** One kept exchange: its command's position, its round and its encoded message. */
+    record Kept(long position, int round, byte[] encoded) {
+    }
+
     /**
      * The kept exchanges for {@code toPartition}, of every round, that come after round {@code round}
      * of {@code position} (by position, then round), at most {@code limit}, leaving out those for which
      * {@code alreadySent} holds: what a replica replaying from far behind will ask for next. Deferred
      * rounds (ADR 036) are among them: a replayer waits for those as it waits for signals, and a burst of
-     * signals alone left it asking once per deferred round (ADR 055). Each result is its exchange's
-     * {@link ExchangeInbox#key} paired with the position, for the caller to remember.
+     * signals alone left it asking once per deferred round (ADR 055).
      */
-    synchronized java.util.List<Map.Entry<long[], byte[]>> following(long position, int round, int toPartition, int limit,
-                                                                    java.util.function.BiPredicate<Long, Integer> alreadySent) {
-        java.util.List<Map.Entry<long[], byte[]>> out = new java.util.ArrayList<>();
+    synchronized java.util.List<Kept> following(long position, int round, int toPartition, int limit,
+                                                java.util.function.BiPredicate<Long, Integer> alreadySent) {
+        java.util.List<Kept> out = new java.util.ArrayList<>();
         java.util.List<Long> keys = new java.util.ArrayList<>();
         for (Map.Entry<Long, Map<Long, byte[]>> e : byPosition.entrySet()) {
             if (out.size() >= limit) {
@@ -175,7 +178,7 @@ final class SentExchanges {
                 if (out.size() >= limit) {
                     break;
                 }
-                out.add(Map.entry(new long[] {p, (int) key}, e.getValue().get(key)));
+                out.add(new Kept(p, (int) key, e.getValue().get(key)));
             }
         }
         return out;

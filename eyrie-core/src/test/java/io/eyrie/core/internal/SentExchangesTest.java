@@ -88,4 +88,23 @@ class SentExchangesTest {
         assertNull(sent.get(1, 2, 0));
         assertNotNull(sent.get(40, 2, 0));
     }
+
+    /** ADR 055: a catch-up holds every round after the asked one, by position then round, minus what went already. */
+    @Test
+    void followingHoldsEveryRoundAfterTheAskedOneInOrderAndLeavesOutWhatWentAlready() {
+        SentExchanges sent = new SentExchanges(64);
+        for (long p = 1; p <= 4; p++) {
+            for (int round : new int[] {2, 0, 1}) { // kept out of order: a deferred round after the next signal
+                sent.put(p, round, Map.of(2, new byte[] {(byte) p, (byte) round}, 3, BYTES));
+            }
+        }
+        java.util.List<String> got = new java.util.ArrayList<>();
+        for (SentExchanges.Kept k : sent.following(2, 1, 2, 5, (p, r) -> p == 3 && r == 1)) {
+            assertEquals(k.position(), k.encoded()[0]);
+            assertEquals(k.round(), k.encoded()[1]);
+            got.add(k.position() + "/" + k.round());
+        }
+        assertEquals(java.util.List.of("2/2", "3/0", "3/2", "4/0", "4/1"), got,
+                "after round 1 of position 2, partition 2's exchanges, five at most, without the one sent already");
+    }
 }
