@@ -30,8 +30,9 @@ class ReplayCatchUpTest {
     }
 
     /** Runs {@code commands} relays, restarts every replica but partition 1's first and waits until all replayed. */
-    private void relaysThenReplay(int replicasPerPartition, int commands) throws Exception {
-        cluster = new SimCluster(3, replicasPerPartition, 1, 1, DeferredRoundsTest.DeferringMachine::new, m -> { })
+    private void relaysThenReplay(int replicasPerPartition, int commands, long exchangeTimeoutMillis) throws Exception {
+        cluster = new SimCluster(3, replicasPerPartition, 1, 1, DeferredRoundsTest.DeferringMachine::new,
+                m -> m.setExchangeTimeoutMillis(exchangeTimeoutMillis))
                 .withClients(new DeferredRoundsTest.Oracle(), 4, 60_000);
         EyrieClient client = cluster.client(0);
         for (int k = 1; k <= commands; k++) {
@@ -64,7 +65,7 @@ class ReplayCatchUpTest {
     @Test
     void replayingPartitionsGetDeferredRoundsWithTheCatchUpNotByOneAskEach() throws Exception {
         int commands = 100;
-        relaysThenReplay(3, commands);
+        relaysThenReplay(3, commands, 200);
         for (int node : cluster.replicas().keySet()) {
             if (node == cluster.sim.replicasOf(1)[0]) {
                 continue;
@@ -79,7 +80,9 @@ class ReplayCatchUpTest {
     @Test
     void aBurstDoesNotSendAnAskerWhatARecentBurstCarried() throws Exception {
         int commands = 200;
-        relaysThenReplay(1, commands);
+        // a burst is remembered for 25 exchange timeouts (at least 5 s): 400 ms gives a slow machine 10 s
+        // to replay before a burst may carry again what an earlier one did
+        relaysThenReplay(1, commands, 400);
         int up = cluster.sim.replicasOf(1)[0];
         // the two replayers (partitions 2 and 3) each need from partition 1 a signal and two deferred
         // rounds per relay; partition 1's one replica holds them all and is asked by both
