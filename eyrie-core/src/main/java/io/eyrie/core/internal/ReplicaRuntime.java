@@ -544,9 +544,9 @@ public final class ReplicaRuntime implements AutoCloseable {
     private int lastBacklogWarned;
 
     /** The checkpoint age bound has passed since the last one was tagged (delivery thread). */
-    private boolean checkpointDue(long now) {
-        return options.checkpointMaxMillis() > 0
-                && now - lastCheckpointTaggedNanos >= TimeUnit.MILLISECONDS.toNanos(options.checkpointMaxMillis());
+    private boolean checkpointDue() {
+        return options.checkpointMaxMillis() > 0 && System.nanoTime() - lastCheckpointTaggedNanos
+                >= TimeUnit.MILLISECONDS.toNanos(options.checkpointMaxMillis());
     }
 
     private void onDelivery(Delivery d) {
@@ -557,11 +557,10 @@ public final class ReplicaRuntime implements AutoCloseable {
         long after = checkpointAfter.get();
         boolean afterTransfer = after != Position.NONE && d.position() > after
                 && checkpointAfter.compareAndSet(after, Position.NONE);
-        long now = System.nanoTime();
         if (snapshots != null && (++deliveriesSinceCheckpoint >= options.checkpointInterval() || afterTransfer
-                || checkpointDue(now))) {
+                || checkpointDue())) {
             deliveriesSinceCheckpoint = 0;
-            lastCheckpointTaggedNanos = now;
+            lastCheckpointTaggedNanos = System.nanoTime();
             // taken here, inside deliver, so it reflects exactly the deliveries queued so far; the
             // executor snapshots when it reaches this delivery, and the two then agree
             learnerCheckpoint = endpoint.learnerCheckpoint();
@@ -747,7 +746,6 @@ public final class ReplicaRuntime implements AutoCloseable {
     private static final class CatchUp {
         private final long sinceNanos;
         private final java.util.Set<Carried> keys = new java.util.HashSet<>();
-        private long skipped;
 
         CatchUp(long sinceNanos) {
             this.sinceNanos = sinceNanos;
@@ -759,21 +757,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
 
         boolean carried(long position, int round) {
-            boolean was = keys.contains(new Carried(position, round));
-            if (was) {
-                skipped++;
-            }
-            return was;
+            return keys.contains(new Carried(position, round));
         }
 
         void carry(long position, int round) {
             keys.add(new Carried(position, round));
-        }
-
-        long skippedAndReset() {
-            long n = skipped;
-            skipped = 0;
-            return n;
         }
     }
 
@@ -832,13 +820,18 @@ public final class ReplicaRuntime implements AutoCloseable {
                     TimeUnit.MILLISECONDS.toNanos(a.askerUptimeMillis())) ? new CatchUp(now) : c);
             synchronized (recent) {
                 for (SentExchanges.Kept next : sent.following(a.position(), a.round(), a.asker(), CATCH_UP_EXCHANGES,
-                        recent::carried)) {
+                        (position, round) -> {
+                            boolean carried = recent.carried(position, round);
+                            if (carried) {
+                                stats.catchUpsSkipped.incrementAndGet();
+                            }
+                            return carried;
+                        })) {
                     stats.exchangesSent.incrementAndGet();
                     stats.catchUpExchangesSent.incrementAndGet();
                     endpoint.sendDirect(a.askerNode(), next.encoded());
                     recent.carry(next.position(), next.round());
                 }
-                stats.catchUpsSkipped.addAndGet(recent.skippedAndReset());
             }
         } else if (sent.highestPosition() > a.position() && !deferredPositions.contains(a.position())) {
             // executed too long ago: the asker cannot replay this command and must catch up by state transfer
