@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Executor stacks inside a capped 4 x 3 run of the 10 % global mix: jstack of six nodes' eyrie-replica thread
+# once a second for 15 s (40 s uncapped warm-up, caps, then 20 s into a 60 s run). env: CLIENTS (64), OUT
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 D=${OUT:-/tmp/s29p}/stk; rm -rf $D
