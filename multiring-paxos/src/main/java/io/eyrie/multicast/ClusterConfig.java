@@ -82,9 +82,17 @@ public final class ClusterConfig {
          */
         public static final long DEFAULT_HEARTBEAT_MILLIS = 100;
 
+        /**
+         * {@code storage.memoryMaxBytes = auto}, the default: the process's in-memory acceptor logs together
+         * hold at most a quarter of the JVM's maximum heap, each an equal share of it and at most 256 MiB
+         * ({@code MemoryLogBudget}, ADR 056). A fixed 256 MiB per log ran a dev cluster (twelve logs in one
+         * JVM) out of heap within a minute of writes.
+         */
+        public static final long MEMORY_MAX_BYTES_AUTO = 0;
+
         public static Parameters defaults() {
             return new Parameters(1, 256 * 1024, 1024, 64, DEFAULT_HEARTBEAT_MILLIS, 500, 100, StorageMode.MEMORY, "data",
-                    1_000_000, 64L * 1024 * 1024, 1_000_000, 256L * 1024 * 1024, 2, DEFAULT_BATCH_TARGET_BYTES);
+                    1_000_000, 64L * 1024 * 1024, 1_000_000, MEMORY_MAX_BYTES_AUTO, 2, DEFAULT_BATCH_TARGET_BYTES);
         }
 
         /** Bytes at which a batch closes: batch.targetBytes, or batch.maxBytes if that is smaller. */
@@ -244,8 +252,8 @@ public final class ClusterConfig {
         if (p.partialBatchesInFlight() < 1 || p.partialBatchesInFlight() > 4096) {
             throw new ConfigException("ring.partialBatchesInFlight must be in [1, 4096]");
         }
-        if (p.memoryMaxBytes() < 1024 * 1024) {
-            throw new ConfigException("storage.memoryMaxBytes must be at least 1048576");
+        if (p.memoryMaxBytes() != Parameters.MEMORY_MAX_BYTES_AUTO && p.memoryMaxBytes() < 1024 * 1024) {
+            throw new ConfigException("storage.memoryMaxBytes must be auto or at least 1048576");
         }
         if (p.suspectTimeoutMillis() <= p.heartbeatIntervalMillis()) {
             throw new ConfigException("timeout.suspectMillis must exceed timeout.heartbeatMillis");
@@ -356,7 +364,12 @@ public final class ClusterConfig {
                         }
                         case "dataDir" -> dataDir = v;
                         case "storage.memoryMaxInstances" -> memMax = Integer.parseInt(v);
-                        case "storage.memoryMaxBytes" -> memMaxBytes = Long.parseLong(v);
+                        case "storage.memoryMaxBytes" -> {
+                            memMaxBytes = "auto".equalsIgnoreCase(v) ? Parameters.MEMORY_MAX_BYTES_AUTO : Long.parseLong(v);
+                            if (memMaxBytes == Parameters.MEMORY_MAX_BYTES_AUTO && !"auto".equalsIgnoreCase(v)) {
+                                throw new ConfigException(where + ": must be auto or at least 1048576, got " + v);
+                            }
+                        }
                         case "storage.segmentBytes" -> segmentBytes = Long.parseLong(v);
                         case "ring.phase1Range" -> phase1Range = Integer.parseInt(v);
                         default -> throw new ConfigException(where + ": unknown key");

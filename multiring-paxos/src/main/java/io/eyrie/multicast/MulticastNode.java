@@ -5,6 +5,7 @@ import io.eyrie.multicast.internal.protocol.NodeProtocol;
 import io.eyrie.multicast.internal.protocol.NodeStatus;
 import io.eyrie.multicast.internal.protocol.Output;
 import io.eyrie.multicast.internal.storage.MemoryAcceptorLog;
+import io.eyrie.multicast.internal.storage.MemoryLogBudget;
 import io.eyrie.multicast.internal.storage.SegmentedAcceptorLog;
 import io.eyrie.multicast.internal.transport.NettyTransport;
 import org.slf4j.Logger;
@@ -119,6 +120,14 @@ public final class MulticastNode implements MulticastEndpoint {
             return SegmentedAcceptorLog.open(dir, p.segmentBytes());
         }
         // Keep twice what can be undecided at once whatever the byte bound says.
+        if (p.memoryMaxBytes() == ClusterConfig.Parameters.MEMORY_MAX_BYTES_AUTO) {
+            MemoryLogBudget budget = MemoryLogBudget.process();
+            MemoryAcceptorLog l = new MemoryAcceptorLog(p.memoryMaxInstances(), budget, 2 * p.maxInFlightInstances());
+            log.info("node={} ring={} in-memory acceptor log: {} MiB of heap for this JVM's {} such logs, at most {} MiB"
+                            + " each (storage.memoryMaxBytes = auto, ADR 056)", nodeId, ring, budget.totalBytes() >> 20,
+                    budget.openLogs(), budget.shareBytes() >> 20);
+            return l;
+        }
         return new MemoryAcceptorLog(p.memoryMaxInstances(), p.memoryMaxBytes(), 2 * p.maxInFlightInstances());
     }
 

@@ -77,4 +77,22 @@ class ClusterConfigTest {
                 () -> ClusterConfig.parse(THREE_NODES.replace("storage = durable", "storage = tape"), "t"));
         assertTrue(e.getMessage().contains("expected memory or durable"), e.getMessage());
     }
+
+    @Test
+    void memoryMaxBytesIsAutoByDefault_acceptsAutoOrAtLeastOneMebibyte() {
+        long auto = ClusterConfig.Parameters.MEMORY_MAX_BYTES_AUTO;
+        assertEquals(auto, ClusterConfig.parse(THREE_NODES, "t").parameters().memoryMaxBytes(),
+                "unset: the process's logs share a part of the heap (ADR 056)");
+        assertEquals(auto, ClusterConfig.parse(THREE_NODES + "storage.memoryMaxBytes = auto\n", "t")
+                .parameters().memoryMaxBytes());
+        assertEquals(16L << 20, ClusterConfig.parse(THREE_NODES + "storage.memoryMaxBytes = 16777216\n", "t")
+                .parameters().memoryMaxBytes());
+        ClusterConfig.ConfigException e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES + "storage.memoryMaxBytes = 0\n", "t.cfg"));
+        assertTrue(e.getMessage().contains("t.cfg:17: storage.memoryMaxBytes: must be auto or at least 1048576"),
+                e.getMessage());
+        e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES + "storage.memoryMaxBytes = 1000\n", "t.cfg"));
+        assertTrue(e.getMessage().contains("storage.memoryMaxBytes must be auto or at least 1048576"), e.getMessage());
+    }
 }

@@ -26,7 +26,7 @@ class LauncherTest {
     private static final String CLASSPATH = System.getProperty("java.class.path");
     private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 
-    private static Path locateScript() {
+    static Path locateScript() {
         Path p = Path.of("").toAbsolutePath();
         while (p != null && !Files.isExecutable(p.resolve("bin/volery"))) {
             p = p.getParent();

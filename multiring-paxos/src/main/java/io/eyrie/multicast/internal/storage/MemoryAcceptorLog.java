@@ -19,11 +19,15 @@ import java.util.TreeMap;
  * evicted (a learner that falls behind them needs an application snapshot), but never the newest
  * {@code minKeptInstances}, which must exceed what can be undecided at once (ring.maxInFlight), or an
  * undecided vote could be forgotten.
+ *
+ * <p>A log built over a {@link MemoryLogBudget} takes its byte bound from the budget at each append: its
+ * share of the heap that the process's in-memory logs may hold together (ADR 056).
  */
 public class MemoryAcceptorLog implements AcceptorLog {
 
     private final int maxInstances;
     private final long maxBytes;
+    private final MemoryLogBudget budget;
     private final int minKeptInstances;
     private long bytes;
     private final TreeMap<Long, AcceptedValue> accepted = new TreeMap<>();
@@ -37,6 +41,18 @@ public class MemoryAcceptorLog implements AcceptorLog {
 
     /** @param minKeptInstances never evicted for the byte bound: more than can be undecided at once */
     public MemoryAcceptorLog(int maxInstances, long maxBytes, int minKeptInstances) {
+        this(maxInstances, maxBytes, null, minKeptInstances);
+    }
+
+    /**
+     * A log whose byte bound is its share of {@code budget} (ADR 056); it registers with the budget until
+     * {@link #close()}.
+     */
+    public MemoryAcceptorLog(int maxInstances, MemoryLogBudget budget, int minKeptInstances) {
+        this(maxInstances, Long.MAX_VALUE, java.util.Objects.requireNonNull(budget, "budget"), minKeptInstances);
+    }
+
+    private MemoryAcceptorLog(int maxInstances, long maxBytes, MemoryLogBudget budget, int minKeptInstances) {
         if (maxInstances < 1) {
             throw new IllegalArgumentException("storage.memoryMaxInstances must be at least 1, got " + maxInstances);
         }
@@ -45,7 +61,21 @@ public class MemoryAcceptorLog implements AcceptorLog {
         }
         this.maxInstances = maxInstances;
         this.maxBytes = maxBytes;
+        this.budget = budget;
         this.minKeptInstances = Math.max(1, minKeptInstances);
+        if (budget != null) {
+            budget.register();
+        }
+    }
+
+    /** The most value bytes this log holds now (beyond its newest minKeptInstances). */
+    public long maxBytes() {
+        return budget == null ? maxBytes : budget.shareBytes();
+    }
+
+    /** Bytes of the values held now. */
+    public synchronized long heldBytes() {
+        return bytes;
     }
 
     @Override
@@ -70,7 +100,8 @@ public class MemoryAcceptorLog implements AcceptorLog {
         }
         AcceptedValue previous = accepted.put(instance, new AcceptedValue(instance, ballot, value, false));
         bytes += value.length - (previous == null ? 0 : previous.value().length);
-        while (accepted.size() > maxInstances || (bytes > maxBytes && accepted.size() > minKeptInstances)) {
+        long bound = maxBytes();
+        while (accepted.size() > maxInstances || (bytes > bound && accepted.size() > minKeptInstances)) {
             Map.Entry<Long, AcceptedValue> first = accepted.pollFirstEntry();
             bytes -= first.getValue().value().length;
             lowestInstance = first.getKey() + 1;
@@ -128,11 +159,17 @@ public class MemoryAcceptorLog implements AcceptorLog {
 
     @Override
     public synchronized void close() {
+        if (!closed && budget != null) {
+            budget.unregister();
+        }
         closed = true;
     }
 
     /** Opens the log again after {@link #close()}, as a restarted process reopens its files. */
     public synchronized void reopen() {
+        if (closed && budget != null) {
+            budget.register();
+        }
         closed = false;
     }
 

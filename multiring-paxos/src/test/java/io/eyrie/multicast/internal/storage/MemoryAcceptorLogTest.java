@@ -109,4 +109,51 @@ class MemoryAcceptorLogTest {
         }
         assertEquals(n / 2, small.lowestInstance(), "trimming gave the bytes back");
     }
+
+    @Test
+    void budget_logsShareItEqually_andTheShareGrowsBackWhenOneCloses() {
+        MemoryLogBudget budget = new MemoryLogBudget(4L * 1024 * 1024);
+        int kept = 8;
+        MemoryAcceptorLog a = new MemoryAcceptorLog(1_000_000, budget, kept);
+        MemoryAcceptorLog b = new MemoryAcceptorLog(1_000_000, budget, kept);
+        assertEquals(2, budget.openLogs());
+        assertEquals(2L * 1024 * 1024, a.maxBytes());
+        long ballot = Ballot.of(1, 1);
+        for (long i = 0; i < 10_000; i++) {
+            a.appendAccept(i, ballot, new byte[1024]);
+            b.appendAccept(i, ballot, new byte[1024]);
+        }
+        // 10,000 KiB each against a 4 MiB budget for two: each holds its 2 MiB share, the newest 2048 values
+        assertEquals(2L * 1024 * 1024, a.heldBytes());
+        assertEquals(2L * 1024 * 1024, b.heldBytes());
+        assertEquals(10_000 - 2048, a.lowestInstance());
+        assertTrue(a.read(9_999).isPresent(), "the newest is kept");
+
+        MemoryAcceptorLog c = new MemoryAcceptorLog(1_000_000, budget, kept);
+        c.appendAccept(0, ballot, new byte[1024]);
+        a.appendAccept(10_000, ballot, new byte[1024]);
+        assertEquals(3, budget.openLogs());
+        assertTrue(a.heldBytes() <= 4L * 1024 * 1024 / 3, "a third log opened: a gives back what is over its share"
+                + " at its next append, holds " + a.heldBytes());
+
+        b.close();
+        c.close();
+        b.close(); // a second close does not give the budget back twice
+        assertEquals(1, budget.openLogs());
+        for (long i = 10_001; i < 20_000; i++) {
+            a.appendAccept(i, ballot, new byte[1024]);
+        }
+        assertEquals(4L * 1024 * 1024, a.heldBytes(), "alone, a log holds the whole budget");
+        b.reopen();
+        assertEquals(2, budget.openLogs(), "a reopened log counts again");
+    }
+
+    @Test
+    void budget_shareNeverExceedsTheCeiling_andTheProcessBudgetIsAQuarterOfTheHeap() {
+        MemoryLogBudget huge = new MemoryLogBudget(64L * 1024 * 1024 * 1024);
+        MemoryAcceptorLog only = new MemoryAcceptorLog(1_000_000, huge, 8);
+        assertEquals(MemoryLogBudget.PER_LOG_CEILING, only.maxBytes());
+        assertEquals(Runtime.getRuntime().maxMemory() / 4, MemoryLogBudget.process().totalBytes());
+        assertThrows(IllegalArgumentException.class, () -> new MemoryLogBudget(0));
+    }
 }
