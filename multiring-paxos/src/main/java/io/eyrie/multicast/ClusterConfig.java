@@ -85,7 +85,7 @@ public final class ClusterConfig {
         /**
          * {@code storage.memoryMaxBytes = auto}, the default: the process's in-memory acceptor logs together
          * hold at most a quarter of the JVM's maximum heap, each an equal share of it and at most 256 MiB
-         * ({@code MemoryLogBudget}, ADR 056). A fixed 256 MiB per log ran a dev cluster (twelve logs in one
+         * ({@code MemoryLogBudget}, ADR 056). A fixed 256 MiB per log ran a dev cluster (nine logs in one
          * JVM) out of heap within a minute of writes.
          */
         public static final long MEMORY_MAX_BYTES_AUTO = 0;
