@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DevClusterHeapTest {
     private static final int VALUE_BYTES = 8 * 1024;
-    private static final int WRITES = 40_000; // 320 MB of values, each held by three acceptors: ~4.5 heaps
+    private static final int WRITES = 40_000; // 320 MB of values, each held by three acceptors: ~3.7 heaps
     private static final int ZNODES = 8;
 
     @Test
