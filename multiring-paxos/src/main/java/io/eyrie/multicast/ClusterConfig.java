@@ -365,8 +365,9 @@ public final class ClusterConfig {
                         case "dataDir" -> dataDir = v;
                         case "storage.memoryMaxInstances" -> memMax = Integer.parseInt(v);
                         case "storage.memoryMaxBytes" -> {
-                            memMaxBytes = "auto".equalsIgnoreCase(v) ? Parameters.MEMORY_MAX_BYTES_AUTO : Long.parseLong(v);
-                            if (memMaxBytes == Parameters.MEMORY_MAX_BYTES_AUTO && !"auto".equalsIgnoreCase(v)) {
+                            if ("auto".equalsIgnoreCase(v)) {
+                                memMaxBytes = Parameters.MEMORY_MAX_BYTES_AUTO;
+                            } else if ((memMaxBytes = Long.parseLong(v)) == Parameters.MEMORY_MAX_BYTES_AUTO) {
                                 throw new ConfigException(where + ": must be auto or at least 1048576, got " + v);
                             }
                         }

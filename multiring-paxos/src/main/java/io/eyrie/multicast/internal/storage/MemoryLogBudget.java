@@ -21,6 +21,7 @@ public final class MemoryLogBudget {
 
     private final long totalBytes;
     private int openLogs;
+    private volatile long share;
 
     /** A budget of {@code totalBytes} for the logs that register with it (tests; a process uses {@link #process()}). */
     public MemoryLogBudget(long totalBytes) {
@@ -28,6 +29,7 @@ public final class MemoryLogBudget {
             throw new IllegalArgumentException("a memory log budget must be at least 1 byte, got " + totalBytes);
         }
         this.totalBytes = totalBytes;
+        this.share = shareOf(0);
     }
 
     /** This JVM's budget: a quarter of its maximum heap. */
@@ -41,20 +43,26 @@ public final class MemoryLogBudget {
 
     synchronized void register() {
         openLogs++;
+        share = shareOf(openLogs);
     }
 
     synchronized void unregister() {
         if (openLogs > 0) {
             openLogs--;
         }
+        share = shareOf(openLogs);
     }
 
     public synchronized int openLogs() {
         return openLogs;
     }
 
-    /** What one open log may hold now. */
-    public synchronized long shareBytes() {
-        return Math.min(PER_LOG_CEILING, Math.max(1, totalBytes / Math.max(1, openLogs)));
+    /** What one open log may hold now: read on every append, so set when a log opens or closes. */
+    public long shareBytes() {
+        return share;
+    }
+
+    private long shareOf(int logs) {
+        return Math.min(PER_LOG_CEILING, Math.max(1, totalBytes / Math.max(1, logs)));
     }
 }
