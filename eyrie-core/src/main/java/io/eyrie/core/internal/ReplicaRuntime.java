@@ -778,7 +778,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         if (a.owner() != partition) {
             return;
         }
-        byte[] encoded = sent.get(a.position(), a.asker(), a.round());
+        SentExchanges.Lookup found = sent.lookup(a.position(), a.asker(), a.round(), deferredPositions::contains);
+        byte[] encoded = found.kept();
         if (encoded != null) {
             if (!designated && a.senderSilent()) {
                 // The asker lacks an exchange this replica computed and has heard nothing from the
@@ -833,7 +834,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                     recent.carry(next.position(), next.round());
                 }
             }
-        } else if (sent.highestPosition() > a.position() && !deferredPositions.contains(a.position())) {
+        } else if (found.gone()) {
             // executed too long ago: the asker cannot replay this command and must catch up by state transfer
             stats.gonesSent.incrementAndGet();
             log.info("node={} cannot answer ask for position={} round={} from node {} of partition {}: that exchange is "

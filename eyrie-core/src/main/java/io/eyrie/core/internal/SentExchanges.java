@@ -23,6 +23,7 @@ final class SentExchanges {
 
     private final int positionsMax;
     private final int hardMax;
+    /** The highest position this replica has executed past (not merely delivered: bare signals are kept at delivery, ADR 034). */
     private long highestPosition = Long.MIN_VALUE;
     /** When each kept position was first kept (System.nanoTime); absent for those restored from an image. */
     private final Map<Long, Long> keptNanos = new HashMap<>();
@@ -138,6 +139,28 @@ final class SentExchanges {
         highestPosition = Math.max(highestPosition, position);
     }
 
+    /** What an ask finds: the kept exchange, or that it is gone for good, or neither (not computed yet). */
+    record Lookup(byte[] kept, boolean gone) {
+        static final Lookup NOT_YET = new Lookup(null, false);
+        static final Lookup GONE = new Lookup(null, true);
+    }
+
+    /**
+     * Answers an ask for round {@code round} of {@code position} to {@code toPartition}. Gone only if this
+     * replica executed past the position and {@code unfinished} (its commands whose deferred continuations
+     * have not ended) does not hold it, decided <em>before</em> the look-up: a continuation keeps its later
+     * rounds' exchanges before it leaves {@code unfinished}, and a command leaves it after it is deferred
+     * and before any later position is passed, so a position finished before the look-up has kept all it
+     * ever will. Looking up first and deciding after raced with the executor: a continuation that kept its
+     * round and ended between the two made the answer "gone" for an exchange that was there (session 30's
+     * fault-free run told two askers so; an asker still waiting then takes a state image).
+     */
+    synchronized Lookup lookup(long position, int toPartition, int round, java.util.function.LongPredicate unfinished) {
+        boolean finished = highestPosition > position && !unfinished.test(position);
+        byte[] kept = get(position, toPartition, round);
+        return kept != null ? new Lookup(kept, false) : finished ? Lookup.GONE : Lookup.NOT_YET;
+    }
+
     synchronized byte[] get(long position, int toPartition, int round) {
         Map<Long, byte[]> m = byPosition.get(position);
         return m == null ? null : m.get(ExchangeInbox.key(toPartition, round));
@@ -184,13 +207,6 @@ final class SentExchanges {
         return out;
     }
 
-    /**
-     * The highest position this replica has executed past (not merely delivered: bare signals are kept
-     * at delivery, ADR 034). An exchange asked for at or below it and not kept is gone for good.
-     */
-    synchronized long highestPosition() {
-        return highestPosition;
-    }
 
     /**
      * A copy for a checkpoint image. A replica restored from that image does not execute the

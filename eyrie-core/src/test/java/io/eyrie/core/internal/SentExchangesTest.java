@@ -2,11 +2,16 @@ package io.eyrie.core.internal;
 
 import org.junit.jupiter.api.Test;
 
+import io.eyrie.core.internal.SentExchanges.Lookup;
+
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -106,5 +111,35 @@ class SentExchangesTest {
         }
         assertEquals(java.util.List.of("2/2", "3/0", "3/2", "4/0", "4/1"), got,
                 "after round 1 of position 2, partition 2's exchanges, five at most, without the one sent already");
+    }
+
+    @Test
+    void anExchangeItsContinuationKeepsWhileTheAskIsLookedUpIsAnsweredNotGone() {
+        // The executor ends a deferred continuation (it keeps round 2 for partition 3, then leaves the
+        // unfinished positions) while an ask for that round is looked up. The predicate plays the executor
+        // at the moment the ask consults it: with the look-up first and the decision after, the answer was
+        // "gone" for an exchange that was there (session 30, "never kept here" in a fault-free run).
+        SentExchanges sent = new SentExchanges(16);
+        sent.passed(7);
+        sent.passed(9); // executed past 7, whose continuation waits for a round
+        Lookup found = sent.lookup(7, 3, 2, position -> {
+            sent.put(7, 2, Map.of(3, BYTES));
+            return false; // ended just now
+        });
+        assertFalse(found.gone(), "the continuation kept it before ending: not gone");
+        assertArrayEquals(BYTES, found.kept());
+    }
+
+    @Test
+    void aPositionIsGoneOnlyOnceExecutedPastAndNoContinuationOfItWaits() {
+        SentExchanges sent = new SentExchanges(16);
+        keep(sent, 5, 2);
+        sent.passed(5);
+        assertSame(Lookup.NOT_YET, sent.lookup(6, 2, 0, p -> false), "not executed yet");
+        assertArrayEquals(BYTES, sent.lookup(5, 2, 0, p -> false).kept(), "kept: answered");
+        assertSame(Lookup.NOT_YET, sent.lookup(5, 3, 0, p -> false), "5 is the highest passed: not past it");
+        sent.passed(8);
+        assertSame(Lookup.NOT_YET, sent.lookup(5, 3, 1, p -> p == 5), "its continuation still waits: it may keep it yet");
+        assertSame(Lookup.GONE, sent.lookup(5, 3, 1, p -> false), "executed past, nothing waits, never kept");
     }
 }
