@@ -102,6 +102,8 @@ start() {
     echo "dataDir = $dir/data"
     [ -n "${SLOTS:-}" ] && echo "merge.slotsPerRound = $SLOTS"
     echo "4lw.commands.whitelist = *"
+    # every benchmark client connects from 127.0.0.1 (zk-ensemble.sh sets the same for ZooKeeper)
+    echo "maxClientCnxns = 0"
     # EXTRA_CONFIG="storage.memoryMaxBytes = 16777216; ring.maxInFlight = 4": more cluster-file lines
     [ -z "${EXTRA_CONFIG:-}" ] || tr ';' '\n' <<< "$EXTRA_CONFIG" | sed 's/^ *//; s/ *$//' | grep -v '^$'
   } > "$cfg"

@@ -44,8 +44,10 @@ public final class VoleryNode implements AutoCloseable {
                           long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
                           int minSessionTimeout, int maxSessionTimeout, boolean reapsContainers,
                           VoleryConfig.Partitioning partitioning, VoleryConfig.Sasl sasl,
-                          io.volery.server.frontend.AuthEnforcement authEnforcement) {
+                          io.volery.server.frontend.AuthEnforcement authEnforcement,
+                          io.volery.server.frontend.ConnectionLimits connectionLimits) {
         public Options {
+            Objects.requireNonNull(connectionLimits, "connectionLimits");
             Objects.requireNonNull(partitioning, "partitioning");
             Objects.requireNonNull(authEnforcement, "authEnforcement");
             if (authEnforcement.requiresSasl() && sasl == null) {
@@ -56,61 +58,62 @@ public final class VoleryNode implements AutoCloseable {
         public static Options at(InetSocketAddress clientAddress) {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
                     VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null,
-                    io.volery.server.frontend.AuthEnforcement.OFF);
+                    io.volery.server.frontend.AuthEnforcement.OFF,
+                    new io.volery.server.frontend.ConnectionLimits(io.volery.server.frontend.ConnectionLimits.DEFAULT_PER_ADDRESS, 0));
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
         public Options withPartitioning(VoleryConfig.Partitioning p) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
         }
 
         /** SASL DIGEST-MD5 authentication of clients (null: none); every node of a cluster must use the same. */
         public Options withSasl(VoleryConfig.Sasl settings) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    settings, authEnforcement);
+                    settings, authEnforcement, connectionLimits);
         }
 
         /**
@@ -120,7 +123,17 @@ public final class VoleryNode implements AutoCloseable {
         public Options withAuthEnforcement(io.volery.server.frontend.AuthEnforcement enforcement) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, enforcement);
+                    sasl, enforcement, connectionLimits);
+        }
+
+        /**
+         * ZooKeeper's maxClientCnxns (connections from one IP address) and maxCnxns (in all) for the node's
+         * client port, 0 for no limit; the default is ZooKeeper's, 60 and none.
+         */
+        public Options withConnectionLimits(int perAddress, int total) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
+                    sasl, authEnforcement, new io.volery.server.frontend.ConnectionLimits(perAddress, total));
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -130,7 +143,7 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(new InetSocketAddress(n.clientHost(), n.clientPort()), config.tickTime(),
                     config.juteMaxBuffer(), config.superDigest(), config.touchMillis(), config.fourLetterWords(), metrics,
                     config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning(), config.sasl(),
-                    config.authEnforcement());
+                    config.authEnforcement(), config.connectionLimits());
         }
     }
 
@@ -257,7 +270,8 @@ public final class VoleryNode implements AutoCloseable {
             // buffer or string being decoded, never to the frame
             this.frontEnd = new ZkFrontEnd(options.clientAddress(), monitored, options.juteMaxBuffer(), 2,
                     () -> new FourLetterWordHandler(words[0], adminExecutor),
-                    options.sasl() == null ? null : options.sasl().users(), options.authEnforcement());
+                    options.sasl() == null ? null : options.sasl().users(), options.authEnforcement(),
+                    options.connectionLimits());
             // the front end stops reading from its clients while the node's proposer is full
             frontEnd.readThrottle().pauseWhile(client::pressured);
             client.onPressureChange(frontEnd.readThrottle()::changed);
@@ -269,6 +283,7 @@ public final class VoleryNode implements AutoCloseable {
                     options.partitioning().name().toLowerCase(java.util.Locale.ROOT), config.groups().size(), replicas);
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
+            monitor.connectionLimits(frontEnd.connectionLimits());
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
             monitor.replicaCounters(replica);
             monitor.durability(new NodeMonitor.Durability() {

@@ -153,6 +153,7 @@ public final class FourLetterWords {
         m.put("zk_znode_count", c.nodeCount());
         m.put("zk_global_sessions", c.sessions().size());
         m.put("zk_non_mtls_remote_conn_count", 0);
+        m.put("zk_connection_rejected", monitor.connectionsRejected());
         m.put("zk_packets_sent", monitor.frontEnd().requestsTotal() - s.outstanding() + monitor.frontEnd().notificationsSent());
         m.put("zk_packets_received", monitor.frontEnd().requestsTotal());
         m.put("zk_watch_count", c.watchCount());
@@ -305,7 +306,7 @@ public final class FourLetterWords {
                 + "dataLogDir=" + (f.logDir() == null ? f.dataDir() : f.logDir()) + "\n"
                 + "dataLogSize=" + directorySize(f.logDir() == null ? f.dataDir() : f.logDir()) + "\n"
                 + "tickTime=" + f.tickTime() + "\n"
-                + "maxClientCnxns=0\n"
+                + "maxClientCnxns=" + monitor.connectionLimits().perAddress() + "\n"
                 + "minSessionTimeout=" + f.minSessionTimeout() + "\n"
                 + "maxSessionTimeout=" + f.maxSessionTimeout() + "\n"
                 + "clientPortListenBacklog=-1\n"

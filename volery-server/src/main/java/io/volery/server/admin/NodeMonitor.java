@@ -269,6 +269,22 @@ public final class NodeMonitor {
         this.localReplyFallbacks = localReplyFallbacks;
     }
 
+    private volatile io.volery.server.frontend.ConnectionLimits connectionLimits = io.volery.server.frontend.ConnectionLimits.NONE;
+
+    /** The client port's connection limits (maxClientCnxns, maxCnxns) and their count of refused connections. */
+    public void connectionLimits(io.volery.server.frontend.ConnectionLimits limits) {
+        this.connectionLimits = java.util.Objects.requireNonNull(limits, "limits");
+    }
+
+    public io.volery.server.frontend.ConnectionLimits connectionLimits() {
+        return connectionLimits;
+    }
+
+    /** Connections closed as accepted because of a connection limit (ZooKeeper's connection_rejected). */
+    public long connectionsRejected() {
+        return connectionLimits.rejected();
+    }
+
     public long localReplyFallbacks() {
         return localReplyFallbacks.getAsLong();
     }

@@ -79,6 +79,9 @@ public final class VoleryMetrics {
         FunctionCounter.builder("volery.requests.reordered.resends", monitor, NodeMonitor::reorderedResends)
                 .description("pipelined requests the replicas refused for overtaking the request they follow, sent again")
                 .tags(tags).register(registry);
+        FunctionCounter.builder("volery.connections.rejected", monitor, NodeMonitor::connectionsRejected)
+                .description("client connections closed as accepted: past maxClientCnxns from one address or maxCnxns in all")
+                .tags(tags).register(registry);
         FunctionCounter.builder("volery.requests.local.reply.fallbacks", monitor, NodeMonitor::localReplyFallbacks)
                 .description("commands sent again for every replica because this node's replica did not answer in time")
                 .tags(tags).register(registry);

@@ -41,6 +41,8 @@ import java.util.TreeMap;
  * enforce.auth.enabled = true     # optional: serve only connections authenticated by one of these schemes
  * enforce.auth.schemes = digest   # (ip, digest, sasl), as ZooKeeper's zookeeper.enforce.auth.*
  * sessionRequireClientSASLAuth = true  # optional: shorthand for the two above with sasl, as ZooKeeper's
+ * maxClientCnxns = 60            # connections to one node from one IP address (0: no limit), as ZooKeeper's
+ * maxCnxns = 0                   # connections to one node in all (0: no limit), as ZooKeeper's
  * eyrie.sentPositionsMax = 4096   # recent commands whose exchanges a replica keeps for lagging partitions;
  *                                 # a replica further behind catches up by state transfer from a peer
  * </pre>
@@ -58,7 +60,7 @@ public final class VoleryConfig {
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
             "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount", "snapMaxAgeSeconds",
             "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers", "enforce.auth.enabled",
-            "enforce.auth.schemes", "sessionRequireClientSASLAuth");
+            "enforce.auth.schemes", "sessionRequireClientSASLAuth", "maxClientCnxns", "maxCnxns");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -266,6 +268,9 @@ public final class VoleryConfig {
         config.sentPositionsMax = r.intValue("eyrie.sentPositionsMax", DEFAULT_SENT_POSITIONS_MAX, 1, Integer.MAX_VALUE);
         config.sasl = sasl(r, source);
         config.authEnforcement = authEnforcement(r, config.sasl != null);
+        config.connectionLimits = new io.volery.server.frontend.ConnectionLimits(
+                r.intValue("maxClientCnxns", io.volery.server.frontend.ConnectionLimits.DEFAULT_PER_ADDRESS, 0, Integer.MAX_VALUE),
+                r.intValue("maxCnxns", 0, 0, Integer.MAX_VALUE));
         return config;
     }
 
@@ -330,6 +335,16 @@ public final class VoleryConfig {
 
     public long touchMillis() {
         return touchMillis;
+    }
+
+    private io.volery.server.frontend.ConnectionLimits connectionLimits;
+
+    /**
+     * ZooKeeper's {@code maxClientCnxns} (connections to a node from one IP address, default 60) and
+     * {@code maxCnxns} (to a node in all, default none); 0 is no limit.
+     */
+    public io.volery.server.frontend.ConnectionLimits connectionLimits() {
+        return connectionLimits;
     }
 
     private int snapCount;

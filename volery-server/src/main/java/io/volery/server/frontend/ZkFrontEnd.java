@@ -30,6 +30,7 @@ public final class ZkFrontEnd implements AutoCloseable {
     private final Channel server;
     private final FrontEndStats stats = new FrontEndStats();
     private final ReadThrottle readThrottle = new ReadThrottle();
+    private final ConnectionLimits limits;
 
     /**
      * @param maxFrameBytes jute.maxbuffer: larger frames close the connection
@@ -59,6 +60,17 @@ public final class ZkFrontEnd implements AutoCloseable {
      */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
                       Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement) {
+        this(bind, service, maxFrameBytes, ioThreads, preface, sasl, enforcement, ConnectionLimits.NONE);
+    }
+
+    /**
+     * @param limits ZooKeeper's maxClientCnxns and maxCnxns: a connection past them is closed as accepted
+     *               (this front end counts its own connections; {@code limits} gives only the bounds)
+     */
+    public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
+                      Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement,
+                      ConnectionLimits limits) {
+        this.limits = limits.copy();
         boolean epoll = Epoll.isAvailable();
         boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
         workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
@@ -71,6 +83,7 @@ public final class ZkFrontEnd implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast("limits", ZkFrontEnd.this.limits.handler());
                             if (preface != null) {
                                 ch.pipeline().addLast("preface", preface.get());
                             }
@@ -95,6 +108,11 @@ public final class ZkFrontEnd implements AutoCloseable {
     /** Pauses reading from every client connection while the service cannot take more requests. */
     public ReadThrottle readThrottle() {
         return readThrottle;
+    }
+
+    /** The connection limits and how many connections they refused. */
+    public ConnectionLimits connectionLimits() {
+        return limits;
     }
 
     public FrontEndStats stats() {

@@ -23,6 +23,11 @@ public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
     public static final String SUPER_CREDENTIALS = "super:operator";
 
     public EmbeddedZooKeeper(Path dataDir) throws IOException {
+        this(dataDir, "");
+    }
+
+    /** @param extraConfig more zoo.cfg lines (each ending in a newline), e.g. "maxClientCnxns=3\n" */
+    public EmbeddedZooKeeper(Path dataDir, String extraConfig) throws IOException {
         // read once, when ZooKeeper's digest provider class initialises
         System.setProperty("zookeeper.DigestAuthenticationProvider.superDigest",
                 ZnodeTreeDriver.digest(SUPER_CREDENTIALS));
@@ -33,7 +38,7 @@ public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
         port = io.eyrie.multicast.LoopbackPorts.free();
         Path config = dataDir.resolve("zoo.cfg");
         Files.writeString(config, "tickTime=2000\ndataDir=" + dataDir.resolve("data") + "\nclientPort=" + port
-                + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");
+                + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n" + extraConfig);
         String[] args = {config.toString()};
         thread = new Thread(() -> {
             try {

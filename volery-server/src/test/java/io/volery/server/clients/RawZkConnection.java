@@ -31,7 +31,15 @@ final class RawZkConnection implements AutoCloseable {
 
     /** Connects and completes the handshake for a new session. */
     RawZkConnection(InetSocketAddress server, int sessionTimeoutMillis) throws IOException {
+        this(server, sessionTimeoutMillis, null);
+    }
+
+    /** @param local the local address to connect from (e.g. 127.0.0.2), or null for any */
+    RawZkConnection(InetSocketAddress server, int sessionTimeoutMillis, java.net.InetAddress local) throws IOException {
         socket = new Socket();
+        if (local != null) {
+            socket.bind(new InetSocketAddress(local, 0));
+        }
         socket.connect(server, 10_000);
         socket.setSoTimeout(15_000);
         socket.setTcpNoDelay(true);

@@ -46,12 +46,18 @@ final class SaslZooKeeper implements AutoCloseable {
      * @throws IllegalStateException with ZooKeeper's log when it does not listen within a minute
      */
     static SaslZooKeeper start(Path dir, Path jaas, String... systemProperties) throws IOException, InterruptedException {
+        return startWith(dir, jaas, "", systemProperties);
+    }
+
+    /** @param extraConfig more zoo.cfg lines, each ending in a newline (e.g. "maxClientCnxns=3\n") */
+    static SaslZooKeeper startWith(Path dir, Path jaas, String extraConfig, String... systemProperties)
+            throws IOException, InterruptedException {
         int port = io.eyrie.multicast.LoopbackPorts.free();
         Files.createDirectories(dir);
         Path cfg = dir.resolve("zoo.cfg");
         Path log = dir.resolve("zookeeper.log");
         Files.writeString(cfg, "tickTime=2000\ndataDir=" + dir.resolve("zk-data") + "\nclientPort=" + port
-                + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");
+                + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n" + extraConfig);
         java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(JAVA, "-cp", CLASSPATH,
                 "-Dzookeeper.admin.enableServer=false", NO_FIPS, "-Djava.security.auth.login.config=" + jaas,
                 "-Dzookeeper.authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider",

@@ -167,6 +167,18 @@ class VoleryConfigTest {
         assertTrue(e.getMessage().contains("snapMaxAgeSeconds"), "the error should name the key: " + e.getMessage());
     }
 
+    @Test
+    void connectionLimitsDefaultToZooKeepersAndZeroMeansNone() {
+        VoleryConfig c = VoleryConfig.parse(GOOD, "volery.cfg");
+        assertEquals(60, c.connectionLimits().perAddress(), "ZooKeeper's maxClientCnxns default");
+        assertEquals(0, c.connectionLimits().total(), "ZooKeeper's maxCnxns default: no limit");
+        VoleryConfig set = VoleryConfig.parse(GOOD + "maxClientCnxns = 0\nmaxCnxns = 500\n", "volery.cfg");
+        assertEquals(0, set.connectionLimits().perAddress());
+        assertEquals(500, set.connectionLimits().total());
+        assertError(GOOD + "maxClientCnxns = -1\n", "volery.cfg:31: maxClientCnxns: must be in [0, 2147483647], got -1");
+        assertError(GOOD + "maxCnxns = many\n", "volery.cfg:31: maxCnxns: not a number: 'many'");
+    }
+
     private static void assertError(String text, String expectedStart) {
         ConfigException e = assertThrows(ConfigException.class, () -> VoleryConfig.parse(text, "volery.cfg"),
                 "expected the configuration to be rejected with: " + expectedStart);
