@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -34,8 +34,7 @@ public final class ConnectionLimits {
 
     private final int perAddress;
     private final int total;
-    private final Map<InetAddress, Integer> byAddress = new ConcurrentHashMap<>();
-    private final Object totalLock = new Object();
+    private final Map<InetAddress, Integer> byAddress = new HashMap<>();
     private int open;
     private final AtomicLong rejected = new AtomicLong();
     private final ChannelHandler handler = new Gate();
@@ -77,42 +76,26 @@ public final class ConnectionLimits {
     }
 
     /** Counts a new connection from {@code address} in, unless that breaks a limit (then nothing changes). */
-    boolean admit(InetAddress address) {
-        synchronized (totalLock) {
-            if (total > 0 && open >= total) {
-                rejected.incrementAndGet();
-                log.warn("Too many connections {} - max is {}", open, total);
-                return false;
-            }
-            boolean[] ok = {true};
-            byAddress.compute(address, (a, n) -> {
-                int now = n == null ? 0 : n;
-                if (perAddress > 0 && now >= perAddress) {
-                    ok[0] = false;
-                    return n;
-                }
-                return now + 1;
-            });
-            if (!ok[0]) {
-                rejected.incrementAndGet();
-                log.warn("Too many connections from {} - max is {}", address, perAddress);
-                return false;
-            }
-            open++;
-            return true;
+    synchronized boolean admit(InetAddress address) {
+        int from = byAddress.getOrDefault(address, 0);
+        if (total > 0 && open >= total) {
+            rejected.incrementAndGet();
+            log.warn("Too many connections {} - max is {}", open, total);
+            return false;
         }
+        if (perAddress > 0 && from >= perAddress) {
+            rejected.incrementAndGet();
+            log.warn("Too many connections from {} - max is {}", address, perAddress);
+            return false;
+        }
+        byAddress.put(address, from + 1);
+        open++;
+        return true;
     }
 
-    void release(InetAddress address) {
-        synchronized (totalLock) {
-            byAddress.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
-            open--;
-        }
-    }
-
-    /** Open connections counted from {@code address}. */
-    int openFrom(InetAddress address) {
-        return byAddress.getOrDefault(address, 0);
+    synchronized void release(InetAddress address) {
+        byAddress.computeIfPresent(address, (a, n) -> n <= 1 ? null : n - 1);
+        open--;
     }
 
     @ChannelHandler.Sharable
