@@ -148,10 +148,10 @@ final class SentExchanges {
     /**
      * Answers an ask for round {@code round} of {@code position} to {@code toPartition}. Gone only if this
      * replica executed past the position and {@code unfinished} (its commands whose deferred continuations
-     * have not ended) does not hold it, decided <em>before</em> the look-up: a continuation keeps its later
-     * rounds' exchanges before it leaves {@code unfinished}, and a command leaves it after it is deferred
-     * and before any later position is passed, so a position finished before the look-up has kept all it
-     * ever will. Looking up first and deciding after raced with the executor: a continuation that kept its
+     * have not ended) does not hold it, decided <em>before</em> the look-up: a command enters
+     * {@code unfinished} when it is deferred, before any later position is passed, and leaves it only after
+     * its continuation kept its last round's exchanges, so a position finished before the look-up has kept
+     * all it ever will. Looking up first and deciding after raced with the executor: a continuation that kept its
      * round and ended between the two made the answer "gone" for an exchange that was there (session 30's
      * fault-free run told two askers so; an asker still waiting then takes a state image).
      */
@@ -206,7 +206,6 @@ final class SentExchanges {
         }
         return out;
     }
-
 
     /**
      * A copy for a checkpoint image. A replica restored from that image does not execute the
