@@ -59,7 +59,7 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
                     VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null,
                     io.volery.server.frontend.AuthEnforcement.OFF,
-                    new io.volery.server.frontend.ConnectionLimits(io.volery.server.frontend.ConnectionLimits.DEFAULT_PER_ADDRESS, 0));
+                    io.volery.server.frontend.ConnectionLimits.DEFAULT);
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
@@ -283,7 +283,7 @@ public final class VoleryNode implements AutoCloseable {
                     options.partitioning().name().toLowerCase(java.util.Locale.ROOT), config.groups().size(), replicas);
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
-            monitor.connectionLimits(frontEnd.connectionLimits());
+            monitor.connectionGate(frontEnd.connectionGate());
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
             monitor.replicaCounters(replica);
             monitor.durability(new NodeMonitor.Durability() {

@@ -269,20 +269,23 @@ public final class NodeMonitor {
         this.localReplyFallbacks = localReplyFallbacks;
     }
 
-    private volatile io.volery.server.frontend.ConnectionLimits connectionLimits = io.volery.server.frontend.ConnectionLimits.NONE;
+    private volatile io.volery.server.frontend.ConnectionGate connectionGate;
 
     /** The client port's connection limits (maxClientCnxns, maxCnxns) and their count of refused connections. */
-    public void connectionLimits(io.volery.server.frontend.ConnectionLimits limits) {
-        this.connectionLimits = java.util.Objects.requireNonNull(limits, "limits");
+    public void connectionGate(io.volery.server.frontend.ConnectionGate gate) {
+        this.connectionGate = java.util.Objects.requireNonNull(gate, "gate");
     }
 
+    /** The client port's connection limits; none before {@link #connectionGate} is set. */
     public io.volery.server.frontend.ConnectionLimits connectionLimits() {
-        return connectionLimits;
+        io.volery.server.frontend.ConnectionGate g = connectionGate;
+        return g == null ? io.volery.server.frontend.ConnectionLimits.NONE : g.limits();
     }
 
     /** Connections closed as accepted because of a connection limit (ZooKeeper's connection_rejected). */
     public long connectionsRejected() {
-        return connectionLimits.rejected();
+        io.volery.server.frontend.ConnectionGate g = connectionGate;
+        return g == null ? 0 : g.rejected();
     }
 
     public long localReplyFallbacks() {

@@ -30,7 +30,7 @@ public final class ZkFrontEnd implements AutoCloseable {
     private final Channel server;
     private final FrontEndStats stats = new FrontEndStats();
     private final ReadThrottle readThrottle = new ReadThrottle();
-    private final ConnectionLimits limits;
+    private final ConnectionGate gate;
 
     /**
      * @param maxFrameBytes jute.maxbuffer: larger frames close the connection
@@ -65,12 +65,11 @@ public final class ZkFrontEnd implements AutoCloseable {
 
     /**
      * @param limits ZooKeeper's maxClientCnxns and maxCnxns: a connection past them is closed as accepted
-     *               (this front end counts its own connections; {@code limits} gives only the bounds)
      */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
                       Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement,
                       ConnectionLimits limits) {
-        this.limits = limits.copy();
+        this.gate = new ConnectionGate(limits);
         boolean epoll = Epoll.isAvailable();
         boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
         workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
@@ -83,7 +82,7 @@ public final class ZkFrontEnd implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast("limits", ZkFrontEnd.this.limits.handler());
+                            ch.pipeline().addLast("limits", gate.handler());
                             if (preface != null) {
                                 ch.pipeline().addLast("preface", preface.get());
                             }
@@ -111,8 +110,8 @@ public final class ZkFrontEnd implements AutoCloseable {
     }
 
     /** The connection limits and how many connections they refused. */
-    public ConnectionLimits connectionLimits() {
-        return limits;
+    public ConnectionGate connectionGate() {
+        return gate;
     }
 
     public FrontEndStats stats() {
