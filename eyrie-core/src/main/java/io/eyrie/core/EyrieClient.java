@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -105,6 +106,14 @@ public final class EyrieClient implements AutoCloseable {
     /** How long a replica that let a named reply time out is not named again. */
     static final long AVOID_MILLIS = 10_000;
     private volatile boolean closed;
+    /** Set by {@link #close}: no new commands; retires may still go out until {@link #closed}. */
+    private volatile boolean closing;
+    /** How long {@link #close()} waits for the replicas to confirm the client's retires (ADR 058). */
+    public static final long RETIRE_WAIT_MILLIS = 1000;
+    /** The destination sets this client sent commands to, by {@code ReplyTable.destinations}. */
+    private final Map<String, int[]> usedSets = new java.util.concurrent.ConcurrentHashMap<>();
+    /** When this client was made (this node's clock): a node's later client retires an earlier one. */
+    private final long startedMillis = System.currentTimeMillis();
     private final java.util.concurrent.atomic.AtomicBoolean warnedMulticastFailure =
             new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -210,7 +219,7 @@ public final class EyrieClient implements AutoCloseable {
      * the result is complete.
      */
     public CompletableFuture<Object> executeAsync(Command c, Runnable onDeliveredHere) {
-        if (closed) {
+        if (closing) {
             throw new IllegalStateException("client closed");
         }
         Set<Partition> dests = oracle.getDestinations(c);
@@ -219,6 +228,10 @@ public final class EyrieClient implements AutoCloseable {
         }
         int[] groups = dests.stream().mapToInt(Partition::getId).sorted().distinct().toArray();
         int ring = endpoint.config().ringFor(groups); // an unknown partition fails here, before taking room
+        String set = io.eyrie.core.internal.ReplyTable.destinations(groups);
+        if (!usedSets.containsKey(set)) {
+            usedSets.putIfAbsent(set, groups);
+        }
         window.acquireUninterruptibly();
         Pending p;
         synchronized (this) {
@@ -537,8 +550,7 @@ public final class EyrieClient implements AutoCloseable {
                 return false;
             }
             Wire.Request r = p.request;
-            p.payload = Wire.encode(new Wire.Request(r.clientId(), r.seq(), r.ackedBelow(), Wire.Request.EVERY_REPLICA,
-                    r.command()));
+            p.payload = Wire.encode(r.toEveryReplica());
             replier = p.replier;
             p.replier = Wire.Request.EVERY_REPLICA;
         }
@@ -587,8 +599,82 @@ public final class EyrieClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Makes this client its node's one client from now on (ADR 058): the client the node ran before (a
+     * previous process, killed or not) leaves every partition's reply table, and a late copy of one of its
+     * commands is refused instead of executed. Call it only when no other client of this node id is in
+     * use; it takes effect where this client started later than that one (by this node's clock). Goes
+     * to every partition through the ring of all of them; completes once one replica answered.
+     */
+    public CompletableFuture<Object> retireEarlierIncarnations() {
+        int[] all = endpoint.config().groups().stream().mapToInt(Integer::intValue).sorted().toArray();
+        try {
+            return submitControl(all, Wire.Request.RETIRE_NODE,
+                    java.nio.ByteBuffer.allocate(Long.BYTES).putLong(startedMillis).array());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(new EyrieException("cannot retire this node's earlier clients: " + e, e));
+        }
+    }
+
+    /** A request of the client's own (no command, no window permit), answered by every replica. */
+    private CompletableFuture<Object> submitControl(int[] groups, byte kind, byte[] body) {
+        int ring = endpoint.config().ringFor(groups);
+        Pending p;
+        synchronized (this) {
+            long seq = nextSeq++;
+            Map.Entry<Long, Pending> oldest = pending.firstEntry();
+            long ackedBelow = oldest == null ? seq : Math.min(seq, oldest.getKey());
+            p = new Pending(seq, groups, ring, new Wire.Request(clientId, seq, ackedBelow, Wire.Request.EVERY_REPLICA,
+                    body, kind));
+            pending.put(seq, p);
+        }
+        multicast(p);
+        return p.future;
+    }
+
+    /** Closes after retiring from the replicas' reply tables, waiting at most {@link #RETIRE_WAIT_MILLIS}. */
     @Override
     public void close() {
+        close(RETIRE_WAIT_MILLIS);
+    }
+
+    /**
+     * Closes this client. Commands still waiting fail; they may have run or not. With
+     * {@code retireWaitMillis > 0} the client first leaves each destination set it used (ADR 058): the
+     * replicas drop its replies, and refuse a late copy of its commands instead of running it; it waits
+     * that long at most for the replicas to confirm. With 0 it leaves its replies behind (a node's next
+     * client retires them with {@link #retireEarlierIncarnations}).
+     */
+    public void close(long retireWaitMillis) {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        for (Pending p : pending.values()) {
+            if (pending.remove(p.seq, p)) {
+                p.future.completeExceptionally(new EyrieException("client closed before a reply to seq " + p.seq));
+            }
+        }
+        if (retireWaitMillis > 0 && !usedSets.isEmpty()) {
+            List<CompletableFuture<Object>> retires = new java.util.ArrayList<>();
+            for (int[] groups : usedSets.values()) {
+                try {
+                    retires.add(submitControl(groups, Wire.Request.RETIRE, new byte[0]));
+                } catch (RuntimeException e) {
+                    log.debug("client={} cannot retire from {}: {}", Long.toHexString(clientId), Arrays.toString(groups),
+                            e.toString());
+                }
+            }
+            try {
+                CompletableFuture.allOf(retires.toArray(CompletableFuture[]::new)).get(retireWaitMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                log.debug("client={} closes without every retire confirmed: {}", Long.toHexString(clientId), e.toString());
+            }
+        }
         closed = true;
         retries.shutdownNow();
         for (Pending p : pending.values()) {
@@ -596,4 +682,5 @@ public final class EyrieClient implements AutoCloseable {
         }
         pending.clear();
     }
+
 }

@@ -481,6 +481,25 @@ public abstract class StateMachine implements AutoCloseable {
         return fromRuntime(rt -> rt.stats().duplicatesAnswered.get());
     }
 
+    /**
+     * Clients, counted once per destination set they used, whose replies this replica's reply table
+     * holds, as of its last delivery (0 before run). It stays bounded as clients come and go: a client
+     * that closes retires itself, and a node's next client retires the one before it (ADR 058).
+     */
+    public long replyTableClients() {
+        return fromRuntime(rt -> rt.stats().replyTableClients.get());
+    }
+
+    /** Clients this replica took out of its reply table (ADR 058); 0 before run. */
+    public long clientsRetired() {
+        return fromRuntime(rt -> rt.stats().clientsRetired.get());
+    }
+
+    /** Late copies of retired clients' commands this replica refused instead of executing (0 before run). */
+    public long retiredRefused() {
+        return fromRuntime(rt -> rt.stats().retiredRefused.get());
+    }
+
     /** Signals and objects this replica sent to other partitions' replicas (0 before run). */
     public long exchangesSent() {
         return fromRuntime(rt -> rt.stats().exchangesSent.get());

@@ -121,6 +121,9 @@ public final class RingAccess implements AutoCloseable {
         this.oracle = new VoleryOracle(new PathPartitioner(partitions, options.partitioning()), local);
         node.onDirect(this::onDirect);
         this.client = new EyrieClient(node, oracle, options.window(), options.retryMillis());
+        // this access owns its client node: an earlier process on it (killed or not) leaves the replicas'
+        // reply tables (ADR 058); closing retires this one
+        client.retireEarlierIncarnations();
         this.keepAlive = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "volery-client-keepalive-" + nodeId);
             t.setDaemon(true);

@@ -32,6 +32,8 @@ import java.util.concurrent.Executors;
  */
 public final class VoleryNode implements AutoCloseable {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(VoleryNode.class);
+
     /**
      * Settings of a node beyond the cluster file.
      *
@@ -243,6 +245,15 @@ public final class VoleryNode implements AutoCloseable {
         }
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);
+        // The front end's client is its node's only one: it takes the previous process's (killed or
+        // stopped) replies out of every partition's reply table (ADR 058).
+        client.retireEarlierIncarnations().whenComplete((outcome, t) -> {
+            if (t != null) {
+                log.warn("node {} could not retire its earlier front-end clients: {}", nodeId, t.toString());
+            } else {
+                log.info("node {} front-end client {}: {}", nodeId, Long.toHexString(client.clientId()), outcome);
+            }
+        });
         // This node's replica answers its front end's commands alone while it keeps up (ADR 021).
         int ownPartition = replica.getLocalPartition().getId();
         client.answerLocallyWhile(g -> g == ownPartition && replica.isCaughtUp(LOCAL_REPLY_MAX_LAG_MILLIS));
@@ -408,7 +419,9 @@ public final class VoleryNode implements AutoCloseable {
         }
         adminExecutor.shutdownNow();
         service.close();
-        client.close();
+        // no retire: the node's next process retires this client (ADR 058), and a cluster going down
+        // together could not confirm it
+        client.close(0);
         replica.close();
         multicast.close();
     }

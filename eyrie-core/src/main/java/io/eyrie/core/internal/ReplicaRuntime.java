@@ -606,6 +606,9 @@ public final class ReplicaRuntime implements AutoCloseable {
         Command command;
         try {
             request = Wire.decodeRequest(d.payload());
+            if (request.kind() != Wire.Request.COMMAND) {
+                return null;
+            }
             command = (Command) KryoCodec.decode(request.command());
             command.rewind();
             if (!oracle.getLocalObjects(command).isEmpty()) {
@@ -1074,12 +1077,23 @@ public final class ReplicaRuntime implements AutoCloseable {
             request = null;
         }
         String destinations = ReplyTable.destinations(d.groups());
+        if (request != null && request.kind() != Wire.Request.COMMAND) {
+            retire(d, request, destinations);
+            request = null;
+        }
         ReplyTable.Verdict verdict = request == null ? ReplyTable.Verdict.IGNORE : replies.classify(request, destinations);
         if (d.groups().length > 1) {
             recent.put(position, new Did(verdict + " " + (request == null ? "(malformed)" : request.name()), null, null));
         }
         switch (verdict) {
             case IGNORE -> {
+            }
+            case RETIRED -> {
+                // a late copy of a command of a client that has left: run once already, or abandoned by it
+                stats.retiredRefused.incrementAndGet();
+                answerFirstCopy(d.groups(), request, Wire.encode(new Wire.Reply(request.clientId(), request.seq(), false,
+                        ("client " + Long.toHexString(request.clientId()) + " has retired; seq " + request.seq()
+                                + " was not executed").getBytes(StandardCharsets.UTF_8))));
             }
             case RESEND -> {
                 stats.duplicatesAnswered.incrementAndGet();
@@ -1106,7 +1120,41 @@ public final class ReplicaRuntime implements AutoCloseable {
         inbox.finish(position);
         sent.passed(position);
         lastPosition = position;
+        stats.replyTableClients.lazySet(replies.clients());
         return true;
+    }
+
+    /**
+     * A client leaves (ADR 058): from the delivery's destination set ({@link Wire.Request#RETIRE}), or
+     * its node's previous client leaves every partition ({@link Wire.Request#RETIRE_NODE}, which
+     * must go to every partition so that all of them order it alike against every command). Runs at
+     * every replica of every destination with the same outcome; answered like a first copy.
+     */
+    private void retire(Delivery d, Wire.Request request, String destinations) {
+        String outcome;
+        boolean ok = true;
+        if (request.kind() == Wire.Request.RETIRE) {
+            replies.retire(request.clientId(), destinations);
+            stats.clientsRetired.incrementAndGet();
+            outcome = "retired";
+        } else if (d.groups().length != replicasByPartition.size() || request.command().length != Long.BYTES) {
+            ok = false;
+            outcome = "a node's retire must go to every partition (" + replicasByPartition.size()
+                    + ") with its start time (8 bytes); got " + d.groups().length + " partitions and "
+                    + request.command().length + " bytes";
+            log.warn("node={} ignores the retire of client={}: {}", nodeId, Long.toHexString(request.clientId()), outcome);
+        } else {
+            long started = java.nio.ByteBuffer.wrap(request.command()).getLong();
+            long gone = replies.retireNodeBefore(request.clientId(), started);
+            if (gone != 0) {
+                stats.clientsRetired.incrementAndGet();
+                log.info("node={} client={} succeeds client={} of node {}: its replies are dropped", nodeId,
+                        Long.toHexString(request.clientId()), Long.toHexString(gone), request.clientNode());
+            }
+            outcome = gone == 0 ? "nothing to retire" : "retired " + Long.toHexString(gone);
+        }
+        byte[] body = ok ? KryoCodec.encode(outcome) : outcome.getBytes(StandardCharsets.UTF_8);
+        answerFirstCopy(d.groups(), request, Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body)));
     }
 
     /**

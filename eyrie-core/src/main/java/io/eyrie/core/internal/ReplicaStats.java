@@ -31,6 +31,12 @@ public final class ReplicaStats {
     public final AtomicLong repliesLeftToOthers = new AtomicLong();
     public final AtomicLong commandsExecuted = new AtomicLong();
     public final AtomicLong duplicatesAnswered = new AtomicLong();
+    /** Clients that left the reply table (ADR 058: their own retire, or their node's next client's). */
+    public final AtomicLong clientsRetired = new AtomicLong();
+    /** Requests of retired clients refused instead of executed (ADR 058). */
+    public final AtomicLong retiredRefused = new AtomicLong();
+    /** A gauge: clients (per destination set) in the reply table after the last delivery. */
+    public final AtomicLong replyTableClients = new AtomicLong();
     /** Multi-partition commands executed without signals (PartitioningOracle.executesIndependently). */
     public final AtomicLong independentCommands = new AtomicLong();
     /** Checkpoints written to disk (in the background). */

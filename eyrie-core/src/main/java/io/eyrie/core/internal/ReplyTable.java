@@ -1,6 +1,8 @@
 package io.eyrie.core.internal;
 
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -19,11 +21,26 @@ import java.util.TreeMap;
  * client's next command to it alone, ordered first by its own ring, that the reply is held, and skip
  * the command for good (a Volery session touch in session 25's Jepsen partition-bridge run: the
  * partitions' session deadlines parted).
+ *
+ * <p>Clients leave (ADR 058). A client that closes retires itself from each destination set it used,
+ * by a request ordered in that set's ring like its commands; a client that is the only one of its
+ * node retires, at every partition through the ring of all of them, the clients its node ran before
+ * (a restarted node's dead incarnation: the client it registered last, if this one started later). Retiring drops the client's entry and its replies, and
+ * remembers its id (a bounded number per destination set and per node, oldest forgotten first), so
+ * that a late copy of one of its commands is refused rather than executed a second time. Every
+ * partition of a destination set delivers that set's retires in one order relative to its commands,
+ * and every partition delivers the node retires in one order relative to everything else, so they
+ * all refuse or run a command alike.
  */
 public final class ReplyTable {
 
     /** What to do with a delivered request. */
-    public enum Verdict { EXECUTE, RESEND, IGNORE }
+    public enum Verdict { EXECUTE, RESEND, IGNORE, RETIRED }
+
+    /** Retired clients remembered per destination set (their own retires); the oldest is forgotten first. */
+    static final int RETIRED_PER_SET = 16_384;
+    /** Retired clients remembered per node (retired by a later client of the node). */
+    static final int RETIRED_PER_NODE = 1_024;
 
     static final class ClientEntry {
         long ackedBelow;
@@ -35,6 +52,16 @@ public final class ReplyTable {
     }
 
     private final HashMap<Key, ClientEntry> clients = new HashMap<>();
+    /** By destination set: clients that retired themselves from it, oldest first. */
+    private final HashMap<String, LinkedHashSet<Long>> retiredBySet = new HashMap<>();
+    /** By node: clients a later client of the node retired, oldest first. */
+    private final HashMap<Integer, LinkedHashSet<Long>> retiredByNode = new HashMap<>();
+    /** By node: the client that last succeeded the node's earlier ones ({@link #retireNodeBefore}). */
+    private final HashMap<Integer, Registered> liveByNode = new HashMap<>();
+
+    /** A node's registered client and when it started (its own clock). */
+    record Registered(long clientId, long startedMillis) {
+    }
 
     private static final String[] SINGLE = new String[128];
 
@@ -60,7 +87,15 @@ public final class ReplyTable {
 
     /** @param destinations the delivery's destination set ({@link #destinations(int[])}) */
     public Verdict classify(Wire.Request r, String destinations) {
-        ClientEntry e = clients.computeIfAbsent(new Key(r.clientId(), destinations), k -> new ClientEntry());
+        Key key = new Key(r.clientId(), destinations);
+        ClientEntry e = clients.get(key);
+        if (e == null) {
+            if (retired(r.clientId(), destinations)) {
+                return Verdict.RETIRED;
+            }
+            e = new ClientEntry();
+            clients.put(key, e);
+        }
         if (r.ackedBelow() > e.ackedBelow) {
             e.ackedBelow = r.ackedBelow();
             e.replies.headMap(e.ackedBelow).clear();
@@ -78,11 +113,94 @@ public final class ReplyTable {
     }
 
     public void record(long clientId, String destinations, long seq, byte[] reply) {
-        clients.computeIfAbsent(new Key(clientId, destinations), k -> new ClientEntry()).replies.put(seq, reply);
+        Key key = new Key(clientId, destinations);
+        ClientEntry e = clients.get(key);
+        if (e == null) {
+            if (retired(clientId, destinations)) {
+                return; // a command that was running when its client retired: nobody will ask again
+            }
+            e = new ClientEntry();
+            clients.put(key, e);
+        }
+        e.replies.put(seq, reply);
     }
 
+    /** Whether {@code clientId} has retired from {@code destinations}, or its node retired it. */
+    public boolean retired(long clientId, String destinations) {
+        LinkedHashSet<Long> bySet = retiredBySet.get(destinations);
+        if (bySet != null && bySet.contains(clientId)) {
+            return true;
+        }
+        LinkedHashSet<Long> byNode = retiredByNode.get(node(clientId));
+        return byNode != null && byNode.contains(clientId);
+    }
+
+    /**
+     * {@code clientId} leaves {@code destinations}: its entry and replies go, and its later requests
+     * to that set are {@link Verdict#RETIRED}. Idempotent.
+     */
+    public void retire(long clientId, String destinations) {
+        clients.remove(new Key(clientId, destinations));
+        remember(retiredBySet.computeIfAbsent(destinations, k -> new LinkedHashSet<>()), clientId, RETIRED_PER_SET);
+    }
+
+    /**
+     * Client {@code successor}, started at {@code startedMillis}, succeeds its node's registered client:
+     * that one leaves every destination set and its later requests are {@link Verdict#RETIRED}. A
+     * successor that started no later than the registered one (a dead client's late request, or a
+     * clock set back) changes nothing: only a newer client retires an older one, never the reverse.
+     * Returns the retired client's id, or 0.
+     */
+    public long retireNodeBefore(long successor, long startedMillis) {
+        int node = node(successor);
+        Registered live = liveByNode.get(node);
+        if (live != null && (live.clientId == successor || startedMillis <= live.startedMillis)) {
+            return 0;
+        }
+        liveByNode.put(node, new Registered(successor, startedMillis));
+        if (live == null) {
+            return 0;
+        }
+        clients.keySet().removeIf(k -> k.clientId() == live.clientId);
+        remember(retiredByNode.computeIfAbsent(node, k -> new LinkedHashSet<>()), live.clientId, RETIRED_PER_NODE);
+        return live.clientId;
+    }
+
+    private static void remember(LinkedHashSet<Long> retired, long clientId, int max) {
+        if (!retired.add(clientId)) {
+            return;
+        }
+        while (retired.size() > max) {
+            Iterator<Long> oldest = retired.iterator();
+            oldest.next();
+            oldest.remove();
+        }
+    }
+
+    private static int node(long clientId) {
+        return (int) (clientId >>> 32);
+    }
+
+    /** Replies held, over every client. */
     public int size() {
         return clients.values().stream().mapToInt(e -> e.replies.size()).sum();
+    }
+
+    /** Clients (per destination set) with an entry. */
+    public int clients() {
+        return clients.size();
+    }
+
+    /** Retired clients remembered. */
+    public int retiredRemembered() {
+        int n = 0;
+        for (LinkedHashSet<Long> s : retiredBySet.values()) {
+            n += s.size();
+        }
+        for (LinkedHashSet<Long> s : retiredByNode.values()) {
+            n += s.size();
+        }
+        return n;
     }
 
     /**
@@ -97,6 +215,9 @@ public final class ReplyTable {
             c.replies.putAll(e.replies);
             out.clients.put(client, c);
         });
+        retiredBySet.forEach((set, ids) -> out.retiredBySet.put(set, new LinkedHashSet<>(ids)));
+        retiredByNode.forEach((node, ids) -> out.retiredByNode.put(node, new LinkedHashSet<>(ids)));
+        out.liveByNode.putAll(liveByNode);
         return out;
     }
 

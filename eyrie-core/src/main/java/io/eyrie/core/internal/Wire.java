@@ -39,12 +39,36 @@ public final class Wire {
      * caught up, else one replica of a destination partition; a copy sent again is answered by every
      * replica.
      */
-    public record Request(long clientId, long seq, long ackedBelow, int replier, byte[] command) {
+    public record Request(long clientId, long seq, long ackedBelow, int replier, byte[] command, byte kind) {
         /** No replier named: every replica of every destination answers (the first reply wins). */
         public static final int EVERY_REPLICA = -1;
+        /** {@link #kind}: a command for the state machine (Kryo bytes in {@link #command}). */
+        public static final byte COMMAND = 0;
+        /** {@link #kind}: the client leaves the request's destination set (ADR 058); no command bytes. */
+        public static final byte RETIRE = 1;
+        /**
+         * {@link #kind}: the client succeeds its node's previous client (ADR 058), which leaves every
+         * partition; {@link #command} holds the client's start time (8 bytes, epoch millis). To every partition.
+         */
+        public static final byte RETIRE_NODE = 2;
+
+        public Request {
+            if (kind < COMMAND || kind > RETIRE_NODE) {
+                throw new IllegalArgumentException("unknown request kind " + kind);
+            }
+        }
+
+        public Request(long clientId, long seq, long ackedBelow, int replier, byte[] command) {
+            this(clientId, seq, ackedBelow, replier, command, COMMAND);
+        }
 
         public Request(long clientId, long seq, long ackedBelow, byte[] command) {
             this(clientId, seq, ackedBelow, EVERY_REPLICA, command);
+        }
+
+        /** The same request answered by every replica (a copy sent again). */
+        public Request toEveryReplica() {
+            return new Request(clientId, seq, ackedBelow, EVERY_REPLICA, command, kind);
         }
 
         public int clientNode() {
@@ -123,10 +147,15 @@ public final class Wire {
     public record Reply(long clientId, long seq, boolean ok, byte[] body) {
     }
 
-    /** Request flags: who answers (every replica; the client's node; the node in the next int). */
+    /**
+     * Request flags: who answers in the low three bits (every replica; the client's node; the node in
+     * the next int), the request's kind in the next two ({@link Request#kind} shifted by {@link #KIND_SHIFT}).
+     */
     private static final byte REPLY_EVERY = 0;
     private static final byte REPLY_CLIENT_NODE = 1;
     private static final byte REPLY_NAMED = 2;
+    private static final int REPLY_MASK = 0x07;
+    private static final int KIND_SHIFT = 3;
 
     /** Sizes are known up front: one exact array, no stream and no growth copies (hot path). */
     public static byte[] encode(Request r) {
@@ -134,7 +163,7 @@ public final class Wire {
         byte flag = r.replier() == Request.EVERY_REPLICA ? REPLY_EVERY
                 : r.replier() == r.clientNode() ? REPLY_CLIENT_NODE : REPLY_NAMED;
         ByteBuffer out = ByteBuffer.allocate(8 + 8 + 8 + 1 + (flag == REPLY_NAMED ? 4 : 0) + 4 + command.length)
-                .putLong(r.clientId()).putLong(r.seq()).putLong(r.ackedBelow()).put(flag);
+                .putLong(r.clientId()).putLong(r.seq()).putLong(r.ackedBelow()).put((byte) (flag | r.kind() << KIND_SHIFT));
         if (flag == REPLY_NAMED) {
             out.putInt(r.replier());
         }
@@ -148,7 +177,11 @@ public final class Wire {
             long seq = in.getLong();
             long ackedBelow = in.getLong();
             byte flags = in.get();
-            int replier = switch (flags) {
+            int kind = (flags & 0xff) >>> KIND_SHIFT;
+            if (kind > Request.RETIRE_NODE) {
+                throw malformed(bytes, "unknown request flags " + flags);
+            }
+            int replier = switch (flags & REPLY_MASK) {
                 case REPLY_EVERY -> Request.EVERY_REPLICA;
                 case REPLY_CLIENT_NODE -> (int) (clientId >>> 32);
                 case REPLY_NAMED -> {
@@ -160,7 +193,7 @@ public final class Wire {
                 }
                 default -> throw malformed(bytes, "unknown request flags " + flags);
             };
-            return new Request(clientId, seq, ackedBelow, replier, bytes(in));
+            return new Request(clientId, seq, ackedBelow, replier, bytes(in), (byte) kind);
         } catch (BufferUnderflowException e) {
             throw malformed(bytes, "truncated request");
         }

@@ -80,4 +80,54 @@ class ReplyTableTest {
         assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(request(6, 6), both), "acknowledges seq 3 for {1,2}");
         assertEquals(ReplyTable.Verdict.IGNORE, t.classify(request(3, 3), both), "a late copy now");
     }
+    @Test
+    void aRetiredClientLosesItsRepliesAndItsLateCopiesAreRefusedInThatSetOnly() {
+        ReplyTable t = new ReplyTable();
+        String both = ReplyTable.destinations(new int[] {2, 1});
+        t.classify(request(1, 1), G);
+        t.record(42L << 32, G, 1, new byte[] {1});
+        t.classify(request(2, 1), both);
+        t.record(42L << 32, both, 2, new byte[] {2});
+        t.retire(42L << 32, G);
+        assertEquals(1, t.clients(), "only the set it left");
+        assertEquals(ReplyTable.Verdict.RETIRED, t.classify(request(1, 1), G), "a late copy is refused, not run");
+        t.record(42L << 32, G, 3, new byte[] {3}); // a command that finished after the retire
+        assertEquals(1, t.clients(), "it does not bring the entry back");
+        assertEquals(ReplyTable.Verdict.RESEND, t.classify(request(2, 1), both));
+        ReplyTable copy = (ReplyTable) KryoCodec.copy(t.copy());
+        assertEquals(ReplyTable.Verdict.RETIRED, copy.classify(request(1, 1), G), "checkpoints keep the retirement");
+    }
+
+    @Test
+    void aNodesNewerClientRetiresTheOneBeforeAndAnOlderOneNothing() {
+        ReplyTable t = new ReplyTable();
+        long a = 42L << 32 | 1;
+        long b = 42L << 32 | 2;
+        long c = 42L << 32 | 3;
+        assertEquals(0, t.retireNodeBefore(a, 100));
+        t.classify(new Wire.Request(a, 1, 1, new byte[0]), G);
+        t.record(a, G, 1, new byte[] {1});
+        assertEquals(a, t.retireNodeBefore(b, 200));
+        assertEquals(0, t.clients());
+        assertEquals(ReplyTable.Verdict.RETIRED, t.classify(new Wire.Request(a, 2, 2, new byte[0]), G));
+        assertEquals(ReplyTable.Verdict.RETIRED, t.classify(new Wire.Request(a, 2, 2, new byte[0]), "7,"),
+                "in every destination set, known here or not");
+        assertEquals(0, t.retireNodeBefore(c, 150), "an older client retires nobody");
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(new Wire.Request(b, 1, 1, new byte[0]), G));
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(new Wire.Request(c, 1, 1, new byte[0]), G));
+        assertEquals(0, t.retireNodeBefore(b, 200), "idempotent");
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(new Wire.Request(43L << 32 | 1, 1, 1, new byte[0]), G),
+                "another node's client is not touched");
+    }
+
+    @Test
+    void retiredClientsAreRememberedUpToABoundOldestForgottenFirst() {
+        ReplyTable t = new ReplyTable();
+        for (long id = 1; id <= ReplyTable.RETIRED_PER_SET + 1; id++) {
+            t.retire(id, G);
+        }
+        assertEquals(ReplyTable.RETIRED_PER_SET, t.retiredRemembered());
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(new Wire.Request(1, 5, 5, new byte[0]), G), "forgotten");
+        assertEquals(ReplyTable.Verdict.RETIRED, t.classify(new Wire.Request(2, 5, 5, new byte[0]), G));
+    }
 }

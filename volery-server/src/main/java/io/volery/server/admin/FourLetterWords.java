@@ -191,6 +191,9 @@ public final class FourLetterWords {
         m.put("volery_deliveries_waiting", rc.deliveriesWaiting());
         m.put("volery_commands_executed", rc.commandsExecuted());
         m.put("volery_duplicates_answered", rc.duplicatesAnswered());
+        m.put("volery_reply_table_clients", rc.replyTableClients());
+        m.put("volery_clients_retired", rc.clientsRetired());
+        m.put("volery_retired_refused", rc.retiredRefused());
         m.put("volery_exchanges_sent", rc.exchangesSent());
         m.put("volery_asks_sent", rc.asksSent());
         m.put("volery_asks_answered", rc.asksAnswered());

@@ -55,6 +55,21 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Clients (per destination set) in the replica's reply table (ADR 058). */
+        default long replyTableClients() {
+            return 0;
+        }
+
+        /** Clients taken out of the reply table: closed, or succeeded by their node's next client. */
+        default long clientsRetired() {
+            return 0;
+        }
+
+        /** Late copies of retired clients' commands refused instead of executed. */
+        default long retiredRefused() {
+            return 0;
+        }
+
         /** Signals and values sent to other partitions' replicas. */
         default long exchangesSent() {
             return 0;

@@ -67,6 +67,20 @@ class ReplicaFaultProcessTest {
             }
             cluster.assertReplicasAgree(1);
             cluster.assertReplicasAgree(2);
+            // Each restart's front-end client retired the killed process's one (ADR 058): the replicas
+            // that ran throughout retired four clients and hold entries of the six live ones alone
+            // (per destination set: {1}, {2}, {1,2}), not of the four dead ones as well.
+            for (int v : new int[] {1, 4}) {
+                ProcessCluster.await("node " + v + " retires the four killed front ends' clients", 30_000, () -> {
+                    try {
+                        return "4".equals(cluster.mntr(v).get("volery_clients_retired"));
+                    } catch (java.io.IOException e) {
+                        return false;
+                    }
+                });
+                Map<String, String> m = cluster.mntr(v);
+                assertTrue(Long.parseLong(m.get("volery_reply_table_clients")) <= 6 * 3, "node " + v + ": " + m);
+            }
         }
     }
 
