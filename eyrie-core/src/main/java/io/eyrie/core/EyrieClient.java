@@ -682,5 +682,4 @@ public final class EyrieClient implements AutoCloseable {
         }
         pending.clear();
     }
-
 }

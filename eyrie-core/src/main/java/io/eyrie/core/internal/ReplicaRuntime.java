@@ -1077,13 +1077,15 @@ public final class ReplicaRuntime implements AutoCloseable {
             request = null;
         }
         String destinations = ReplyTable.destinations(d.groups());
+        String control = null;
         if (request != null && request.kind() != Wire.Request.COMMAND) {
-            retire(d, request, destinations);
+            control = retire(d, request, destinations) + " " + request.name();
             request = null;
         }
         ReplyTable.Verdict verdict = request == null ? ReplyTable.Verdict.IGNORE : replies.classify(request, destinations);
         if (d.groups().length > 1) {
-            recent.put(position, new Did(verdict + " " + (request == null ? "(malformed)" : request.name()), null, null));
+            recent.put(position, new Did(control != null ? control
+                    : verdict + " " + (request == null ? "(malformed)" : request.name()), null, null));
         }
         switch (verdict) {
             case IGNORE -> {
@@ -1130,7 +1132,7 @@ public final class ReplicaRuntime implements AutoCloseable {
      * must go to every partition so that all of them order it alike against every command). Runs at
      * every replica of every destination with the same outcome; answered like a first copy.
      */
-    private void retire(Delivery d, Wire.Request request, String destinations) {
+    private String retire(Delivery d, Wire.Request request, String destinations) {
         String outcome;
         boolean ok = true;
         if (request.kind() == Wire.Request.RETIRE) {
@@ -1155,6 +1157,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
         byte[] body = ok ? KryoCodec.encode(outcome) : outcome.getBytes(StandardCharsets.UTF_8);
         answerFirstCopy(d.groups(), request, Wire.encode(new Wire.Reply(request.clientId(), request.seq(), ok, body)));
+        return request.kind() == Wire.Request.RETIRE ? "RETIRE" : "RETIRE_NODE (" + outcome + ")";
     }
 
     /**

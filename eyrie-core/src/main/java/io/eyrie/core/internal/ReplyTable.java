@@ -24,10 +24,11 @@ import java.util.TreeMap;
  *
  * <p>Clients leave (ADR 058). A client that closes retires itself from each destination set it used,
  * by a request ordered in that set's ring like its commands; a client that is the only one of its
- * node retires, at every partition through the ring of all of them, the clients its node ran before
- * (a restarted node's dead incarnation: the client it registered last, if this one started later). Retiring drops the client's entry and its replies, and
- * remembers its id (a bounded number per destination set and per node, oldest forgotten first), so
- * that a late copy of one of its commands is refused rather than executed a second time. Every
+ * node retires, at every partition through the ring of all of them, the client its node registered
+ * before it (a restarted node's dead incarnation), if this one started later. Retiring drops the
+ * client's entry and its replies, and remembers its id (a bounded number per destination set and per
+ * node, oldest forgotten first), so that a late copy of one of its commands is refused rather than
+ * executed a second time. Every
  * partition of a destination set delivers that set's retires in one order relative to its commands,
  * and every partition delivers the node retires in one order relative to everything else, so they
  * all refuse or run a command alike.
