@@ -91,11 +91,31 @@ public final class MulticastNode implements MulticastEndpoint {
         this.transport = b.transportFactory != null ? b.transportFactory.apply(this)
                 : new NettyTransport(config, nodeId, config.parameters().batchMaxBytes() + 64 * 1024);
         Map<Integer, AcceptorLog> m = new TreeMap<>();
-        for (int ring : config.ringsAcceptedBy(nodeId)) {
-            m.put(ring, b.logFactory != null ? b.logFactory.apply(ring) : defaultLog(ring));
+        Transport.Loop loopOfTransport;
+        try {
+            for (int ring : config.ringsAcceptedBy(nodeId)) {
+                m.put(ring, b.logFactory != null ? b.logFactory.apply(ring) : defaultLog(ring));
+            }
+            loopOfTransport = transport.protocolLoop();
+        } catch (RuntimeException | Error e) {
+            // nobody can close a node that was never made: give back what is open (a memory log's
+            // share of the process's budget, a durable log's files, the transport's threads)
+            for (AcceptorLog l : m.values()) {
+                try {
+                    l.close();
+                } catch (RuntimeException closing) {
+                    e.addSuppressed(closing);
+                }
+            }
+            try {
+                transport.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
         }
         this.logs = m;
-        this.onLoop = transport.protocolLoop();
+        this.onLoop = loopOfTransport;
         long torn = 0;
         for (AcceptorLog l : m.values()) {
             torn += l.recovered().tornBytesDiscarded();
