@@ -114,6 +114,7 @@ public final class EyrieClient implements AutoCloseable {
     private final Map<String, int[]> usedSets = new java.util.concurrent.ConcurrentHashMap<>();
     /** When this client was made (this node's clock): a node's later client retires an earlier one. */
     private final long startedMillis = System.currentTimeMillis();
+    private final java.util.concurrent.atomic.AtomicBoolean warnedRetired = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean warnedMulticastFailure =
             new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -594,8 +595,13 @@ public final class EyrieClient implements AutoCloseable {
         if (r.ok()) {
             p.future.complete(KryoCodec.decode(r.body()));
         } else {
-            p.future.completeExceptionally(new EyrieException("command failed at the replicas: "
-                    + new String(r.body(), StandardCharsets.UTF_8)));
+            String why = new String(r.body(), StandardCharsets.UTF_8);
+            if (why.startsWith(Wire.retiredPrefix(clientId)) && warnedRetired.compareAndSet(false, true)) {
+                log.error("client={} was retired by a later client of node {} (ADR 058): every command it sends is "
+                                + "refused. Is another process running as node {}?", Long.toHexString(clientId),
+                        endpoint.nodeId(), endpoint.nodeId());
+            }
+            p.future.completeExceptionally(new EyrieException("command failed at the replicas: " + why));
         }
     }
 

@@ -1094,7 +1094,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                 // a late copy of a command of a client that has left: run once already, or abandoned by it
                 stats.retiredRefused.incrementAndGet();
                 answerFirstCopy(d.groups(), request, Wire.encode(new Wire.Reply(request.clientId(), request.seq(), false,
-                        ("client " + Long.toHexString(request.clientId()) + " has retired; seq " + request.seq()
+                        (Wire.retiredPrefix(request.clientId()) + "; seq " + request.seq()
                                 + " was not executed").getBytes(StandardCharsets.UTF_8))));
             }
             case RESEND -> {

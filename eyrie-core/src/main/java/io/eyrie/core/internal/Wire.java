@@ -80,6 +80,11 @@ public final class Wire {
         }
     }
 
+    /** How a replica's refusal of a retired client's request begins (ADR 058). */
+    public static String retiredPrefix(long clientId) {
+        return "client " + Long.toHexString(clientId) + " has retired";
+    }
+
     /** What one object's owner says about it for one command. */
     public enum ShipKind { VALUE, UNCHANGED, ABSENT }
 
