@@ -86,6 +86,41 @@ class StateTransferTest {
         }
     }
 
+    /**
+     * One replica of partition 2 keeps few exchanges, its peers keep many: a replica of partition 1
+     * restarted far behind hears "no longer kept" from that one first (its peers' answers are held back
+     * until then), and still replays from the peers' answers instead of taking a state image.
+     */
+    @Test
+    void oneOwnerReplicaThatNoLongerKeepsAnExchangeDoesNotForceAStateTransfer() {
+        int forgetful = 4;
+        cluster = new SimCluster(2, 3, 1, 7, RegisterMachine::new, m -> {
+            m.setExchangeTimeoutMillis(50);
+            m.setSentPositionsMax(((RegisterMachine) m).nodeIdForTest() == forgetful ? WINDOW : 4096);
+        }).withClients(new RegisterMachine.Oracle(), 4, 60_000);
+        int[] owners = cluster.sim.replicasOf(2);
+        assertEquals(forgetful, owners[0], "partition 2's replicas: " + java.util.Arrays.toString(owners));
+        EyrieClient client = cluster.client(0);
+        int[] xy = runCrossPartitionLoad(client, 3, new int[2]);
+        int victim = cluster.sim.replicasOf(1)[2];
+        cluster.crash(victim);
+        runCrossPartitionLoad(client, 4 * WINDOW, xy);
+        cluster.awaitQuiescent();
+        SimCluster.awaitTrue("node " + forgetful + " forgets", () -> cluster.runtime(forgetful).exchangesKept() <= WINDOW);
+        assertTrue(cluster.runtime(owners[1]).exchangesKept() > 4 * WINDOW, "its peers keep them");
+
+        java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+        cluster.sim.cutDirect((from, to) -> held.get() && to == victim && (from == owners[1] || from == owners[2]));
+        cluster.startReplica(victim); // no checkpoint: replays from the start
+        SimCluster.awaitTrue("the forgetful replica answers an ask first", () -> cluster.stats(victim).gonesReceived.get() > 0);
+        held.set(false);
+        cluster.awaitQuiescent();
+        cluster.assertNoReplicaFailed();
+        assertEquals(0, cluster.stats(victim).stateTransfers.get(), "the peers' answers were enough: " + cluster.stats(victim));
+        assertPartitionAgrees(1, "x1", xy[0]);
+        assertPartitionAgrees(2, "y2", xy[1]);
+    }
+
     @Test
     void aReplicaRestartedFurtherBehindThanTheExchangeWindowCatchesUpByStateTransfer() {
         restartFarBehindAndCatchUp(0);

@@ -23,8 +23,10 @@ final class ExchangeInbox {
     /** Copies of exchanges already held, or of finished commands: an ask's answers beside the original. */
     private long redundant;
     private final java.util.Set<Long> early = new java.util.HashSet<>();
-    /** The position an owner said it no longer keeps the exchange of (see {@link Wire.Gone}). */
+    /** The position a majority of an owner's replicas said they no longer keep the exchange of (see {@link Wire.Gone}). */
     private long gone = Long.MIN_VALUE;
+    /** By position: the owner replicas that said they no longer keep its exchange, short of a majority so far. */
+    private final Map<Long, java.util.Set<Integer>> goneFrom = new java.util.HashMap<>();
     /** Finished commands whose deferred rounds are still awaited (see {@link #retain}); kept past {@link #finish}. */
     private final java.util.TreeSet<Long> retained = new java.util.TreeSet<>();
     /** Told when an exchange for a retained position arrives (wakes the executor). */
@@ -146,16 +148,29 @@ final class ExchangeInbox {
     }
 
     /**
-     * An owner replica no longer keeps its exchange for {@code position}: wakes the command waiting
-     * for it, if it is that one. False for a command already finished here.
+     * Replica {@code node} of the owner partition no longer keeps its exchange for {@code position}.
+     * Once {@code majority} of that partition's replicas said so, the exchange is gone: wakes the
+     * command waiting for it and returns true. One replica alone may have trimmed or restored past it
+     * while a peer still keeps it, so its word only marks the exchange as {@link #goneHeard}. False for
+     * a command already finished here.
      */
-    synchronized boolean gone(long position) {
+    synchronized boolean goneFrom(long position, int node, int majority) {
         if (position <= finishedUpTo && !retained.contains(position)) {
+            return false;
+        }
+        java.util.Set<Integer> said = goneFrom.computeIfAbsent(position, p -> new java.util.HashSet<>());
+        said.add(node);
+        if (said.size() < majority) {
             return false;
         }
         gone = Math.max(gone, position);
         notifyAll();
         return true;
+    }
+
+    /** Whether some owner replica said the exchange for {@code position} is no longer kept. */
+    synchronized boolean goneHeard(long position) {
+        return gone == position || goneFrom.containsKey(position);
     }
 
     /** Whether an owner said the exchange for {@code position} is no longer kept. */
@@ -182,6 +197,9 @@ final class ExchangeInbox {
             byPosition.headMap(position, true).keySet().removeIf(p -> !retained.contains(p));
         }
         early.removeIf(p -> p <= position);
+        if (!goneFrom.isEmpty()) {
+            goneFrom.keySet().removeIf(p -> p <= position && !retained.contains(p));
+        }
         droppedPositions.headSet(position, true).clear();
         executing = Long.MIN_VALUE;
     }

@@ -697,10 +697,14 @@ public final class ReplicaRuntime implements AutoCloseable {
         } else if (m instanceof Wire.Ask a) {
             answer(a);
         } else if (m instanceof Wire.Gone g) {
-            if ((g.position() == executingPosition || deferredPositions.contains(g.position()))
-                    && inbox.gone(g.position())) {
-                log.debug("node={} node {} of partition {} no longer keeps its exchange for position={}", nodeId, from,
-                        g.owner(), Position.toString(g.position()));
+            if (g.position() == executingPosition || deferredPositions.contains(g.position())) {
+                stats.gonesReceived.incrementAndGet();
+                int[] owners = replicasByPartition.get(g.owner());
+                int majority = owners == null ? 1 : owners.length / 2 + 1;
+                if (inbox.goneFrom(g.position(), from, majority)) {
+                    log.debug("node={} a majority of partition {} no longer keeps its exchange for position={}", nodeId,
+                            g.owner(), Position.toString(g.position()));
+                }
             }
         } else if (m instanceof Wire.ImageRequest r) {
             onImageRequest(from, r);
@@ -1895,6 +1899,7 @@ public final class ReplicaRuntime implements AutoCloseable {
                 ask(q, round); // it came and the full inbox dropped it (ADR 049): no use waiting a timeout
                 asks++;
             }
+            boolean goneHeardBefore = false;
             while ((e = inbox.await(position, q, round, System.nanoTime() + askInterval(asks))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
@@ -1902,6 +1907,16 @@ public final class ReplicaRuntime implements AutoCloseable {
                 if (inbox.isGone(position)) {
                     abandoned = true;
                     throw new ExchangeGone(position);
+                }
+                if (inbox.goneHeard(position)) {
+                    // A replica of q no longer keeps it; a peer that still does has had a whole ask
+                    // interval to answer. After a second one without an answer, no replica that can
+                    // answer is there (fewer than a majority said so: the others are down or cut off).
+                    if (goneHeardBefore) {
+                        abandoned = true;
+                        throw new ExchangeGone(position);
+                    }
+                    goneHeardBefore = true;
                 }
                 ask(q, round);
                 asks++;

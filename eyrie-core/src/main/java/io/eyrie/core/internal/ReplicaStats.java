@@ -31,6 +31,8 @@ public final class ReplicaStats {
     public final AtomicLong repliesLeftToOthers = new AtomicLong();
     public final AtomicLong commandsExecuted = new AtomicLong();
     public final AtomicLong duplicatesAnswered = new AtomicLong();
+    /** "No longer kept" answers to this replica's asks, for a command it was still waiting on. */
+    public final AtomicLong gonesReceived = new AtomicLong();
     /** Clients that left the reply table (ADR 058: their own retire, or their node's next client's). */
     public final AtomicLong clientsRetired = new AtomicLong();
     /** Requests of retired clients refused instead of executed (ADR 058). */
