@@ -123,7 +123,13 @@ public final class RingAccess implements AutoCloseable {
         this.client = new EyrieClient(node, oracle, options.window(), options.retryMillis());
         // this access owns its client node: an earlier process on it (killed or not) leaves the replicas'
         // reply tables (ADR 058); closing retires this one
-        client.retireEarlierIncarnations();
+        client.retireEarlierIncarnations().whenComplete((outcome, t) -> {
+            if (t != null) {
+                log.warn("client node {} could not retire its earlier clients: {}", nodeId, t.toString());
+            } else {
+                log.debug("client node {}: {}", nodeId, outcome);
+            }
+        });
         this.keepAlive = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "volery-client-keepalive-" + nodeId);
             t.setDaemon(true);

@@ -173,7 +173,7 @@ final class ExchangeInbox {
         return gone == position || goneFrom.containsKey(position);
     }
 
-    /** Whether an owner said the exchange for {@code position} is no longer kept. */
+    /** Whether a majority of the owner's replicas said the exchange for {@code position} is no longer kept. */
     synchronized boolean isGone(long position) {
         return gone == position;
     }
