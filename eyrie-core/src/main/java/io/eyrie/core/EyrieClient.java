@@ -237,10 +237,7 @@ public final class EyrieClient implements AutoCloseable {
         Pending p;
         synchronized (this) {
             long seq = nextSeq++;
-            // One read: replies remove entries outside this lock, so isEmpty() then firstKey() could
-            // throw NoSuchElementException (seen under failover), failing the command and leaking a permit.
-            Map.Entry<Long, Pending> oldest = pending.firstEntry();
-            long ackedBelow = oldest == null ? seq : Math.min(seq, oldest.getKey());
+            long ackedBelow = ackedBelow(seq);
             int replier = Wire.Request.EVERY_REPLICA;
             java.util.function.IntPredicate caughtUp = localReplicaCaughtUp;
             for (int g : groups) {
@@ -622,15 +619,21 @@ public final class EyrieClient implements AutoCloseable {
         }
     }
 
+    /** Below which seq this client holds every reply, for a request numbered {@code seq}; under this client's lock. */
+    private long ackedBelow(long seq) {
+        // One read: replies remove entries outside this lock, so isEmpty() then firstKey() could
+        // throw NoSuchElementException (seen under failover), failing the command and leaking a permit.
+        Map.Entry<Long, Pending> oldest = pending.firstEntry();
+        return oldest == null ? seq : Math.min(seq, oldest.getKey());
+    }
+
     /** A request of the client's own (no command, no window permit), answered by every replica. */
     private CompletableFuture<Object> submitControl(int[] groups, byte kind, byte[] body) {
         int ring = endpoint.config().ringFor(groups);
         Pending p;
         synchronized (this) {
             long seq = nextSeq++;
-            Map.Entry<Long, Pending> oldest = pending.firstEntry();
-            long ackedBelow = oldest == null ? seq : Math.min(seq, oldest.getKey());
-            p = new Pending(seq, groups, ring, new Wire.Request(clientId, seq, ackedBelow, Wire.Request.EVERY_REPLICA,
+            p = new Pending(seq, groups, ring, new Wire.Request(clientId, seq, ackedBelow(seq), Wire.Request.EVERY_REPLICA,
                     body, kind));
             pending.put(seq, p);
         }
