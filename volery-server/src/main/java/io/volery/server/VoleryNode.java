@@ -47,8 +47,15 @@ public final class VoleryNode implements AutoCloseable {
                           int minSessionTimeout, int maxSessionTimeout, boolean reapsContainers,
                           VoleryConfig.Partitioning partitioning, VoleryConfig.Sasl sasl,
                           io.volery.server.frontend.AuthEnforcement authEnforcement,
-                          io.volery.server.frontend.ConnectionLimits connectionLimits) {
+                          io.volery.server.frontend.ConnectionLimits connectionLimits,
+                          io.volery.server.frontend.ClientTls clientTls, InetSocketAddress secureClientAddress) {
         public Options {
+            if (secureClientAddress != null && clientTls == null) {
+                throw new IllegalArgumentException("a secure client port needs TLS settings (ssl.keyStore.location)");
+            }
+            if (authEnforcement.schemes().contains("x509") && clientTls == null) {
+                throw new IllegalArgumentException("enforcing x509 authentication needs TLS (ssl.keyStore.location)");
+            }
             Objects.requireNonNull(connectionLimits, "connectionLimits");
             Objects.requireNonNull(partitioning, "partitioning");
             Objects.requireNonNull(authEnforcement, "authEnforcement");
@@ -61,61 +68,61 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
                     VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null,
                     io.volery.server.frontend.AuthEnforcement.OFF,
-                    io.volery.server.frontend.ConnectionLimits.DEFAULT);
+                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null);
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
         public Options withPartitioning(VoleryConfig.Partitioning p) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         /** SASL DIGEST-MD5 authentication of clients (null: none); every node of a cluster must use the same. */
         public Options withSasl(VoleryConfig.Sasl settings) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    settings, authEnforcement, connectionLimits);
+                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         /**
@@ -125,7 +132,7 @@ public final class VoleryNode implements AutoCloseable {
         public Options withAuthEnforcement(io.volery.server.frontend.AuthEnforcement enforcement) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, enforcement, connectionLimits);
+                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress);
         }
 
         /**
@@ -135,7 +142,20 @@ public final class VoleryNode implements AutoCloseable {
         public Options withConnectionLimits(int perAddress, int total) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, new io.volery.server.frontend.ConnectionLimits(perAddress, total));
+                    sasl, authEnforcement, new io.volery.server.frontend.ConnectionLimits(perAddress, total), clientTls,
+                    secureClientAddress);
+        }
+
+        /**
+         * TLS for ZooKeeper clients (ADR 060): a TLS-only port at {@code secureAddress} (ZooKeeper's
+         * secureClientPort; port 0 picks a free one; null for none), and on the plain port too with the
+         * settings' port unification. Clients that present a trusted certificate are authenticated as
+         * {@code x509:<subject DN>}; every node of a cluster should use the same settings.
+         */
+        public Options withTls(io.volery.server.frontend.ClientTls tls, InetSocketAddress secureAddress) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
+                    sasl, authEnforcement, connectionLimits, tls, secureAddress);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -145,7 +165,9 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(new InetSocketAddress(n.clientHost(), n.clientPort()), config.tickTime(),
                     config.juteMaxBuffer(), config.superDigest(), config.touchMillis(), config.fourLetterWords(), metrics,
                     config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning(), config.sasl(),
-                    config.authEnforcement(), config.connectionLimits());
+                    config.authEnforcement(), config.connectionLimits(), config.clientTls(),
+                    n.secureClientPort() == 0 || config.clientTls() == null ? null
+                            : new InetSocketAddress(n.clientHost(), n.secureClientPort()));
         }
     }
 
@@ -233,6 +255,9 @@ public final class VoleryNode implements AutoCloseable {
         if (options.sasl() != null) {
             treeConfig = treeConfig.withSasl(options.sasl().superUsers());
         }
+        if (options.clientTls() != null) {
+            treeConfig = treeConfig.withX509(options.clientTls().superUser());
+        }
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
         replica.setSentPositionsMax(sentPositionsMax);
         if (config.parameters().storage() == ClusterConfig.StorageMode.DURABLE) {
@@ -282,7 +307,7 @@ public final class VoleryNode implements AutoCloseable {
             this.frontEnd = new ZkFrontEnd(options.clientAddress(), monitored, options.juteMaxBuffer(), 2,
                     () -> new FourLetterWordHandler(words[0], adminExecutor),
                     options.sasl() == null ? null : options.sasl().users(), options.authEnforcement(),
-                    options.connectionLimits());
+                    options.connectionLimits(), options.clientTls(), options.secureClientAddress());
             // the front end stops reading from its clients while the node's proposer is full
             frontEnd.readThrottle().pauseWhile(client::pressured);
             client.onPressureChange(frontEnd.readThrottle()::changed);
@@ -291,7 +316,8 @@ public final class VoleryNode implements AutoCloseable {
                     .filter(n -> n.groups().length == 1 && n.groups()[0] == partition).count();
             NodeMonitor.NodeFacts facts = new NodeMonitor.NodeFacts(nodeId, partition, frontEnd.localAddress().getPort(),
                     config.parameters().dataDir(), null, tick, minTimeout, maxTimeout, options.juteMaxBuffer(),
-                    options.partitioning().name().toLowerCase(java.util.Locale.ROOT), config.groups().size(), replicas);
+                    options.partitioning().name().toLowerCase(java.util.Locale.ROOT), config.groups().size(), replicas,
+                    frontEnd.secureAddress() == null ? -1 : frontEnd.secureAddress().getPort());
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
             monitor.connectionGate(frontEnd.connectionGate());
@@ -378,6 +404,11 @@ public final class VoleryNode implements AutoCloseable {
     /** Where ZooKeeper clients connect. */
     public InetSocketAddress clientAddress() {
         return frontEnd.localAddress();
+    }
+
+    /** Where ZooKeeper clients connect over TLS (the secure client port), or null when there is none. */
+    public InetSocketAddress secureClientAddress() {
+        return frontEnd.secureAddress();
     }
 
     /** This node's replica (its partition, probe and counters): for tests and tools. */

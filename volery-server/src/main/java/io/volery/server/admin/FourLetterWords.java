@@ -154,6 +154,7 @@ public final class FourLetterWords {
         m.put("zk_global_sessions", c.sessions().size());
         m.put("zk_non_mtls_remote_conn_count", 0);
         m.put("zk_connection_rejected", monitor.connectionsRejected());
+        m.put("volery_tls_handshake_failures", monitor.frontEnd().tlsHandshakeFailures());
         m.put("zk_packets_sent", monitor.frontEnd().requestsTotal() - s.outstanding() + monitor.frontEnd().notificationsSent());
         m.put("zk_packets_received", monitor.frontEnd().requestsTotal());
         m.put("zk_watch_count", c.watchCount());
@@ -303,7 +304,7 @@ public final class FourLetterWords {
     private String conf() {
         NodeMonitor.NodeFacts f = monitor.facts();
         return "clientPort=" + f.clientPort() + "\n"
-                + "secureClientPort=-1\n"
+                + "secureClientPort=" + f.secureClientPort() + "\n"
                 + "dataDir=" + f.dataDir() + "\n"
                 + "dataDirSize=" + directorySize(f.dataDir()) + "\n"
                 + "dataLogDir=" + (f.logDir() == null ? f.dataDir() : f.logDir()) + "\n"

@@ -17,10 +17,10 @@ import java.util.concurrent.TimeoutException;
 public final class NodeMonitor {
     private static final long CENSUS_WAIT_MILLIS = 2_000;
 
-    /** Static facts about the node, as {@code conf} prints them. */
+    /** Static facts about the node, as {@code conf} prints them; {@code secureClientPort} -1 for none. */
     public record NodeFacts(int nodeId, int partition, int clientPort, String dataDir, String logDir, int tickTime,
                             int minSessionTimeout, int maxSessionTimeout, int juteMaxBuffer, String partitioning,
-                            int partitions, int replicasInPartition) {
+                            int partitions, int replicasInPartition, int secureClientPort) {
     }
 
     private final NodeFacts facts;

@@ -43,6 +43,16 @@ import java.util.TreeMap;
  * sessionRequireClientSASLAuth = true  # optional: shorthand for the two above with sasl, as ZooKeeper's
  * maxClientCnxns = 60            # connections to one node from one IP address (0: no limit), as ZooKeeper's
  * maxCnxns = 0                   # connections to one node in all (0: no limit), as ZooKeeper's
+ * node.1.secureClientPort = 2281 # optional: a TLS-only client port (ZooKeeper's secureClientPort; ADR 060)
+ * ssl.keyStore.location = server.p12   # TLS for clients: the server's key (PKCS12 or JKS), as ZooKeeper's
+ * ssl.keyStore.password = secret       #   zookeeper.ssl.* (also ssl.keyStore.passwordPath, ssl.keyStore.type)
+ * ssl.trustStore.location = clients.p12  # the certificates client certificates must chain to (with
+ * ssl.trustStore.password = secret       #   .passwordPath and .type too; absent: the JVM's default trust)
+ * ssl.clientAuth = need          # need (default) | want | none: whether clients must present a certificate
+ * ssl.enabledProtocols = TLSv1.3,TLSv1.2  # default both
+ * ssl.ciphersuites =             # optional: comma list (default: the JVM's)
+ * client.portUnification = false # true: the plain clientPort accepts TLS too
+ * X509AuthenticationProvider.superUser = CN=admin,O=example  # a certificate subject DN that is super
  * eyrie.sentPositionsMax = 4096   # recent commands whose exchanges a replica keeps for lagging partitions;
  *                                 # a replica further behind catches up by state transfer from a peer
  * </pre>
@@ -55,12 +65,15 @@ public final class VoleryConfig {
     public enum Partitioning { SUBTREE, HASH }
 
     /** Volery's per-node keys: node.ID.&lt;suffix&gt;. */
-    private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort");
+    private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort", "secureClientPort");
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
             "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount", "snapMaxAgeSeconds",
             "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers", "enforce.auth.enabled",
-            "enforce.auth.schemes", "sessionRequireClientSASLAuth", "maxClientCnxns", "maxCnxns");
+            "enforce.auth.schemes", "sessionRequireClientSASLAuth", "maxClientCnxns", "maxCnxns", "ssl.keyStore.location",
+            "ssl.keyStore.password", "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location",
+            "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
+            "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -77,7 +90,10 @@ public final class VoleryConfig {
     }
 
     /** A node's Volery settings. */
-    public record NodeSettings(int id, String clientHost, int clientPort, int metricsPort) {
+    public record NodeSettings(int id, String clientHost, int clientPort, int metricsPort, int secureClientPort) {
+        public NodeSettings(int id, String clientHost, int clientPort, int metricsPort) {
+            this(id, clientHost, clientPort, metricsPort, 0);
+        }
     }
 
     private final String source;
@@ -252,6 +268,13 @@ public final class VoleryConfig {
             }
             int clientPort = r.intValue(prefix + "clientPort", 0, 0, 65535);
             int metricsPort = r.intValue(prefix + "metricsPort", 0, 0, 65535);
+            int securePort = r.intValue(prefix + "secureClientPort", 0, 0, 65535);
+            if (securePort != 0 && !values.containsKey("ssl.keyStore.location")) {
+                throw r.error(prefix + "secureClientPort", "needs ssl.keyStore.location (the server's TLS key and certificate)");
+            }
+            if (securePort != 0 && !clientEndpoints.add(n.host() + ":" + securePort)) {
+                throw r.error(prefix + "secureClientPort", "port " + securePort + " on " + n.host() + " is used by another node or port");
+            }
             String host = values.getOrDefault(prefix + "clientHost", n.host());
             if (clientPort != 0 && !clientEndpoints.add(n.host() + ":" + clientPort)) {
                 throw r.error(prefix + "clientPort", "port " + clientPort + " on " + n.host() + " is used by another node");
@@ -259,7 +282,7 @@ public final class VoleryConfig {
             if (n.groups().length != 1) {
                 throw new ConfigException(source + ": node." + n.id() + ".groups must name exactly one partition");
             }
-            nodes.put(n.id(), new NodeSettings(n.id(), host, clientPort, metricsPort));
+            nodes.put(n.id(), new NodeSettings(n.id(), host, clientPort, metricsPort, securePort));
         }
         VoleryConfig config = new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words,
                 logDir, touch);
@@ -267,7 +290,8 @@ public final class VoleryConfig {
         config.snapMaxAgeSeconds = r.intValue("snapMaxAgeSeconds", DEFAULT_SNAP_MAX_AGE_SECONDS, 0, 86_400);
         config.sentPositionsMax = r.intValue("eyrie.sentPositionsMax", DEFAULT_SENT_POSITIONS_MAX, 1, Integer.MAX_VALUE);
         config.sasl = sasl(r, source);
-        config.authEnforcement = authEnforcement(r, config.sasl != null);
+        config.clientTls = clientTls(r, source);
+        config.authEnforcement = authEnforcement(r, config.sasl != null, config.clientTls != null);
         config.connectionLimits = new io.volery.server.frontend.ConnectionLimits(
                 r.intValue("maxClientCnxns", io.volery.server.frontend.ConnectionLimits.DEFAULT_PER_ADDRESS, 0, Integer.MAX_VALUE),
                 r.intValue("maxCnxns", 0, 0, Integer.MAX_VALUE));
@@ -398,7 +422,8 @@ public final class VoleryConfig {
      * other two; {@code enforce.auth.enabled = true} needs {@code enforce.auth.schemes}, each one available
      * (sasl only with {@code sasl.jaasFile}).
      */
-    private static io.volery.server.frontend.AuthEnforcement authEnforcement(Reader r, boolean saslConfigured) {
+    private static io.volery.server.frontend.AuthEnforcement authEnforcement(Reader r, boolean saslConfigured,
+                                                                           boolean tlsConfigured) {
         java.util.List<String> schemes = new java.util.ArrayList<>();
         String key;
         if (r.booleanValue("sessionRequireClientSASLAuth")) {
@@ -426,7 +451,115 @@ public final class VoleryConfig {
         if (e.requiresSasl() && !saslConfigured) {
             throw r.error(key, "enforcing sasl needs sasl.jaasFile (the JAAS file with the SASL users)");
         }
+        if (e.schemes().contains("x509") && !tlsConfigured) {
+            throw r.error(key, "enforcing x509 needs TLS (ssl.keyStore.location and a secureClientPort or client.portUnification)");
+        }
         return e;
+    }
+
+    private io.volery.server.frontend.ClientTls clientTls;
+
+    /** TLS for ZooKeeper clients (ADR 060), or null when the file sets no {@code ssl.keyStore.location}. */
+    public io.volery.server.frontend.ClientTls clientTls() {
+        return clientTls;
+    }
+
+    private static final java.util.List<String> TLS_KEYS = java.util.List.of("ssl.keyStore.password",
+            "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location", "ssl.trustStore.password",
+            "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth", "ssl.enabledProtocols",
+            "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser");
+
+    private static io.volery.server.frontend.ClientTls clientTls(Reader r, String source) {
+        if (!r.values().containsKey("ssl.keyStore.location")) {
+            for (String key : TLS_KEYS) {
+                if (r.values().containsKey(key)) {
+                    throw r.error(key, "needs ssl.keyStore.location (the server's TLS key and certificate)");
+                }
+            }
+            return null;
+        }
+        io.volery.server.frontend.ClientTls.Store keys = store(r, source, "ssl.keyStore");
+        io.volery.server.frontend.ClientTls.Store trust = r.values().containsKey("ssl.trustStore.location")
+                ? store(r, source, "ssl.trustStore") : null;
+        io.volery.server.frontend.ClientTls.Auth auth;
+        try {
+            auth = io.volery.server.frontend.ClientTls.Auth.parse(r.values().get("ssl.clientAuth"));
+        } catch (IllegalArgumentException e) {
+            throw r.error("ssl.clientAuth", e.getMessage());
+        }
+        String superUser = r.values().get("X509AuthenticationProvider.superUser");
+        if (superUser != null && !superUser.isBlank()) {
+            try {
+                new javax.security.auth.x500.X500Principal(superUser.strip());
+            } catch (IllegalArgumentException e) {
+                throw r.error("X509AuthenticationProvider.superUser", "not a distinguished name: " + e.getMessage());
+            }
+        }
+        boolean unify = r.booleanValue("client.portUnification");
+        try {
+            return new io.volery.server.frontend.ClientTls(keys, trust, auth, list(r, "ssl.enabledProtocols"),
+                    list(r, "ssl.ciphersuites"), superUser, unify);
+        } catch (IllegalArgumentException e) {
+            String key = e.getMessage().startsWith("cannot use trust store") ? "ssl.trustStore.location"
+                    : e.getMessage().startsWith("cannot use key store") ? "ssl.keyStore.location" : "ssl.enabledProtocols";
+            throw r.error(key, e.getMessage());
+        }
+    }
+
+    private static java.util.List<String> list(Reader r, String key) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String s : r.values().getOrDefault(key, "").split(",")) {
+            if (!s.isBlank()) {
+                out.add(s.strip());
+            }
+        }
+        return out;
+    }
+
+    /** A key or trust store's location (relative to the file), password (or password file) and type. */
+    private static io.volery.server.frontend.ClientTls.Store store(Reader r, String source, String prefix) {
+        Path location = relativeTo(source, r.values().get(prefix + ".location"));
+        if (!Files.isRegularFile(location)) {
+            throw r.error(prefix + ".location", "no such file: " + location);
+        }
+        String password = r.values().get(prefix + ".password");
+        String passwordPath = r.values().get(prefix + ".passwordPath");
+        if (password != null && passwordPath != null) {
+            throw r.error(prefix + ".passwordPath", "set either " + prefix + ".password or " + prefix + ".passwordPath, not both");
+        }
+        if (passwordPath != null) {
+            Path file = relativeTo(source, passwordPath);
+            try {
+                // as ZooKeeper's X509Util: the file's text, without a trailing line break
+                password = Files.readString(file, StandardCharsets.UTF_8).stripTrailing();
+            } catch (IOException e) {
+                throw r.error(prefix + ".passwordPath", "cannot read " + file + ": " + e.getMessage());
+            }
+        }
+        String type = r.values().get(prefix + ".type");
+        String effective = type != null && !type.isBlank() ? type.strip().toUpperCase(Locale.ROOT)
+                : io.volery.server.frontend.ClientTls.Store.typeOf(location);
+        if (!effective.equals("PKCS12") && !effective.equals("JKS")) {
+            throw r.error(type != null ? prefix + ".type" : prefix + ".location", "store type " + effective
+                    + " is not supported: use PKCS12 or JKS (openssl pkcs12 -export turns PEM files into PKCS12)");
+        }
+        return new io.volery.server.frontend.ClientTls.Store(location, password == null ? null : password.toCharArray(), effective);
+    }
+
+    /** A path as a file names it: relative to the file's directory when the text came from a file. */
+    private static Path relativeTo(String source, String name) {
+        Path path = Path.of(name.strip());
+        if (!path.isAbsolute()) {
+            try {
+                Path from = Path.of(source).toAbsolutePath();
+                if (Files.isRegularFile(from)) {
+                    path = from.getParent().resolve(path);
+                }
+            } catch (java.nio.file.InvalidPathException e) {
+                // a label, not a file: relative to the working directory
+            }
+        }
+        return path;
     }
 
     private static Sasl sasl(Reader r, String source) {
@@ -439,18 +572,7 @@ public final class VoleryConfig {
             }
             return null;
         }
-        Path path = Path.of(file);
-        if (!path.isAbsolute()) {
-            // relative to the configuration file, when the text came from one
-            try {
-                Path from = Path.of(source).toAbsolutePath();
-                if (Files.isRegularFile(from)) {
-                    path = from.getParent().resolve(path);
-                }
-            } catch (java.nio.file.InvalidPathException e) {
-                // a label, not a file: relative to the working directory
-            }
-        }
+        Path path = relativeTo(source, file);
         io.volery.server.frontend.SaslDigest users;
         try {
             users = io.volery.server.frontend.SaslDigest.fromJaas(path, r.values().getOrDefault("sasl.jaasSection", "Server"));

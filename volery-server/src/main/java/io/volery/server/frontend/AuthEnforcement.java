@@ -17,7 +17,7 @@ public record AuthEnforcement(Set<String> schemes) {
     /** No enforcement: ZooKeeper's default. */
     public static final AuthEnforcement OFF = new AuthEnforcement(Set.of());
     /** The schemes a Volery front end can authenticate a connection with. */
-    public static final Set<String> KNOWN = Set.of("ip", "digest", "sasl");
+    public static final Set<String> KNOWN = Set.of("ip", "digest", "sasl", "x509");
 
     public AuthEnforcement {
         schemes = Set.copyOf(new TreeSet<>(schemes));

@@ -16,6 +16,14 @@ public interface ClientConnection {
     /** The identities this connection authenticated as (ip always, plus digest/super from auth packets). */
     List<Id> authInfo();
 
+    /**
+     * The subject DN of the certificate the client presented over TLS (ADR 060), or null: not over TLS,
+     * or no certificate.
+     */
+    default String x509Identity() {
+        return null;
+    }
+
     /** Queues a watch notification; it is written before any reply that completes after this call. */
     void notify(long zxid, int eventType, String path);
 

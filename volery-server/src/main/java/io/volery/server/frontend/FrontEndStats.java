@@ -11,6 +11,7 @@ public final class FrontEndStats {
     private final AtomicLong bytesSent = new AtomicLong();
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong notifications = new AtomicLong();
+    private final AtomicLong tlsHandshakeFailures = new AtomicLong();
     private final AtomicLongArray requestsByOp = new AtomicLongArray(256);
 
     void connectionOpened() {
@@ -32,6 +33,15 @@ public final class FrontEndStats {
 
     void malformed() {
         malformed.incrementAndGet();
+    }
+
+    void tlsHandshakeFailed() {
+        tlsHandshakeFailures.incrementAndGet();
+    }
+
+    /** TLS handshakes that failed (no certificate where one is needed, an untrusted one, no common protocol). */
+    public long tlsHandshakeFailures() {
+        return tlsHandshakeFailures.get();
     }
 
     void notification() {

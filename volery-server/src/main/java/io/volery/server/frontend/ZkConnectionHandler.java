@@ -43,6 +43,10 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private static final int ERR_REQUIRE_AUTH = -124;
 
     private final ZkService service;
+    /** The client port's TLS settings, or null. */
+    private final ClientTls tls;
+    /** The subject DN of the client's certificate, once its TLS handshake is done; null otherwise. */
+    private volatile String x509Identity;
     private final FrontEndStats stats;
     private final ReadThrottle throttle;
     /** SASL DIGEST-MD5 users, or null when SASL is not configured. */
@@ -94,6 +98,13 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
      */
     public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
                                AuthEnforcement enforcement) {
+        this(service, stats, throttle, sasl, enforcement, null);
+    }
+
+    /** @param tls the client port's TLS settings (ADR 060), or null: the connection is plaintext */
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
+                               AuthEnforcement enforcement, ClientTls tls) {
+        this.tls = tls;
         this.service = service;
         this.stats = stats;
         this.throttle = throttle;
@@ -181,6 +192,17 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         awaitingSession = true;
         applyReadState();
         handshakeDone = true;
+        // Over TLS the handshake is done before any frame: the certificate it verified names the client (ADR 060),
+        // and the identity goes to the partitions with the session, so no request runs before it.
+        io.netty.handler.ssl.SslHandler ssl = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        if (ssl != null) {
+            String dn = ClientTls.clientIdentity(ssl.engine().getSession());
+            if (dn != null) {
+                x509Identity = dn;
+                heldSchemes.add("x509");
+                authInfo.add(new Id("x509", dn));
+            }
+        }
         service.connect(req, this).whenComplete((outcome, err) -> ctx.executor().execute(() -> {
             if (err != null) {
                 log.warn("connect from {} failed: {}", remoteAddress(), err.toString());
@@ -484,6 +506,22 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         buf.writeInt(body.length).writeBytes(body);
         stats.bytesSent(4 + body.length);
         ctx.write(buf);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && !e.isSuccess()) {
+            // ZooKeeper closes a connection whose handshake failed (no certificate, an untrusted one, no common
+            // protocol); so does the TLS handler, and the client sees the connection lost
+            stats.tlsHandshakeFailed();
+            log.warn("TLS handshake with {} failed: {}", remoteAddress(), e.cause() == null ? "?" : e.cause().getMessage());
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public String x509Identity() {
+        return x509Identity;
     }
 
     @Override

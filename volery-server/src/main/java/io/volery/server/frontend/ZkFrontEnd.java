@@ -31,6 +31,9 @@ public final class ZkFrontEnd implements AutoCloseable {
     private final FrontEndStats stats = new FrontEndStats();
     private final ReadThrottle readThrottle = new ReadThrottle();
     private final ConnectionGate gate;
+    private final ClientTls tls;
+    /** The TLS-only client port, or null. */
+    private final Channel secureServer;
 
     /**
      * @param maxFrameBytes jute.maxbuffer: larger frames close the connection
@@ -69,39 +72,89 @@ public final class ZkFrontEnd implements AutoCloseable {
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
                       Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement,
                       ConnectionLimits limits) {
+        this(bind, service, maxFrameBytes, ioThreads, preface, sasl, enforcement, limits, null, null);
+    }
+
+    /**
+     * @param tls        TLS for the secure client port (and, with port unification, the plain one), or null
+     * @param secureBind where the TLS-only client port listens (ZooKeeper's secureClientPort), or null for
+     *                   none; needs {@code tls}
+     */
+    public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
+                      Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement,
+                      ConnectionLimits limits, ClientTls tls, InetSocketAddress secureBind) {
+        if (secureBind != null && tls == null) {
+            throw new IllegalArgumentException("a secure client port needs TLS settings (ssl.keyStore.location)");
+        }
         this.gate = new ConnectionGate(limits);
+        this.tls = tls;
         boolean epoll = Epoll.isAvailable();
         boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
         workers = epoll ? new EpollEventLoopGroup(ioThreads) : new NioEventLoopGroup(ioThreads);
+        Channel plain = null;
+        Channel secure = null;
+        InetSocketAddress binding = bind;
         try {
-            server = new ServerBootstrap()
-                    .group(boss, workers)
-                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast("limits", gate.handler());
-                            if (preface != null) {
-                                ch.pipeline().addLast("preface", preface.get());
-                            }
-                            ch.pipeline()
-                                    .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
-                                    .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl, enforcement));
-                        }
-                    })
-                    .bind(bind).syncUninterruptibly().channel();
+            plain = listen(bind, epoll, tls != null && tls.portUnification() ? Security.DETECT : Security.PLAIN,
+                    service, maxFrameBytes, preface, sasl, enforcement);
+            if (secureBind != null) {
+                binding = secureBind;
+                secure = listen(secureBind, epoll, Security.TLS, service, maxFrameBytes, preface, sasl, enforcement);
+            }
         } catch (RuntimeException e) {
+            if (plain != null) {
+                plain.close().syncUninterruptibly();
+            }
             boss.shutdownGracefully();
             workers.shutdownGracefully();
-            throw new IllegalStateException("cannot listen for clients on " + bind + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot listen for clients on " + binding + ": " + e.getMessage(), e);
         }
-        log.info("serving ZooKeeper clients on {} ({})", server.localAddress(), epoll ? "epoll" : "nio");
+        this.server = plain;
+        this.secureServer = secure;
+        log.info("serving ZooKeeper clients on {} ({}{}){}", server.localAddress(), epoll ? "epoll" : "nio",
+                tls != null && tls.portUnification() ? ", TLS or plaintext" : "",
+                secure == null ? "" : " and over TLS on " + secure.localAddress() + " (client certificates: "
+                        + tls.auth().name().toLowerCase(java.util.Locale.ROOT) + ")");
+    }
+
+    /** What a listener's connections speak. */
+    private enum Security { PLAIN, TLS, DETECT }
+
+    private Channel listen(InetSocketAddress at, boolean epoll, Security security, ZkService service, int maxFrameBytes,
+                           Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement) {
+        return new ServerBootstrap()
+                .group(boss, workers)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast("limits", gate.handler());
+                        switch (security) {
+                            case TLS -> ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+                            case DETECT -> ch.pipeline().addLast("tls", new TlsDetector(tls));
+                            case PLAIN -> {
+                            }
+                        }
+                        if (preface != null) {
+                            ch.pipeline().addLast("preface", preface.get());
+                        }
+                        ch.pipeline()
+                                .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
+                                .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl, enforcement, tls));
+                    }
+                })
+                .bind(at).syncUninterruptibly().channel();
     }
 
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /** Where the TLS-only client port listens, or null when there is none. */
+    public InetSocketAddress secureAddress() {
+        return secureServer == null ? null : (InetSocketAddress) secureServer.localAddress();
     }
 
     /** Pauses reading from every client connection while the service cannot take more requests. */
@@ -121,6 +174,9 @@ public final class ZkFrontEnd implements AutoCloseable {
     @Override
     public void close() {
         server.close().syncUninterruptibly();
+        if (secureServer != null) {
+            secureServer.close().syncUninterruptibly();
+        }
         boss.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -27,6 +27,11 @@ public final class VoleryRequest {
     public byte[] passwd;
     /** CREATE_SESSION: the client's address, for the ip scheme. TOUCH: unused. */
     public String clientAddress;
+    /**
+     * CREATE_SESSION / RECONNECT: the subject DN of the client's TLS certificate (ADR 060), or null; the
+     * session gets the x509 identity (and super, for the x509 super user).
+     */
+    public String x509Identity;
     /** TOUCH: the sessions heard from. */
     public long[] sessions;
     /** ZK: the request's number among its session's requests at its front end, in sending order. */

@@ -107,6 +107,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
             r.sessionId = request.getSessionId();
             r.passwd = request.getPasswd();
         }
+        r.x509Identity = connection.x509Identity();
         long sessionId = r.sessionId;
         byte[] passwd = r.passwd;
         return client.executeAsync(new Command(r)).thenApply(o -> {

@@ -242,14 +242,40 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (!res.isOk()) {
             return new SessionReply(false, 0);
         }
+        if (!x509Identity(r, zxid)) {
+            // refused alike in every partition: the session opened above goes again, the connection closes
+            tree.apply(new io.volery.server.tree.Command.CloseSession(r.sessionId), zxid, sessionTime(r.timeMillis));
+            return new SessionReply(false, 0);
+        }
         sessionDirectory.put(r.sessionId, r.frontEnd, r.passwd);
         return new SessionReply(true, res.reply(Reply.Session.class).timeoutMs());
+    }
+
+    /**
+     * The certificate identity the connection brings (ADR 060), given to the session as ZooKeeper gives it to
+     * the connection; false when the cluster does not authenticate by certificate (a front end with TLS
+     * its peers lack), and the connection is then refused.
+     */
+    private boolean x509Identity(VoleryRequest r, long zxid) {
+        if (r.x509Identity == null) {
+            return true;
+        }
+        Result res = tree.apply(new io.volery.server.tree.Command.X509Identity(r.sessionId, r.x509Identity), zxid,
+                sessionTime(r.timeMillis));
+        if (!res.isOk()) {
+            log.warn("session 0x{}: certificate identity '{}' refused: {}", Long.toHexString(r.sessionId),
+                    r.x509Identity, res.code());
+        }
+        return res.isOk();
     }
 
     private Object reconnect(VoleryRequest r, long zxid) {
         SessionDirectory.Entry e = sessionDirectory.get(r.sessionId);
         SessionTable.Session s = tree.sessions().get(r.sessionId);
         if (e == null || s == null || !Arrays.equals(e.passwd, r.passwd)) {
+            return new SessionReply(false, 0);
+        }
+        if (!x509Identity(r, zxid)) {
             return new SessionReply(false, 0);
         }
         // The session moves to the front end it reconnected through; requests still in flight from

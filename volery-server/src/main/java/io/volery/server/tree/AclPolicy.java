@@ -28,10 +28,11 @@ final class AclPolicy {
     /**
      * The ACL to store for a create or setACL, or null when ZooKeeper answers InvalidACL: an empty
      * list, an unknown scheme, a malformed id, or {@code auth} without an authenticated identity.
-     * {@code auth} entries expand to the session's authenticated (digest and sasl) identities. The
-     * {@code sasl} scheme is known only when {@code saslEnabled} (ZooKeeper with its SASL provider).
+     * {@code auth} entries expand to the session's authenticated (digest, sasl and x509) identities. The
+     * {@code sasl} scheme is known only when {@code saslEnabled} (ZooKeeper with its SASL provider), the
+     * {@code x509} scheme only when {@code x509Enabled} (TLS on the client port).
      */
-    static List<Acl> fixup(List<Acl> requested, List<Id> sessionIds, boolean saslEnabled) {
+    static List<Acl> fixup(List<Acl> requested, List<Id> sessionIds, boolean saslEnabled, boolean x509Enabled) {
         if (requested == null || requested.isEmpty()) {
             return null;
         }
@@ -49,7 +50,7 @@ final class AclPolicy {
                 case "auth" -> {
                     boolean any = false;
                     for (Id own : sessionIds) {
-                        if (own.scheme().equals("digest") || own.scheme().equals("sasl")) {
+                        if (own.scheme().equals("digest") || own.scheme().equals("sasl") || own.scheme().equals("x509")) {
                             result.add(new Acl(acl.perms(), own));
                             any = true;
                         }
@@ -66,6 +67,12 @@ final class AclPolicy {
                 }
                 case "sasl" -> {
                     if (!saslEnabled || !validSaslId(id.id())) {
+                        return null;
+                    }
+                    result.add(acl);
+                }
+                case "x509" -> {
+                    if (!x509Enabled || !validX509Id(id.id())) {
                         return null;
                     }
                     result.add(acl);
@@ -131,6 +138,16 @@ final class AclPolicy {
 
     /** A Kerberos-style principal, as ZooKeeper's SASL provider requires: with an '@', name[/host]@realm. */
     private static final java.util.regex.Pattern PRINCIPAL = java.util.regex.Pattern.compile("([^/@]*)(/([^/@]*))?@([^/@]*)");
+
+    /** A distinguished name, as ZooKeeper's x509 provider requires of an ACL's id. */
+    static boolean validX509Id(String id) {
+        try {
+            new javax.security.auth.x500.X500Principal(id);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
 
     static boolean validSaslId(String id) {
         return !id.contains("@") || PRINCIPAL.matcher(id).matches();

@@ -139,6 +139,14 @@ public sealed interface Command {
     }
 
     /**
+     * The subject DN of the certificate a session's client presented to its front end over TLS (ADR 060):
+     * the session gets {@code x509:DN} (and {@code super} first when the DN is the x509 super user), as
+     * ZooKeeper's {@code X509AuthenticationProvider} gives a connection.
+     */
+    record X509Identity(long sessionId, String identity) implements Command {
+    }
+
+    /**
      * Opens a session under an id the front end chose (unique, non-zero). {@code initialIds} are the
      * identities the connection brings (ZooKeeper adds {@code ip:<address>}).
      */

@@ -13,9 +13,12 @@ package io.volery.server.tree;
  *                             ACL scheme is then unknown, as in a ZooKeeper without its SASL provider);
  *                             otherwise the SASL identities that are super users (ZooKeeper's
  *                             {@code zookeeper.superUser}), possibly none
+ * @param x509SuperUser        null when clients cannot authenticate by certificate (no TLS: the {@code x509}
+ *                             ACL scheme is then unknown); otherwise the subject DN that is a super user
+ *                             (ZooKeeper's {@code zookeeper.X509AuthenticationProvider.superUser}), "" for none
  */
 public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled,
-                         boolean reapsContainers, java.util.Set<String> saslSuperUsers) {
+                         boolean reapsContainers, java.util.Set<String> saslSuperUsers, String x509SuperUser) {
 
     public static final int DEFAULT_MAX_BUFFER = 0xfffff;
 
@@ -31,7 +34,7 @@ public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, b
 
     public TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled,
                       boolean reapsContainers) {
-        this(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers, null);
+        this(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers, null, null);
     }
 
     public TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled) {
@@ -43,25 +46,36 @@ public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, b
     }
 
     public TreeConfig withSuperDigest(String digest) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, digest, extendedTypesEnabled, reapsContainers, saslSuperUsers);
+        return new TreeConfig(tickTimeMs, maxDataBytes, digest, extendedTypesEnabled, reapsContainers, saslSuperUsers, x509SuperUser);
     }
 
     public TreeConfig withMaxDataBytes(int bytes) {
-        return new TreeConfig(tickTimeMs, bytes, superDigest, extendedTypesEnabled, reapsContainers, saslSuperUsers);
+        return new TreeConfig(tickTimeMs, bytes, superDigest, extendedTypesEnabled, reapsContainers, saslSuperUsers, x509SuperUser);
     }
 
     public TreeConfig withExtendedTypes(boolean enabled) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, enabled, reapsContainers, saslSuperUsers);
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, enabled, reapsContainers, saslSuperUsers, x509SuperUser);
     }
 
     public TreeConfig withContainerReaping(boolean reaps) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reaps, saslSuperUsers);
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reaps, saslSuperUsers, x509SuperUser);
     }
 
     /** SASL authentication on, with {@code superUsers} as super users (none: an empty set). */
     public TreeConfig withSasl(java.util.Set<String> superUsers) {
         return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers,
-                superUsers == null ? java.util.Set.of() : superUsers);
+                superUsers == null ? java.util.Set.of() : superUsers, x509SuperUser);
+    }
+
+    /** Authentication by client certificate on (TLS), with the subject DN {@code superUser} (or null) a super user. */
+    public TreeConfig withX509(String superUser) {
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers,
+                saslSuperUsers, superUser == null ? "" : superUser);
+    }
+
+    /** Whether clients may authenticate by certificate, so that {@code x509} ACLs are valid. */
+    public boolean x509Enabled() {
+        return x509SuperUser != null;
     }
 
     /** Whether clients may authenticate by SASL, so that {@code sasl} ACLs are valid. */

@@ -320,6 +320,8 @@ public final class ZnodeTree {
             return addAuth(c);
         } else if (command instanceof Command.SaslIdentity c) {
             return saslIdentity(c);
+        } else if (command instanceof Command.X509Identity c) {
+            return x509Identity(c);
         } else if (command instanceof Command.CreateSession c) {
             return createSession(c, time);
         } else if (command instanceof Command.AttachSession c) {
@@ -376,7 +378,7 @@ public final class ZnodeTree {
         if (slash < 0 || path.indexOf('\0') >= 0) {
             throw new Failure(ErrorCode.BADARGUMENTS);
         }
-        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids(), config.saslEnabled());
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids(), config.saslEnabled(), config.x509Enabled());
         if (acl == null) {
             throw new Failure(ErrorCode.INVALIDACL);
         }
@@ -477,7 +479,7 @@ public final class ZnodeTree {
         if (!PathRules.isValid(c.path())) {
             throw new Failure(ErrorCode.BADARGUMENTS);
         }
-        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids(), config.saslEnabled());
+        List<Acl> acl = AclPolicy.fixup(c.acl(), sessions.get(c.sessionId()).ids(), config.saslEnabled(), config.x509Enabled());
         if (acl == null) {
             throw new Failure(ErrorCode.INVALIDACL);
         }
@@ -862,6 +864,19 @@ public final class ZnodeTree {
         if (config.saslSuperUsers().contains(c.identity())) {
             s.addId(new Id("super", ""));
         }
+        return Result.ok(Reply.Empty.INSTANCE);
+    }
+
+    /** A front end authenticated the session's client by its TLS certificate (see {@link Command.X509Identity}). */
+    private Result x509Identity(Command.X509Identity c) {
+        if (!config.x509Enabled() || c.identity() == null || !AclPolicy.validX509Id(c.identity())) {
+            return Result.error(ErrorCode.AUTHFAILED);
+        }
+        SessionTable.Session s = sessions.get(c.sessionId());
+        if (c.identity().equals(config.x509SuperUser())) {
+            s.addId(new Id("super", "")); // whoAmI shows ZooKeeper's "super:" for it too
+        }
+        s.addId(new Id("x509", c.identity()));
         return Result.ok(Reply.Empty.INSTANCE);
     }
 

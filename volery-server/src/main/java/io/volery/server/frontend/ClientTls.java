@@ -1,0 +1,201 @@
+package io.volery.server.frontend;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * TLS on the client port, as ZooKeeper's {@code secureClientPort} (ADR 060): the server's key and
+ * certificate from a key store, the certificates it trusts for client certificates from a trust store,
+ * whether clients must present one ({@code ssl.clientAuth}), and the protocols and cipher suites.
+ * A client that presents a trusted certificate is authenticated as {@code x509:<subject DN>} (RFC 2253,
+ * as ZooKeeper's {@code X509AuthenticationProvider}), and as {@code super} too when that DN is the
+ * configured x509 super user.
+ *
+ * @param portUnification the plaintext client port also accepts TLS (ZooKeeper's
+ *                        {@code client.portUnification}): a connection whose first byte starts a TLS
+ *                        handshake is served over TLS
+ */
+public final class ClientTls {
+
+    /** ZooKeeper's {@code ssl.clientAuth}. */
+    public enum Auth {
+        /** A client must present a trusted certificate (ZooKeeper's default). */
+        NEED,
+        /** A client may present one; if it does, it must be trusted. */
+        WANT,
+        /** Client certificates are not asked for. */
+        NONE;
+
+        /** need, want or none (any case); null for the default (need). */
+        public static Auth parse(String value) {
+            if (value == null || value.isBlank()) {
+                return NEED;
+            }
+            return switch (value.strip().toLowerCase(Locale.ROOT)) {
+                case "need" -> NEED;
+                case "want" -> WANT;
+                case "none" -> NONE;
+                default -> throw new IllegalArgumentException("must be need, want or none, got '" + value + "'");
+            };
+        }
+    }
+
+    /** A key or trust store: its file, password (may be empty) and type (PKCS12 or JKS; null: by extension). */
+    public record Store(Path location, char[] password, String type) {
+        public Store {
+            Objects.requireNonNull(location, "location");
+            password = password == null ? new char[0] : password.clone();
+        }
+
+        KeyStore load() throws IOException, GeneralSecurityException {
+            String t = type != null && !type.isBlank() ? type.strip().toUpperCase(Locale.ROOT) : typeOf(location);
+            if (!t.equals("PKCS12") && !t.equals("JKS")) {
+                throw new GeneralSecurityException("store type " + t + " is not supported (PKCS12 or JKS) for " + location);
+            }
+            KeyStore ks = KeyStore.getInstance(t);
+            try (InputStream in = Files.newInputStream(location)) {
+                ks.load(in, password);
+            }
+            return ks;
+        }
+
+        /** ZooKeeper's rule: the type follows the file's extension; PKCS12 when it says nothing. */
+        public static String typeOf(Path p) {
+            String name = p.getFileName().toString().toLowerCase(Locale.ROOT);
+            if (name.endsWith(".jks")) {
+                return "JKS";
+            }
+            if (name.endsWith(".pem") || name.endsWith(".crt")) {
+                return "PEM";
+            }
+            return "PKCS12";
+        }
+    }
+
+    /** TLS 1.3 and 1.2: ZooKeeper 3.9 speaks 1.3 by default, older clients 1.2. */
+    public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+    private final SslContext context;
+    private final Auth auth;
+    private final String superUser;
+    private final boolean portUnification;
+    private final List<String> protocols;
+
+    /**
+     * @param keyStore   the server's key and certificate chain
+     * @param trustStore the certificates trusted for client certificates; null: the JVM's default trust
+     * @param protocols  the enabled protocols; empty for {@link #DEFAULT_PROTOCOLS}
+     * @param ciphers    the enabled cipher suites; empty for the JVM's defaults
+     * @param superUser  the x509 subject DN that is a super user, or null
+     * @throws IllegalArgumentException naming the store or setting that could not be used
+     */
+    public ClientTls(Store keyStore, Store trustStore, Auth auth, List<String> protocols, List<String> ciphers,
+                     String superUser, boolean portUnification) {
+        this.auth = Objects.requireNonNull(auth, "auth");
+        this.superUser = superUser == null || superUser.isBlank() ? null : superUser.strip();
+        this.portUnification = portUnification;
+        this.protocols = protocols == null || protocols.isEmpty() ? DEFAULT_PROTOCOLS : List.copyOf(protocols);
+        KeyManagerFactory kmf;
+        try {
+            KeyStore ks = Objects.requireNonNull(keyStore, "keyStore").load();
+            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, keyStore.password());
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot use key store " + keyStore.location() + ": " + e.getMessage(), e);
+        }
+        TrustManagerFactory tmf = null;
+        if (trustStore != null) {
+            try {
+                tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                tmf.init(trustStore.load());
+            } catch (IOException | GeneralSecurityException e) {
+                throw new IllegalArgumentException("cannot use trust store " + trustStore.location() + ": " + e.getMessage(), e);
+            }
+        }
+        try {
+            SslContextBuilder b = SslContextBuilder.forServer(kmf)
+                    .sslProvider(SslProvider.JDK)
+                    .protocols(this.protocols)
+                    .clientAuth(switch (auth) {
+                        case NEED -> ClientAuth.REQUIRE;
+                        case WANT -> ClientAuth.OPTIONAL;
+                        case NONE -> ClientAuth.NONE;
+                    });
+            if (tmf != null) {
+                b.trustManager(tmf);
+            }
+            if (ciphers != null && !ciphers.isEmpty()) {
+                b.ciphers(ciphers);
+            }
+            this.context = b.build();
+        } catch (SSLException | RuntimeException e) {
+            throw new IllegalArgumentException("cannot set up TLS for the client port: " + e.getMessage(), e);
+        }
+    }
+
+    /** A handler for one accepted connection (the server side of its handshake). */
+    public SslHandler newHandler(ByteBufAllocator alloc) {
+        return context.newHandler(alloc);
+    }
+
+    SslContext context() {
+        return context;
+    }
+
+    public Auth auth() {
+        return auth;
+    }
+
+    public boolean portUnification() {
+        return portUnification;
+    }
+
+    public List<String> protocols() {
+        return protocols;
+    }
+
+    /** The x509 super user's subject DN, or null. */
+    public String superUser() {
+        return superUser;
+    }
+
+    /**
+     * The subject DN (RFC 2253) of the certificate the client presented in {@code session}, or null when it
+     * presented none. The handshake already checked it against the trust store.
+     */
+    public static String clientIdentity(SSLSession session) {
+        if (session == null) {
+            return null;
+        }
+        try {
+            Certificate[] chain = session.getPeerCertificates();
+            if (chain.length > 0 && chain[0] instanceof X509Certificate leaf) {
+                return leaf.getSubjectX500Principal().getName();
+            }
+        } catch (SSLPeerUnverifiedException e) {
+            return null;
+        }
+        return null;
+    }
+}

@@ -1,0 +1,354 @@
+package io.volery.server.clients;
+
+import io.volery.server.VoleryCluster;
+import io.volery.server.VoleryNode;
+import io.volery.server.admin.FourLetterWordClient;
+import io.volery.server.frontend.ClientTls;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * TLS on the client port (ADR 060), back to back with a real ZooKeeper 3.9.5 configured alike: the same
+ * stores, the x509 provider, the same super user. One script of ZooKeeper Java clients (Netty, TLS, each
+ * with its own {@link ZKClientConfig}) must see the same identities, ACL decisions and refusals on both:
+ * a trusted certificate authenticates as {@code x509:<DN>} (and super for the super user's), x509 ACLs
+ * grant and refuse by DN, {@code auth} ACLs expand to it, a malformed DN is InvalidACL, an untrusted
+ * certificate and a plaintext client on the TLS port never connect, and with {@code ssl.clientAuth = need}
+ * a client without a certificate does not either. Without TLS on Volery the first line already differs.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class TlsClientPortTest {
+    @TempDir
+    static Path dir;
+    static TlsFiles tls;
+
+    /** How long a client that cannot complete a handshake is given before it counts as refused. */
+    private static final long REFUSED_AFTER_MILLIS = 4_000;
+
+    static final List<String> EXPECTED = List.of(
+            "alice whoAmI [ip:127.0.0.1, x509:" + TlsFiles.ALICE + "]",
+            "alice creates with an x509 ACL: OK",
+            "alice reads it: OK",
+            "bob reads it: NOAUTH",
+            "no certificate connects: true",
+            "no certificate whoAmI [ip:127.0.0.1]",
+            "no certificate reads it: NOAUTH",
+            "plaintext port reads it: NOAUTH",
+            "admin whoAmI [ip:127.0.0.1, super:, x509:" + TlsFiles.ADMIN + "]",
+            "admin writes it: OK",
+            "alice creates with an auth ACL: OK",
+            "its ACL [31 x509:" + TlsFiles.ALICE + "]",
+            "a malformed x509 id: INVALIDACL",
+            "alice creates readable by bob: OK",
+            "bob reads that: OK",
+            "bob writes that: NOAUTH",
+            // a client's key manager offers no certificate the server's trusted issuers did not sign: mallory
+            // connects without one (ssl.clientAuth = want) and is nobody
+            "mallory connects: true",
+            "mallory whoAmI [ip:127.0.0.1]",
+            "mallory reads it: NOAUTH",
+            "plaintext client on the TLS port connects: false",
+            "admin deletes: OK OK OK");
+
+    @BeforeAll
+    static void stores() throws Exception {
+        tls = TlsFiles.create(dir.resolve("tls"));
+    }
+
+    static ClientTls voleryTls(ClientTls.Auth auth, boolean portUnification) {
+        return new ClientTls(new ClientTls.Store(tls.server(), TlsFiles.PASSWORD.toCharArray(), null),
+                new ClientTls.Store(tls.trust(), TlsFiles.PASSWORD.toCharArray(), null), auth, List.of(), List.of(),
+                TlsFiles.ADMIN, portUnification);
+    }
+
+    @Test
+    void sameIdentitiesAclsAndRefusalsAsZooKeeper() throws Exception {
+        List<String> oracle;
+        try (TlsZooKeeper zookeeper = TlsZooKeeper.start(dir.resolve("zk-want"), tls, "want", false)) {
+            oracle = script(zookeeper.secureConnect(), zookeeper.plainConnect());
+        }
+        assertEquals(EXPECTED, oracle, "ZooKeeper's answers");
+        List<String> volery;
+        try (VoleryCluster cluster = new VoleryCluster(2, 1, 0, 2000,
+                o -> o.withTls(voleryTls(ClientTls.Auth.WANT, false), new InetSocketAddress("127.0.0.1", 0)))) {
+            VoleryNode node = cluster.nodes().get(0);
+            volery = script(connect(node.secureClientAddress()), connect(node.clientAddress()));
+        }
+        assertEquals(oracle, volery, "Volery's answers against ZooKeeper's");
+    }
+
+    /** {@code ssl.clientAuth = need}, and port unification: TLS and plaintext clients on the plain port. */
+    @Test
+    void certificatesNeededAndPortUnificationAsZooKeeper() throws Exception {
+        List<String> oracle;
+        try (TlsZooKeeper zookeeper = TlsZooKeeper.start(dir.resolve("zk-need"), tls, "need", true)) {
+            oracle = needScript(zookeeper.secureConnect(), zookeeper.plainConnect());
+        }
+        assertEquals(List.of(
+                "no certificate connects: false",
+                "mallory connects: false",
+                "alice connects: true",
+                "alice on the plain port whoAmI [ip:127.0.0.1, x509:" + TlsFiles.ALICE + "]",
+                "plaintext client on the plain port connects: true",
+                "ruok on the plain port: imok"), oracle, "ZooKeeper's answers");
+        List<String> volery;
+        try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000,
+                o -> o.withTls(voleryTls(ClientTls.Auth.NEED, true), new InetSocketAddress("127.0.0.1", 0)))) {
+            VoleryNode node = cluster.nodes().get(0);
+            volery = needScript(connect(node.secureClientAddress()), connect(node.clientAddress()));
+            long failures = Long.parseLong(FourLetterWordClient.parseMntr(FourLetterWordClient.ask(node.clientAddress(),
+                    "mntr", 10_000)).get("volery_tls_handshake_failures").strip());
+            // the refused client retried while it was given time: at least one failed handshake, counted
+            assertEquals(true, failures >= 1, "volery_tls_handshake_failures " + failures);
+        }
+        assertEquals(oracle, volery, "Volery's answers against ZooKeeper's");
+    }
+
+    /**
+     * Curator over TLS: two clients with their own certificates, on two nodes' secure ports of a two-partition
+     * cluster, take an InterProcessMutex in turn to increment a counter kept in a znode that only their two
+     * x509 identities may touch; no increment is lost and a client without a certificate is refused by it.
+     */
+    @Test
+    void curatorRecipesOverTls() throws Exception {
+        try (VoleryCluster cluster = new VoleryCluster(2, 1, 0, 2000,
+                o -> o.withTls(voleryTls(ClientTls.Auth.WANT, false), new InetSocketAddress("127.0.0.1", 0)))) {
+            String first = connect(cluster.nodes().get(0).secureClientAddress());
+            String second = connect(cluster.nodes().get(1).secureClientAddress());
+            String counter = "/tls-counter";
+            List<ACL> ours = acl(new ACL(ZooDefs.Perms.ALL, new Id("x509", TlsFiles.ALICE)),
+                    new ACL(ZooDefs.Perms.ALL, new Id("x509", TlsFiles.BOB)));
+            try (CuratorFramework alice = curator(first, "alice"); CuratorFramework bob = curator(second, "bob")) {
+                alice.create().withACL(ours).forPath(counter, "0".getBytes(StandardCharsets.UTF_8));
+                int rounds = 15;
+                List<Thread> threads = new ArrayList<>();
+                List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+                for (CuratorFramework c : List.of(alice, bob)) {
+                    Thread t = new Thread(() -> {
+                        InterProcessMutex lock = new InterProcessMutex(c, "/tls-locks/counter");
+                        try {
+                            for (int i = 0; i < rounds; i++) {
+                                lock.acquire();
+                                try {
+                                    int v = Integer.parseInt(new String(c.getData().forPath(counter), StandardCharsets.UTF_8));
+                                    c.setData().forPath(counter, Integer.toString(v + 1).getBytes(StandardCharsets.UTF_8));
+                                } finally {
+                                    lock.release();
+                                }
+                            }
+                        } catch (Throwable e) {
+                            failures.add(e);
+                        }
+                    });
+                    threads.add(t);
+                    t.start();
+                }
+                for (Thread t : threads) {
+                    t.join(120_000);
+                }
+                assertEquals(List.of(), failures, "lock rounds");
+                assertEquals(Integer.toString(2 * rounds), new String(alice.getData().forPath(counter), StandardCharsets.UTF_8));
+                try (CuratorFramework anonymous = curator(first, null)) {
+                    assertEquals("NOAUTH", code(() -> anonymous.getData().forPath(counter)));
+                }
+            }
+        }
+    }
+
+    private static CuratorFramework curator(String connect, String who) throws InterruptedException {
+        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connect).zkClientConfig(tlsClient(who))
+                .retryPolicy(new RetryNTimes(10, 200)).sessionTimeoutMs(10_000).connectionTimeoutMs(10_000).build();
+        c.start();
+        if (!c.blockUntilConnected(20, TimeUnit.SECONDS)) {
+            c.close();
+            throw new IllegalStateException("Curator did not connect over TLS to " + connect);
+        }
+        return c;
+    }
+
+    private static String connect(InetSocketAddress a) {
+        return a.getHostString() + ":" + a.getPort();
+    }
+
+    private static List<String> script(String secure, String plain) throws Exception {
+        List<String> out = new ArrayList<>();
+        byte[] data = "x".getBytes(StandardCharsets.UTF_8);
+        String suffix = Long.toString(System.nanoTime(), 36);
+        String a = "/tls-a-" + suffix;
+        String b = "/tls-b-" + suffix;
+        String c = "/tls-c-" + suffix;
+        try (Session alice = Session.open(secure, tlsClient("alice"));
+             Session bob = Session.open(secure, tlsClient("bob"));
+             Session admin = Session.open(secure, tlsClient("admin"))) {
+            out.add("alice whoAmI " + whoAmI(alice.zk));
+            out.add("alice creates with an x509 ACL: " + code(() -> alice.zk.create(a, data,
+                    acl(new ACL(ZooDefs.Perms.ALL, new Id("x509", TlsFiles.ALICE))), CreateMode.PERSISTENT)));
+            out.add("alice reads it: " + code(() -> alice.zk.getData(a, false, null)));
+            out.add("bob reads it: " + code(() -> bob.zk.getData(a, false, null)));
+            try (Session anonymous = Session.open(secure, tlsClient(null))) {
+                out.add("no certificate connects: " + (anonymous.zk != null));
+                out.add("no certificate whoAmI " + whoAmI(anonymous.zk));
+                out.add("no certificate reads it: " + code(() -> anonymous.zk.getData(a, false, null)));
+            }
+            try (Session plaintext = Session.open(plain, new ZKClientConfig())) {
+                out.add("plaintext port reads it: " + code(() -> plaintext.zk.getData(a, false, null)));
+            }
+            out.add("admin whoAmI " + whoAmI(admin.zk));
+            out.add("admin writes it: " + code(() -> admin.zk.setData(a, data, -1)));
+            out.add("alice creates with an auth ACL: " + code(() -> alice.zk.create(b, data, ZooDefs.Ids.CREATOR_ALL_ACL,
+                    CreateMode.PERSISTENT)));
+            out.add("its ACL " + aclOf(alice.zk, b));
+            out.add("a malformed x509 id: " + code(() -> alice.zk.create("/tls-bad-" + suffix, data,
+                    acl(new ACL(ZooDefs.Perms.ALL, new Id("x509", "not a distinguished name"))), CreateMode.PERSISTENT)));
+            out.add("alice creates readable by bob: " + code(() -> alice.zk.create(c, data,
+                    acl(new ACL(ZooDefs.Perms.READ, new Id("x509", TlsFiles.BOB)),
+                            new ACL(ZooDefs.Perms.ALL, new Id("x509", TlsFiles.ALICE))), CreateMode.PERSISTENT)));
+            out.add("bob reads that: " + code(() -> bob.zk.getData(c, false, null)));
+            out.add("bob writes that: " + code(() -> bob.zk.setData(c, data, -1)));
+            try (Session mallory = Session.open(secure, tlsClient("mallory"))) {
+                out.add("mallory connects: " + (mallory.zk != null));
+                out.add("mallory whoAmI " + (mallory.zk == null ? "-" : whoAmI(mallory.zk)));
+                out.add("mallory reads it: " + (mallory.zk == null ? "-" : code(() -> mallory.zk.getData(a, false, null))));
+            }
+            try (Session plaintext = Session.open(secure, new ZKClientConfig())) {
+                out.add("plaintext client on the TLS port connects: " + (plaintext.zk != null));
+            }
+            out.add("admin deletes: " + code(() -> admin.zk.delete(a, -1)) + " " + code(() -> admin.zk.delete(b, -1))
+                    + " " + code(() -> admin.zk.delete(c, -1)));
+        }
+        return out;
+    }
+
+    private static List<String> needScript(String secure, String plain) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (Session anonymous = Session.open(secure, tlsClient(null))) {
+            out.add("no certificate connects: " + (anonymous.zk != null));
+        }
+        try (Session mallory = Session.open(secure, tlsClient("mallory"))) {
+            out.add("mallory connects: " + (mallory.zk != null));
+        }
+        try (Session alice = Session.open(secure, tlsClient("alice"))) {
+            out.add("alice connects: " + (alice.zk != null));
+        }
+        try (Session alice = Session.open(plain, tlsClient("alice"))) {
+            out.add("alice on the plain port whoAmI " + (alice.zk == null ? "not connected" : whoAmI(alice.zk)));
+        }
+        try (Session plaintext = Session.open(plain, new ZKClientConfig())) {
+            out.add("plaintext client on the plain port connects: " + (plaintext.zk != null));
+        }
+        String[] hostPort = plain.split(":");
+        out.add("ruok on the plain port: " + FourLetterWordClient.ask(
+                new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])), "ruok", 10_000));
+        return out;
+    }
+
+    /** A ZooKeeper Java client over TLS (Netty), presenting {@code who}'s certificate, or none for null. */
+    static ZKClientConfig tlsClient(String who) {
+        ZKClientConfig c = new ZKClientConfig();
+        c.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
+        c.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
+        if (who != null) {
+            c.setProperty("zookeeper.ssl.keyStore.location", tls.client(who).toString());
+            c.setProperty("zookeeper.ssl.keyStore.password", TlsFiles.PASSWORD);
+        }
+        c.setProperty("zookeeper.ssl.trustStore.location", tls.trust().toString());
+        c.setProperty("zookeeper.ssl.trustStore.password", TlsFiles.PASSWORD);
+        return c;
+    }
+
+    /** A session, or {@code zk} null when the client could not connect in {@link #REFUSED_AFTER_MILLIS}. */
+    record Session(ZooKeeper zk) implements AutoCloseable {
+        static Session open(String connect, ZKClientConfig config) throws Exception {
+            CountDownLatch up = new CountDownLatch(1);
+            ZooKeeper zk = new ZooKeeper(connect, 10_000, e -> {
+                if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                    up.countDown();
+                }
+            }, config);
+            if (!up.await(REFUSED_AFTER_MILLIS, TimeUnit.MILLISECONDS)) {
+                zk.close();
+                return new Session(null);
+            }
+            return new Session(zk);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            if (zk != null) {
+                zk.close();
+            }
+        }
+    }
+
+    interface Op {
+        void run() throws Exception;
+    }
+
+    private static String code(Op op) {
+        try {
+            op.run();
+            return "OK";
+        } catch (KeeperException e) {
+            return e.code().name();
+        } catch (Exception e) {
+            return e.getClass().getSimpleName();
+        }
+    }
+
+    /** Sorted: ZooKeeper lists a connection's identities in the order of a hash set. */
+    private static String whoAmI(ZooKeeper zk) throws Exception {
+        List<String> ids = new ArrayList<>();
+        zk.whoAmI().forEach(i -> ids.add(i.getAuthScheme() + ":" + i.getUser()));
+        ids.sort(null);
+        return ids.toString();
+    }
+
+    /** A mutable list: the client's ACL check asks it whether it contains null, which List.of refuses. */
+    private static List<ACL> acl(ACL... entries) {
+        return new ArrayList<>(List.of(entries));
+    }
+
+    private static String aclOf(ZooKeeper zk, String path) {
+        try {
+            return join(zk.getACL(path, null), x -> x.getPerms() + " " + x.getId().getScheme() + ":" + x.getId().getId());
+        } catch (KeeperException e) {
+            return e.code().name();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    private static <T> String join(List<T> items, Function<T, String> show) {
+        List<String> s = new ArrayList<>();
+        for (T t : items) {
+            s.add(show.apply(t));
+        }
+        return s.toString();
+    }
+}
