@@ -81,6 +81,11 @@ class TlsClientPortTest {
     }
 
     static ClientTls voleryTls(ClientTls.Auth auth, boolean portUnification) {
+        return voleryTls(tls, auth, portUnification);
+    }
+
+    /** Volery's TLS settings from {@code tls}'s stores, with ZooKeeper's: the test CA trusted, admin super. */
+    static ClientTls voleryTls(TlsFiles tls, ClientTls.Auth auth, boolean portUnification) {
         return new ClientTls(new ClientTls.Store(tls.server(), TlsFiles.PASSWORD.toCharArray(), null),
                 new ClientTls.Store(tls.trust(), TlsFiles.PASSWORD.toCharArray(), null), auth, List.of(), List.of(),
                 TlsFiles.ADMIN, portUnification);

@@ -12,12 +12,12 @@ import java.util.List;
  * certificates for alice, bob and the x509 super user, signed by the CA; and mallory's, self-signed, which
  * nothing trusts. Every store is PKCS12 with the password {@link #PASSWORD}.
  */
-final class TlsFiles {
-    static final String PASSWORD = "volery-test";
-    static final String ALICE = "CN=alice,O=Volery Tests";
-    static final String BOB = "CN=bob,O=Volery Tests";
-    static final String ADMIN = "CN=admin,O=Volery Tests";
-    static final String MALLORY = "CN=mallory,O=Elsewhere";
+public final class TlsFiles {
+    public static final String PASSWORD = "volery-test";
+    public static final String ALICE = "CN=alice,O=Volery Tests";
+    public static final String BOB = "CN=bob,O=Volery Tests";
+    public static final String ADMIN = "CN=admin,O=Volery Tests";
+    public static final String MALLORY = "CN=mallory,O=Elsewhere";
     private static final String KEYTOOL = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
 
     final Path dir;
@@ -27,11 +27,11 @@ final class TlsFiles {
     }
 
     /** The CA-trusting store (for the server's client certificates and the clients' server certificate). */
-    Path trust() {
+    public Path trust() {
         return dir.resolve("trust.p12");
     }
 
-    Path server() {
+    public Path server() {
         return dir.resolve("server.p12");
     }
 
@@ -53,7 +53,7 @@ final class TlsFiles {
         return dir.resolve("ca.pem");
     }
 
-    static TlsFiles create(Path dir) throws IOException, InterruptedException {
+    public static TlsFiles create(Path dir) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         TlsFiles f = new TlsFiles(dir);
         Path ca = dir.resolve("ca.p12");

@@ -249,4 +249,48 @@ class VoleryConfigTest {
         assertEquals(VoleryConfig.load(cfg).authEnforcement(),
                 io.volery.server.VoleryNode.Options.of(VoleryConfig.load(cfg), 1).authEnforcement());
     }
+
+    @Test
+    void tlsForClientsAsZooKeepersKeys(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        io.volery.server.clients.TlsFiles tls = io.volery.server.clients.TlsFiles.create(dir.resolve("tls"));
+        java.nio.file.Files.writeString(dir.resolve("trust.pw"), io.volery.server.clients.TlsFiles.PASSWORD + "\n");
+        java.nio.file.Path cfg = dir.resolve("volery.cfg");
+        String tlsLines = "node.1.secureClientPort = 2281\n"
+                + "ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = " + io.volery.server.clients.TlsFiles.PASSWORD
+                + "\nssl.trustStore.location = " + tls.trust() + "\nssl.trustStore.passwordPath = trust.pw\n"
+                + "ssl.clientAuth = want\nclient.portUnification = true\n"
+                + "X509AuthenticationProvider.superUser = " + io.volery.server.clients.TlsFiles.ADMIN + "\n";
+        java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "enforce.auth.enabled = true\nenforce.auth.schemes = x509\n");
+        VoleryConfig c = VoleryConfig.load(cfg);
+        assertEquals(io.volery.server.frontend.ClientTls.Auth.WANT, c.clientTls().auth());
+        assertEquals(io.volery.server.clients.TlsFiles.ADMIN, c.clientTls().superUser());
+        assertTrue(c.clientTls().portUnification());
+        assertEquals(java.util.List.of("TLSv1.3", "TLSv1.2"), c.clientTls().protocols());
+        assertEquals(2281, c.node(1).secureClientPort());
+        assertEquals(2281, io.volery.server.VoleryNode.Options.of(c, 1).secureClientAddress().getPort());
+        assertNull(io.volery.server.VoleryNode.Options.of(c, 2).secureClientAddress(), "node 2 has no secure port");
+        assertEquals(java.util.Set.of("x509"), c.authEnforcement().schemes());
+        assertNull(VoleryConfig.parse(GOOD, "volery.cfg").clientTls(), "no TLS unless configured");
+
+        // what an operator gets wrong is named with its key
+        java.util.Map<String, String> wrong = new java.util.LinkedHashMap<>();
+        wrong.put("node.1.secureClientPort = 2281\n", "node.1.secureClientPort: needs ssl.keyStore.location");
+        wrong.put("ssl.clientAuth = need\n", "ssl.clientAuth: needs ssl.keyStore.location");
+        wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = wrong\n",
+                "ssl.keyStore.location: cannot use key store");
+        wrong.put("ssl.keyStore.location = tls/none.p12\n", "ssl.keyStore.location: no such file");
+        wrong.put("ssl.keyStore.location = tls/ca.pem\n", "ssl.keyStore.location: store type PEM is not supported");
+        wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = " + io.volery.server.clients.TlsFiles.PASSWORD
+                + "\nssl.clientAuth = sometimes\n", "ssl.clientAuth: must be need, want or none");
+        wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = x\nssl.keyStore.passwordPath = trust.pw\n",
+                "ssl.keyStore.passwordPath: set either");
+        wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = " + io.volery.server.clients.TlsFiles.PASSWORD
+                + "\nX509AuthenticationProvider.superUser = admin\n", "X509AuthenticationProvider.superUser: not a distinguished name");
+        wrong.put("enforce.auth.enabled = true\nenforce.auth.schemes = x509\n", "enforce.auth.schemes: enforcing x509 needs TLS");
+        for (var w : wrong.entrySet()) {
+            java.nio.file.Files.writeString(cfg, GOOD + w.getKey());
+            ConfigException e = assertThrows(ConfigException.class, () -> VoleryConfig.load(cfg), w.getKey());
+            assertTrue(e.getMessage().contains(w.getValue()), "for " + w.getKey() + " got " + e.getMessage());
+        }
+    }
 }
