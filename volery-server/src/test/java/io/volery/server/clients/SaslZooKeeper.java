@@ -90,7 +90,8 @@ final class SaslZooKeeper implements AutoCloseable {
         process.destroyForcibly().waitFor();
     }
 
-    private static boolean listening(int port) {
+    /** Whether something accepts connections on 127.0.0.1:{@code port}. */
+    static boolean listening(int port) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 200);
             return true;

@@ -1,8 +1,6 @@
 package io.volery.server.clients;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,7 +51,7 @@ final class TlsZooKeeper implements AutoCloseable {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         TlsZooKeeper zookeeper = new TlsZooKeeper(p, plain, secure);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!listening(plain) || !listening(secure)) {
+        while (!SaslZooKeeper.listening(plain) || !SaslZooKeeper.listening(secure)) {
             if (System.nanoTime() > deadline || !p.isAlive()) {
                 zookeeper.close();
                 throw new IllegalStateException("ZooKeeper with TLS did not start; its log:\n" + Files.readString(log));
@@ -74,14 +72,5 @@ final class TlsZooKeeper implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         process.destroyForcibly().waitFor();
-    }
-
-    private static boolean listening(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 }
