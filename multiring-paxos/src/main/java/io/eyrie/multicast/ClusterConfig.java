@@ -106,6 +106,8 @@ public final class ClusterConfig {
     private final Map<Integer, Integer> groupToRing;
     private final int allRingId;
     private final Parameters parameters;
+    /** Mutual TLS between the nodes (ADR 061), or null for plain TCP. */
+    private PeerTls peerTls;
 
     public ClusterConfig(Map<Integer, Node> nodes, Map<Integer, Ring> rings, Map<Integer, Integer> groupToRing,
                          int allRingId, Parameters parameters) {
@@ -119,6 +121,18 @@ public final class ClusterConfig {
 
     public Map<Integer, Node> nodes() {
         return nodes;
+    }
+
+    /** Mutual TLS between the nodes ({@code sslQuorum = true}; ADR 061), or null: plain TCP. */
+    public PeerTls peerTls() {
+        return peerTls;
+    }
+
+    /** This cluster with mutual TLS between its nodes (null: none). */
+    public ClusterConfig withPeerTls(PeerTls tls) {
+        ClusterConfig c = new ClusterConfig(nodes, rings, groupToRing, allRingId, parameters);
+        c.peerTls = tls;
+        return c;
     }
 
     public Node node(int id) {
@@ -302,6 +316,7 @@ public final class ClusterConfig {
         Map<Integer, int[]> ringAcceptors = new TreeMap<>();
         Map<Integer, Integer> groupRing = new TreeMap<>();
         Integer all = null;
+        Map<String, String> tlsKeys = new TreeMap<>();
         Parameters d = Parameters.defaults();
         int slotsPerRound = d.slotsPerRound();
         int batchMaxBytes = d.batchMaxBytes();
@@ -344,6 +359,8 @@ public final class ClusterConfig {
                     ringAcceptors.put(Integer.parseInt(parts[1]), intList(v, where));
                 } else if (parts[0].equals("group") && parts.length == 3 && parts[2].equals("ring")) {
                     groupRing.put(Integer.parseInt(parts[1]), Integer.parseInt(v));
+                } else if (key.equals("sslQuorum") || QUORUM_TLS_KEYS.contains(key)) {
+                    tlsKeys.put(key, v);
                 } else {
                     switch (key) {
                         case "merge.slotsPerRound" -> slotsPerRound = Integer.parseInt(v);
@@ -416,7 +433,108 @@ public final class ClusterConfig {
         Parameters p = new Parameters(slotsPerRound, batchMaxBytes, batchMaxMessages, maxInFlight, heartbeat, suspect,
                 retransmit, storage, dataDir, memMax, segmentBytes, phase1Range, memMaxBytes, partialInFlight,
                 batchTargetBytes);
-        return new ClusterConfig(nodes, rings, groupRing, all, p);
+        ClusterConfig config = new ClusterConfig(nodes, rings, groupRing, all, p);
+        config.peerTls = peerTls(tlsKeys, lines, source);
+        return config;
+    }
+
+    /** ZooKeeper's quorum TLS keys (without its {@code zookeeper.} prefix). */
+    private static final Set<String> QUORUM_TLS_KEYS = Set.of("ssl.quorum.keyStore.location",
+            "ssl.quorum.keyStore.password", "ssl.quorum.keyStore.passwordPath", "ssl.quorum.keyStore.type",
+            "ssl.quorum.trustStore.location", "ssl.quorum.trustStore.password", "ssl.quorum.trustStore.passwordPath",
+            "ssl.quorum.trustStore.type", "ssl.quorum.enabledProtocols", "ssl.quorum.ciphersuites");
+
+    private static PeerTls peerTls(Map<String, String> keys, Map<String, Integer> lines, String source) {
+        java.util.function.BiFunction<String, String, ConfigException> error =
+                (key, message) -> new ConfigException(source + ":" + lines.get(key) + ": " + key + ": " + message);
+        String on = keys.get("sslQuorum");
+        if (on == null || on.equalsIgnoreCase("false")) {
+            for (String key : keys.keySet()) {
+                if (!key.equals("sslQuorum")) {
+                    throw error.apply(key, "needs sslQuorum = true");
+                }
+            }
+            return null;
+        }
+        if (!on.equalsIgnoreCase("true")) {
+            throw error.apply("sslQuorum", "must be true or false, got '" + on + "'");
+        }
+        for (String required : List.of("ssl.quorum.keyStore.location", "ssl.quorum.trustStore.location")) {
+            if (!keys.containsKey(required)) {
+                throw new ConfigException(source + ":" + lines.get("sslQuorum") + ": sslQuorum: needs " + required);
+            }
+        }
+        TlsStore keyStore = store(keys, "ssl.quorum.keyStore", source, error);
+        TlsStore trustStore = store(keys, "ssl.quorum.trustStore", source, error);
+        try {
+            return new PeerTls(keyStore, trustStore, commaList(keys.get("ssl.quorum.enabledProtocols")),
+                    commaList(keys.get("ssl.quorum.ciphersuites")));
+        } catch (IllegalArgumentException e) {
+            String key = e.getMessage().startsWith("cannot use key store") ? "ssl.quorum.keyStore.location"
+                    : e.getMessage().startsWith("cannot use trust store") ? "ssl.quorum.trustStore.location"
+                    : keys.containsKey("ssl.quorum.ciphersuites") ? "ssl.quorum.ciphersuites" : "ssl.quorum.enabledProtocols";
+            throw new ConfigException(source + ":" + lines.get(key) + ": " + key + ": " + e.getMessage());
+        }
+    }
+
+    private static TlsStore store(Map<String, String> keys, String prefix, String source,
+                                  java.util.function.BiFunction<String, String, ConfigException> error) {
+        java.nio.file.Path location = relativeTo(source, keys.get(prefix + ".location"));
+        if (!java.nio.file.Files.isRegularFile(location)) {
+            throw error.apply(prefix + ".location", "no such file: " + location);
+        }
+        String password = keys.get(prefix + ".password");
+        String passwordPath = keys.get(prefix + ".passwordPath");
+        if (password != null && passwordPath != null) {
+            throw error.apply(prefix + ".passwordPath", "set either " + prefix + ".password or " + prefix
+                    + ".passwordPath, not both");
+        }
+        if (passwordPath != null) {
+            java.nio.file.Path file = relativeTo(source, passwordPath);
+            try {
+                // as ZooKeeper: the file's text without a trailing line break
+                password = java.nio.file.Files.readString(file).stripTrailing();
+            } catch (IOException e) {
+                throw error.apply(prefix + ".passwordPath", "cannot read " + file + ": " + e.getMessage());
+            }
+        }
+        TlsStore store = new TlsStore(location, password == null ? null : password.toCharArray(), keys.get(prefix + ".type"));
+        if (!store.supported()) {
+            throw error.apply(keys.containsKey(prefix + ".type") ? prefix + ".type" : prefix + ".location", "store type "
+                    + store.type() + " is not supported: use PKCS12 or JKS (openssl pkcs12 -export turns PEM files into PKCS12)");
+        }
+        return store;
+    }
+
+    /**
+     * A path as a cluster file names it: relative to the file's directory when the text came from a file,
+     * else to the working directory.
+     */
+    public static java.nio.file.Path relativeTo(String source, String name) {
+        java.nio.file.Path path = java.nio.file.Path.of(name.strip());
+        if (!path.isAbsolute()) {
+            try {
+                java.nio.file.Path from = java.nio.file.Path.of(source).toAbsolutePath();
+                if (java.nio.file.Files.isRegularFile(from)) {
+                    path = from.getParent().resolve(path);
+                }
+            } catch (java.nio.file.InvalidPathException e) {
+                // a label, not a file
+            }
+        }
+        return path;
+    }
+
+    private static List<String> commaList(String v) {
+        List<String> out = new ArrayList<>();
+        if (v != null) {
+            for (String s : v.split(",")) {
+                if (!s.isBlank()) {
+                    out.add(s.strip());
+                }
+            }
+        }
+        return out;
     }
 
     private static int[] intList(String v, String where) {

@@ -280,6 +280,11 @@ public final class MulticastNode implements MulticastEndpoint {
         return transport.stats();
     }
 
+    /** TLS handshakes with peers that failed (ADR 061): 0 on plain TCP and transports other than Netty's. */
+    public long transportTlsHandshakeFailures() {
+        return transport instanceof NettyTransport t ? t.tlsHandshakeFailures() : 0;
+    }
+
     /** See {@link Transport#socketWrites()}. */
     public long transportSocketWrites() {
         return transport.socketWrites();

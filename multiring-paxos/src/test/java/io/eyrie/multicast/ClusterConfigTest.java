@@ -95,4 +95,33 @@ class ClusterConfigTest {
                 () -> ClusterConfig.parse(THREE_NODES + "storage.memoryMaxBytes = 1000\n", "t.cfg"));
         assertTrue(e.getMessage().contains("storage.memoryMaxBytes must be auto or at least 1048576"), e.getMessage());
     }
+
+    @Test
+    void quorumTlsAsZooKeepersKeys(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        DevCertificates c = DevCertificates.create(dir.resolve("ca"), "secret");
+        c.signed("node", "CN=node");
+        java.nio.file.Files.writeString(dir.resolve("pw.txt"), "secret\n");
+        String good = "sslQuorum = true\nssl.quorum.keyStore.location = ca/node.p12\nssl.quorum.keyStore.password = secret\n"
+                + "ssl.quorum.trustStore.location = ca/trust.p12\nssl.quorum.trustStore.passwordPath = pw.txt\n";
+        java.nio.file.Path file = dir.resolve("cluster.cfg");
+        java.nio.file.Files.writeString(file, THREE_NODES + good);
+        assertTrue(ClusterConfig.load(file).peerTls() != null, "paths relative to the file, a password file");
+        assertEquals(null, ClusterConfig.parse(THREE_NODES, "t").peerTls(), "plain TCP by default");
+        assertEquals(null, ClusterConfig.parse(THREE_NODES + "sslQuorum = false\n", "t").peerTls());
+
+        java.util.Map<String, String> wrong = new java.util.LinkedHashMap<>();
+        wrong.put("ssl.quorum.keyStore.location = ca/node.p12\n", "ssl.quorum.keyStore.location: needs sslQuorum = true");
+        wrong.put("sslQuorum = yes\n", "sslQuorum: must be true or false");
+        wrong.put("sslQuorum = true\nssl.quorum.keyStore.location = ca/node.p12\n", "sslQuorum: needs ssl.quorum.trustStore.location");
+        wrong.put(good.replace("ssl.quorum.keyStore.password = secret", "ssl.quorum.keyStore.password = nope"),
+                "ssl.quorum.keyStore.location: cannot use key store");
+        wrong.put(good.replace("ca/trust.p12", "ca/none.p12"), "ssl.quorum.trustStore.location: no such file");
+        wrong.put(good.replace("ca/trust.p12", "ca/ca.pem"), "store type PEM is not supported");
+        for (var w : wrong.entrySet()) {
+            java.nio.file.Files.writeString(file, THREE_NODES + w.getKey());
+            ClusterConfig.ConfigException e = assertThrows(ClusterConfig.ConfigException.class, () -> ClusterConfig.load(file),
+                    w.getKey());
+            assertTrue(e.getMessage().contains(w.getValue()), "for " + w.getKey() + " got " + e.getMessage());
+        }
+    }
 }

@@ -44,10 +44,27 @@ public final class VoleryCluster implements AutoCloseable {
 
     private VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, int firstMetricsPort,
                           java.util.function.UnaryOperator<VoleryNode.Options> adjust) throws IOException {
+        this(partitions, replicas, firstClientPort, tickTimeMillis, firstMetricsPort, c -> c, adjust);
+    }
+
+    /**
+     * @param rings   adjusts the generated cluster configuration (e.g. {@code c -> c.withPeerTls(tls)}: TLS
+     *                between the nodes)
+     * @param options adjusts each node's options, as above
+     */
+    public VoleryCluster(int partitions, int replicas, int tickTimeMillis,
+                         java.util.function.UnaryOperator<ClusterConfig> rings,
+                         java.util.function.UnaryOperator<VoleryNode.Options> options) throws IOException {
+        this(partitions, replicas, 0, tickTimeMillis, -1, rings, options);
+    }
+
+    private VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, int firstMetricsPort,
+                          java.util.function.UnaryOperator<ClusterConfig> rings,
+                          java.util.function.UnaryOperator<VoleryNode.Options> adjust) throws IOException {
         if (partitions < 1 || replicas < 1) {
             throw new IllegalArgumentException("need at least one partition of one replica");
         }
-        this.config = ClusterConfig.parse(clusterFile(partitions, replicas), "volery-dev");
+        this.config = rings.apply(ClusterConfig.parse(clusterFile(partitions, replicas), "volery-dev"));
         try {
             for (int n = 1; n <= partitions * replicas; n++) {
                 int port = firstClientPort == 0 ? 0 : firstClientPort + n - 1;

@@ -155,6 +155,8 @@ public final class FourLetterWords {
         m.put("zk_non_mtls_remote_conn_count", 0);
         m.put("zk_connection_rejected", monitor.connectionsRejected());
         m.put("volery_tls_handshake_failures", monitor.frontEnd().tlsHandshakeFailures());
+        m.put("volery_peer_tls", monitor.peerTls() ? 1 : 0);
+        m.put("volery_peer_tls_handshake_failures", monitor.peerTlsHandshakeFailures());
         m.put("zk_packets_sent", monitor.frontEnd().requestsTotal() - s.outstanding() + monitor.frontEnd().notificationsSent());
         m.put("zk_packets_received", monitor.frontEnd().requestsTotal());
         m.put("zk_watch_count", c.watchCount());

@@ -270,6 +270,15 @@ public final class NodeMonitor {
     }
 
     /** Frames this node's transport dropped (full peer queues, peers down) since the start. */
+    /** Whether this node talks to its peers over mutual TLS (sslQuorum, ADR 061). */
+    public boolean peerTls() {
+        return multicast.config().peerTls() != null;
+    }
+
+    public long peerTlsHandshakeFailures() {
+        return multicast.transportTlsHandshakeFailures();
+    }
+
     public long framesDropped() {
         return multicast.transportStats().framesDropped();
     }

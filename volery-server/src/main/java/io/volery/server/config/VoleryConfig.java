@@ -478,8 +478,8 @@ public final class VoleryConfig {
             }
             return null;
         }
-        io.volery.server.frontend.ClientTls.Store keys = store(r, source, "ssl.keyStore");
-        io.volery.server.frontend.ClientTls.Store trust = r.values().containsKey("ssl.trustStore.location")
+        io.eyrie.multicast.TlsStore keys = store(r, source, "ssl.keyStore");
+        io.eyrie.multicast.TlsStore trust = r.values().containsKey("ssl.trustStore.location")
                 ? store(r, source, "ssl.trustStore") : null;
         io.volery.server.frontend.ClientTls.Auth auth;
         try {
@@ -517,8 +517,8 @@ public final class VoleryConfig {
     }
 
     /** A key or trust store's location (relative to the file), password (or password file) and type. */
-    private static io.volery.server.frontend.ClientTls.Store store(Reader r, String source, String prefix) {
-        Path location = relativeTo(source, r.values().get(prefix + ".location"));
+    private static io.eyrie.multicast.TlsStore store(Reader r, String source, String prefix) {
+        Path location = ClusterConfig.relativeTo(source, r.values().get(prefix + ".location"));
         if (!Files.isRegularFile(location)) {
             throw r.error(prefix + ".location", "no such file: " + location);
         }
@@ -528,7 +528,7 @@ public final class VoleryConfig {
             throw r.error(prefix + ".passwordPath", "set either " + prefix + ".password or " + prefix + ".passwordPath, not both");
         }
         if (passwordPath != null) {
-            Path file = relativeTo(source, passwordPath);
+            Path file = ClusterConfig.relativeTo(source, passwordPath);
             try {
                 // as ZooKeeper's X509Util: the file's text, without a trailing line break
                 password = Files.readString(file, StandardCharsets.UTF_8).stripTrailing();
@@ -538,28 +538,12 @@ public final class VoleryConfig {
         }
         String type = r.values().get(prefix + ".type");
         String effective = type != null && !type.isBlank() ? type.strip().toUpperCase(Locale.ROOT)
-                : io.volery.server.frontend.ClientTls.Store.typeOf(location);
+                : io.eyrie.multicast.TlsStore.typeOf(location);
         if (!effective.equals("PKCS12") && !effective.equals("JKS")) {
             throw r.error(type != null ? prefix + ".type" : prefix + ".location", "store type " + effective
                     + " is not supported: use PKCS12 or JKS (openssl pkcs12 -export turns PEM files into PKCS12)");
         }
-        return new io.volery.server.frontend.ClientTls.Store(location, password == null ? null : password.toCharArray(), effective);
-    }
-
-    /** A path as a file names it: relative to the file's directory when the text came from a file. */
-    private static Path relativeTo(String source, String name) {
-        Path path = Path.of(name.strip());
-        if (!path.isAbsolute()) {
-            try {
-                Path from = Path.of(source).toAbsolutePath();
-                if (Files.isRegularFile(from)) {
-                    path = from.getParent().resolve(path);
-                }
-            } catch (java.nio.file.InvalidPathException e) {
-                // a label, not a file: relative to the working directory
-            }
-        }
-        return path;
+        return new io.eyrie.multicast.TlsStore(location, password == null ? null : password.toCharArray(), effective);
     }
 
     private static Sasl sasl(Reader r, String source) {
@@ -572,7 +556,7 @@ public final class VoleryConfig {
             }
             return null;
         }
-        Path path = relativeTo(source, file);
+        Path path = ClusterConfig.relativeTo(source, file);
         io.volery.server.frontend.SaslDigest users;
         try {
             users = io.volery.server.frontend.SaslDigest.fromJaas(path, r.values().getOrDefault("sasl.jaasSection", "Server"));

@@ -13,9 +13,6 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
@@ -61,38 +58,6 @@ public final class ClientTls {
         }
     }
 
-    /** A key or trust store: its file, password (may be empty) and type (PKCS12 or JKS; null: by extension). */
-    public record Store(Path location, char[] password, String type) {
-        public Store {
-            Objects.requireNonNull(location, "location");
-            password = password == null ? new char[0] : password.clone();
-        }
-
-        KeyStore load() throws IOException, GeneralSecurityException {
-            String t = type != null && !type.isBlank() ? type.strip().toUpperCase(Locale.ROOT) : typeOf(location);
-            if (!t.equals("PKCS12") && !t.equals("JKS")) {
-                throw new GeneralSecurityException("store type " + t + " is not supported (PKCS12 or JKS) for " + location);
-            }
-            KeyStore ks = KeyStore.getInstance(t);
-            try (InputStream in = Files.newInputStream(location)) {
-                ks.load(in, password);
-            }
-            return ks;
-        }
-
-        /** ZooKeeper's rule: the type follows the file's extension; PKCS12 when it says nothing. */
-        public static String typeOf(Path p) {
-            String name = p.getFileName().toString().toLowerCase(Locale.ROOT);
-            if (name.endsWith(".jks")) {
-                return "JKS";
-            }
-            if (name.endsWith(".pem") || name.endsWith(".crt")) {
-                return "PEM";
-            }
-            return "PKCS12";
-        }
-    }
-
     /** TLS 1.3 and 1.2: ZooKeeper 3.9 speaks 1.3 by default, older clients 1.2. */
     public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
@@ -110,7 +75,7 @@ public final class ClientTls {
      * @param superUser  the x509 subject DN that is a super user, or null
      * @throws IllegalArgumentException naming the store or setting that could not be used
      */
-    public ClientTls(Store keyStore, Store trustStore, Auth auth, List<String> protocols, List<String> ciphers,
+    public ClientTls(io.eyrie.multicast.TlsStore keyStore, io.eyrie.multicast.TlsStore trustStore, Auth auth, List<String> protocols, List<String> ciphers,
                      String superUser, boolean portUnification) {
         this.auth = Objects.requireNonNull(auth, "auth");
         this.superUser = superUser == null || superUser.isBlank() ? null : superUser.strip();

@@ -86,8 +86,8 @@ class TlsClientPortTest {
 
     /** Volery's TLS settings from {@code tls}'s stores, with ZooKeeper's: the test CA trusted, admin super. */
     static ClientTls voleryTls(TlsFiles tls, ClientTls.Auth auth, boolean portUnification) {
-        return new ClientTls(new ClientTls.Store(tls.server(), TlsFiles.PASSWORD.toCharArray(), null),
-                new ClientTls.Store(tls.trust(), TlsFiles.PASSWORD.toCharArray(), null), auth, List.of(), List.of(),
+        return new ClientTls(new io.eyrie.multicast.TlsStore(tls.server(), TlsFiles.PASSWORD.toCharArray(), null),
+                new io.eyrie.multicast.TlsStore(tls.trust(), TlsFiles.PASSWORD.toCharArray(), null), auth, List.of(), List.of(),
                 TlsFiles.ADMIN, portUnification);
     }
 

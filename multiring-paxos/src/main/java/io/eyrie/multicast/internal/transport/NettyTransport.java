@@ -124,6 +124,11 @@ public final class NettyTransport implements Transport {
         return protocolLoop;
     }
 
+    /** TLS handshakes with peers that failed, either direction (ADR 061); 0 without TLS. */
+    public long tlsHandshakeFailures() {
+        return counters.tlsHandshakeFailures();
+    }
+
     @Override
     public synchronized void start(InboundHandler handler) {
         Objects.requireNonNull(handler, "handler");
@@ -150,7 +155,7 @@ public final class NettyTransport implements Transport {
             byId[peer.id()] = peer.id() == nodeId
                     ? new LoopbackLink(nodeId, group.next(), options, counters, sessions)
                     : new PeerLink(nodeId, peer.id(), peer.host(), peer.port(), group.next(),
-                    dialer, hello, options, counters, sessions);
+                    dialer, hello, options, counters, sessions, config.peerTls());
         }
         // Before binding: a handler may answer the very first inbound message.
         links = byId;
@@ -168,6 +173,11 @@ public final class NettyTransport implements Transport {
                     protected void initChannel(Channel ch) {
                         inboundChannels.add(ch);
                         ch.closeFuture().addListener(f -> inboundChannels.remove(ch));
+                        if (config.peerTls() != null) {
+                            // the peer must present a certificate the cluster's trust store accepts (ADR 061)
+                            ch.pipeline().addLast("tls", config.peerTls().acceptingHandler(ch.alloc()));
+                            ch.pipeline().addLast("tlsFailures", new TlsFailureCounter(counters, nodeId, "from"));
+                        }
                         ch.pipeline().addLast("frameDecoder", new FrameDecoder(maxFrameBytes, rejector));
                         ch.pipeline().addLast("handshake", new HandshakeAcceptor(nodeId, fingerprint,
                                 id -> config.nodes().containsKey(id), options.helloTimeoutMillis(), rejector, sessions));

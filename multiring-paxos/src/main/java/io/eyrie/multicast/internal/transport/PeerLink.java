@@ -56,6 +56,13 @@ final class PeerLink implements Link {
 
     PeerLink(int localNodeId, int peerId, String host, int port, EventLoop loop, Bootstrap template, Hello hello,
              TransportOptions options, TransportCounters counters, InboundSessions events) {
+        this(localNodeId, peerId, host, port, loop, template, hello, options, counters, events, null);
+    }
+
+    /** @param tls mutual TLS with the peer (ADR 061), or null for plain TCP */
+    PeerLink(int localNodeId, int peerId, String host, int port, EventLoop loop, Bootstrap template, Hello hello,
+             TransportOptions options, TransportCounters counters, InboundSessions events,
+             io.eyrie.multicast.PeerTls tls) {
         this.localNodeId = localNodeId;
         this.peerId = peerId;
         this.host = host;
@@ -70,6 +77,11 @@ final class PeerLink implements Link {
         this.bootstrap = template.clone(loop).handler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
+                if (tls != null) {
+                    // the hello and frames written before the handshake ends wait in the TLS handler
+                    ch.pipeline().addLast("tls", tls.diallingHandler(ch.alloc(), host, port));
+                    ch.pipeline().addLast("tlsFailures", new TlsFailureCounter(counters, localNodeId, "to"));
+                }
                 ch.pipeline().addLast("frameEncoder", FrameEncoder.INSTANCE);
                 ch.pipeline().addLast("link", new LinkHandler());
             }

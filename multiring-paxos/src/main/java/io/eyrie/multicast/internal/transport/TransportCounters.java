@@ -13,6 +13,7 @@ public final class TransportCounters {
     private final LongAdder rejected = new LongAdder();
     // Not part of TransportStats: it shows whether flush coalescing works, for tests and tuning.
     private final LongAdder flushes = new LongAdder();
+    private final java.util.concurrent.atomic.AtomicLong tlsFailures = new java.util.concurrent.atomic.AtomicLong();
 
     void frameSent() {
         sent.increment();
@@ -40,6 +41,16 @@ public final class TransportCounters {
 
     void flushed() {
         flushes.increment();
+    }
+
+    /** Counts a failed TLS handshake with a peer; returns how many there were so far. */
+    long tlsHandshakeFailed() {
+        return tlsFailures.incrementAndGet();
+    }
+
+    /** TLS handshakes with peers that failed, in either direction (ADR 061). */
+    public long tlsHandshakeFailures() {
+        return tlsFailures.get();
     }
 
     /** Socket flushes of outbound connections; far fewer than frames sent when coalescing works. */

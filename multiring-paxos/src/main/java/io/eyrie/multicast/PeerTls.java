@@ -1,0 +1,81 @@
+package io.eyrie.multicast;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.IOException;
+import java.security.GeneralSecurityException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Mutual TLS between the nodes of a cluster (ZooKeeper's {@code sslQuorum}; ADR 061): every node presents the
+ * certificate of its key store and accepts a peer only if the peer's certificate chains to its trust store,
+ * in both directions of every connection. A certificate the trust store accepts makes its holder a member:
+ * the node id a peer then claims in its hello is not tied to its certificate.
+ */
+public final class PeerTls {
+    /** TLS 1.3 and 1.2. */
+    public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+    private final SslContext server;
+    private final SslContext client;
+    private final List<String> protocols;
+
+    /**
+     * @param keyStore   this node's key and certificate chain
+     * @param trustStore the certificates a peer's must chain to (the cluster's CA)
+     * @param protocols  enabled protocols, empty for {@link #DEFAULT_PROTOCOLS}
+     * @param ciphers    enabled cipher suites, empty for the JVM's defaults
+     * @throws IllegalArgumentException naming the store or setting that could not be used
+     */
+    public PeerTls(TlsStore keyStore, TlsStore trustStore, List<String> protocols, List<String> ciphers) {
+        Objects.requireNonNull(keyStore, "keyStore");
+        Objects.requireNonNull(trustStore, "trustStore");
+        this.protocols = protocols == null || protocols.isEmpty() ? DEFAULT_PROTOCOLS : List.copyOf(protocols);
+        KeyManagerFactory kmf;
+        TrustManagerFactory tmf;
+        try {
+            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(keyStore.load(), keyStore.password());
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot use key store " + keyStore.location() + ": " + e.getMessage(), e);
+        }
+        try {
+            tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trustStore.load());
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot use trust store " + trustStore.location() + ": " + e.getMessage(), e);
+        }
+        List<String> cipherList = ciphers == null || ciphers.isEmpty() ? null : List.copyOf(ciphers);
+        try {
+            this.server = SslContextBuilder.forServer(kmf).trustManager(tmf).clientAuth(ClientAuth.REQUIRE)
+                    .sslProvider(SslProvider.JDK).protocols(this.protocols).ciphers(cipherList).build();
+            this.client = SslContextBuilder.forClient().keyManager(kmf).trustManager(tmf)
+                    .sslProvider(SslProvider.JDK).protocols(this.protocols).ciphers(cipherList).build();
+        } catch (SSLException | RuntimeException e) {
+            throw new IllegalArgumentException("cannot set up TLS between nodes: " + e.getMessage(), e);
+        }
+    }
+
+    /** The accepting side of a connection from a peer: it must present a trusted certificate. */
+    public SslHandler acceptingHandler(ByteBufAllocator alloc) {
+        return server.newHandler(alloc);
+    }
+
+    /** The dialling side of a connection to the peer at {@code host:port}. */
+    public SslHandler diallingHandler(ByteBufAllocator alloc, String host, int port) {
+        return client.newHandler(alloc, host, port);
+    }
+
+    public List<String> protocols() {
+        return protocols;
+    }
+}

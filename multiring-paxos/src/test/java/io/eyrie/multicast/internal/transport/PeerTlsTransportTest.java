@@ -1,0 +1,155 @@
+package io.eyrie.multicast.internal.transport;
+
+import io.eyrie.multicast.ClusterConfig;
+import io.eyrie.multicast.DevCertificates;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Mutual TLS between nodes (ADR 061) on real sockets: nodes with certificates of the cluster's CA exchange
+ * messages in order; a node whose certificate the CA did not sign, or one speaking plain TCP, gets nothing
+ * through to a TLS node, and the refusals are counted; what a TLS node puts on the wire is TLS.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PeerTlsTransportTest {
+    private static final int MAX_FRAME = 64 * 1024;
+    private static final String PASSWORD = "eyrie-test";
+    /** How long a refused sender is given to get a message through: several redials. */
+    private static final long REFUSED_MILLIS = 3_000;
+
+    @TempDir
+    static Path dir;
+    static DevCertificates certificates;
+
+    private final List<NettyTransport> started = new ArrayList<>();
+
+    @BeforeAll
+    static void stores() throws Exception {
+        certificates = DevCertificates.create(dir.resolve("ca"), PASSWORD);
+        certificates.signed("node", "CN=eyrie node");
+        certificates.selfSigned("stranger", "CN=stranger");
+    }
+
+    @AfterEach
+    void closeAll() {
+        started.forEach(NettyTransport::close);
+    }
+
+    /** TLS lines for a node presenting {@code store}'s certificate and trusting the cluster's CA. */
+    static String[] tls(String store) {
+        return new String[] {"sslQuorum = true",
+                "ssl.quorum.keyStore.location = " + certificates.store(store),
+                "ssl.quorum.keyStore.password = " + PASSWORD,
+                "ssl.quorum.trustStore.location = " + certificates.trustStore(),
+                "ssl.quorum.trustStore.password = " + PASSWORD};
+    }
+
+    private NettyTransport start(ClusterConfig config, int id, Inbox inbox) {
+        NettyTransport t = new NettyTransport(config, id, MAX_FRAME, TransportOptions.defaults()
+                .withReconnectMillis(20, 200));
+        started.add(t);
+        t.start(inbox);
+        return t;
+    }
+
+    @Test
+    void nodesOfTheClustersCaExchangeMessagesInOrderOverTls() throws Exception {
+        ClusterConfig config = TestCluster.config(TestCluster.freePorts(3), tls("node"));
+        Inbox[] inbox = {null, new Inbox(), new Inbox(), new Inbox()};
+        NettyTransport[] node = new NettyTransport[4];
+        for (int id = 1; id <= 3; id++) {
+            node[id] = start(config, id, inbox[id]);
+        }
+        int perPeer = 2000;
+        for (int seq = 0; seq < perPeer; seq++) {
+            for (int from = 1; from <= 3; from++) {
+                for (int to = 1; to <= 3; to++) {
+                    if (to != from) {
+                        assertTrue(node[from].send(to, Inbox.message(seq, 4 + seq % 3000)), "send " + seq + " was dropped");
+                    }
+                }
+            }
+        }
+        for (int to = 1; to <= 3; to++) {
+            for (int from = 1; from <= 3; from++) {
+                if (to != from) {
+                    inbox[to].awaitCount(from, perPeer, Duration.ofSeconds(30));
+                    assertEquals(Inbox.range(0, perPeer), inbox[to].from(from), "at node " + to + " from node " + from);
+                }
+            }
+        }
+        for (int id = 1; id <= 3; id++) {
+            assertEquals(0, node[id].tlsHandshakeFailures(), "failed handshakes at node " + id);
+        }
+    }
+
+    @Test
+    void aNodeWhoseCertificateTheCaDidNotSignGetsNothingThrough() throws Exception {
+        int[] ports = TestCluster.freePorts(3);
+        ClusterConfig member = TestCluster.config(ports, tls("node"));
+        Inbox one = new Inbox();
+        Inbox two = new Inbox();
+        NettyTransport n1 = start(member, 1, one);
+        NettyTransport n2 = start(member, 2, two);
+        // node 3 trusts the CA but presents a certificate it signed itself
+        NettyTransport n3 = start(TestCluster.config(ports, tls("stranger")), 3, new Inbox());
+        for (int seq = 0; seq < 20; seq++) {
+            n3.send(1, Inbox.message(seq, 16));
+            n2.send(1, Inbox.message(seq, 16));
+            Thread.sleep(REFUSED_MILLIS / 20);
+        }
+        one.awaitCount(2, 20, Duration.ofSeconds(10));
+        assertEquals(List.of(), one.from(3), "node 1 took messages from a node without the cluster's certificate");
+        assertTrue(n1.tlsHandshakeFailures() >= 1, "node 1 counted no failed handshake");
+    }
+
+    @Test
+    void aPlainTcpNodeGetsNothingThroughEitherWay() throws Exception {
+        int[] ports = TestCluster.freePorts(2);
+        Inbox one = new Inbox();
+        Inbox plainInbox = new Inbox();
+        NettyTransport n1 = start(TestCluster.config(ports, tls("node")), 1, one);
+        NettyTransport plain = start(TestCluster.config(ports), 2, plainInbox);
+        for (int seq = 0; seq < 20; seq++) {
+            plain.send(1, Inbox.message(seq, 16));
+            n1.send(2, Inbox.message(seq, 16));
+            Thread.sleep(REFUSED_MILLIS / 20);
+        }
+        assertEquals(List.of(), one.from(2), "the TLS node took messages over plain TCP");
+        assertEquals(List.of(), plainInbox.from(1), "the plain node read messages of a TLS connection");
+        assertTrue(n1.tlsHandshakeFailures() >= 1, "node 1 counted no failed handshake");
+    }
+
+    @Test
+    void whatANodeDialsWithIsATlsHandshake() throws Exception {
+        try (ServerSocket fake = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            int[] ports = {TestCluster.freePorts(1)[0], fake.getLocalPort()};
+            NettyTransport n1 = start(TestCluster.config(ports, tls("node")), 1, new Inbox());
+            n1.send(2, Inbox.message(7, 64));
+            fake.setSoTimeout(10_000);
+            try (Socket s = fake.accept()) {
+                s.setSoTimeout(10_000);
+                InputStream in = s.getInputStream();
+                // a TLS record of type handshake (22), version 3.x: a ClientHello, not Eyrie's frame magic
+                assertEquals(0x16, in.read(), "first byte on the wire");
+                assertEquals(0x03, in.read(), "record version major");
+            }
+        }
+    }
+}
