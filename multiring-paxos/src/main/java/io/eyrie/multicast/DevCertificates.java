@@ -62,6 +62,11 @@ public final class DevCertificates {
 
     /** A key store for {@code name} whose certificate, for subject {@code dn}, the CA signed. */
     public Path signed(String name, String dn) throws IOException, InterruptedException {
+        return signed(name, dn, "dns:localhost,ip:127.0.0.1");
+    }
+
+    /** The same with the certificate's subject alternative names, keytool's syntax ({@code dns:x,ip:1.2.3.4}). */
+    public Path signed(String name, String dn, String subjectAlternativeNames) throws IOException, InterruptedException {
         Path store = store(name);
         Path csr = dir.resolve(name + ".csr");
         Path cert = dir.resolve(name + ".pem");
@@ -69,7 +74,7 @@ public final class DevCertificates {
                 "-validity", "30", "-keystore", store.toString());
         keytool("-certreq", "-alias", name, "-file", csr.toString(), "-keystore", store.toString());
         keytool("-gencert", "-alias", "ca", "-infile", csr.toString(), "-outfile", cert.toString(), "-rfc",
-                "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "30", "-keystore", dir.resolve("ca.p12").toString());
+                "-ext", "SAN=" + subjectAlternativeNames, "-validity", "30", "-keystore", dir.resolve("ca.p12").toString());
         keytool("-importcert", "-noprompt", "-alias", "ca", "-file", caPem().toString(), "-keystore", store.toString());
         keytool("-importcert", "-alias", name, "-file", cert.toString(), "-keystore", store.toString());
         return store;
