@@ -32,6 +32,7 @@ public abstract class StateMachine implements AutoCloseable {
     private int checkpointInterval = ReplicaOptions.defaults().checkpointInterval();
     private long checkpointMaxMillis = ReplicaOptions.defaults().checkpointMaxMillis();
     private int sentPositionsMax = ReplicaOptions.defaults().sentPositionsMax();
+    private long replyIdleDeliveries = io.eyrie.core.internal.ReplyTable.DEFAULT_IDLE_DELIVERIES;
     private int inboxPositionsMax = ReplicaOptions.defaults().inboxPositionsMax();
     private volatile ReplicaRuntime runtime;
     private PeerCheckpoints peerCheckpoints;
@@ -92,6 +93,7 @@ public abstract class StateMachine implements AutoCloseable {
                 return peerCheckpoints == null ? null : peerCheckpoints.fetchNewest();
             }
         }, options);
+        runtime.replyIdleDeliveries(replyIdleDeliveries);
         runtime.start();
     }
 
@@ -431,6 +433,31 @@ public abstract class StateMachine implements AutoCloseable {
      * finishing, up to 16 times as many (ADR 049). A replica replaying further behind than that catches
      * up by taking the state of a peer of its own partition instead. Before run.
      */
+    /**
+     * A client that sends nothing to a destination set while that set delivers {@code deliveries} commands
+     * (default 1,000,000) loses its entry and replies in the reply table there: a client that died without
+     * closing (ADR 062). A late copy of one of its commands that ran is then refused with an error, never run
+     * again; its next new command starts a new entry. 0 keeps idle clients for good. Every replica of a cluster
+     * must use the same value. Before run.
+     */
+    public void setReplyIdleDeliveries(long deliveries) {
+        requireNotRunning();
+        if (deliveries < 0) {
+            throw new IllegalArgumentException("reply idle deliveries must be 0 (off) or positive, got " + deliveries);
+        }
+        this.replyIdleDeliveries = deliveries;
+    }
+
+    /** Clients whose reply-table entry went for idleness at this replica (ADR 062); 0 before run. */
+    public long clientsExpired() {
+        return fromRuntime(rt -> rt.stats().clientsExpired.get());
+    }
+
+    /** Late copies of idle-expired clients' commands this replica refused instead of running again (ADR 062). */
+    public long expiredRefused() {
+        return fromRuntime(rt -> rt.stats().expiredRefused.get());
+    }
+
     public void setSentPositionsMax(int positions) {
         requireNotRunning();
         if (positions < 1) {

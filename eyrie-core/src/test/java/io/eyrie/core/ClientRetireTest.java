@@ -172,6 +172,57 @@ class ClientRetireTest {
         later.close(0);
     }
 
+    /**
+     * A client that dies without closing (ADR 062): once its set delivered the idle bound of other commands,
+     * every replica of the set drops its entry alike; a late copy of its command that ran is refused, not run
+     * again; a new command of it runs.
+     */
+    @Test
+    void anIdleClientsEntryGoesEverywhereItsLateCopyIsRefusedAndItsNewCommandRuns() throws Exception {
+        cluster = new SimCluster(2, 3, 2, 1, RegisterMachine::new, m -> {
+            m.setExchangeTimeoutMillis(50);
+            m.setReplyIdleDeliveries(4096);
+        });
+        MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[0]);
+        List<Wire.Reply> replies = listen(raw);
+        long idle = ((long) raw.nodeId() << 32) | 41;
+        byte[] add = command(idle, 1, new Command("add", "x1", 5));
+        step(raw, replies, new int[] {1}, add);
+        EyrieClient busy = new EyrieClient(cluster.sim.endpoint(cluster.sim.clients()[1]), new RegisterMachine.Oracle(),
+                64, 60_000);
+        List<CompletableFuture<Object>> pending = new ArrayList<>();
+        for (int i = 0; i < 2 * 4096 + 16; i++) {
+            pending.add(busy.executeAsync(new Command("add", "x1", 0)));
+            if (pending.size() == 64) {
+                for (CompletableFuture<Object> f : pending) {
+                    f.get(60, TimeUnit.SECONDS);
+                }
+                pending.clear();
+            }
+        }
+        for (CompletableFuture<Object> f : pending) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        cluster.awaitQuiescent();
+        assertEquals(3, cluster.total(s -> s.clientsExpired.get()), "partition 1's three replicas dropped the idle client");
+        raw.multicast(new int[] {1}, add); // its retry, ordered long after
+        cluster.awaitQuiescent();
+        SimCluster.awaitTrue("three refusals", () -> {
+            synchronized (replies) {
+                return replies.stream().filter(r -> r.clientId() == idle && !r.ok()
+                        && new String(r.body()).contains("idle past")).count() == 3;
+            }
+        });
+        assertEquals(3, cluster.total(s -> s.expiredRefused.get()));
+        step(raw, replies, new int[] {1}, command(idle, 2, new Command("add", "x1", 1)));
+        for (int n : cluster.sim.replicasOf(1)) {
+            assertEquals(6, ((RegisterMachine) cluster.replica(n)).valueOf("x1"),
+                    "replica " + n + ": the add ran once, the new command ran");
+        }
+        cluster.assertNoReplicaFailed();
+        busy.close(0);
+    }
+
     /** Multicasts {@code request} and waits for every replica of its destinations to answer it. */
     private static void step(MulticastEndpoint raw, List<Wire.Reply> replies, int[] groups, byte[] request) {
         Wire.Request r = Wire.decodeRequest(request);

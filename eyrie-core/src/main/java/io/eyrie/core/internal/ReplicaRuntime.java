@@ -251,6 +251,14 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     // owned by the executor thread (and by the constructor before it starts)
     private ReplyTable replies = new ReplyTable();
+    /** The reply table's idle bound (ADR 062): configuration, applied again to every restored table. */
+    private volatile long replyIdleDeliveries = ReplyTable.DEFAULT_IDLE_DELIVERIES;
+
+    /** See {@code StateMachine.setReplyIdleDeliveries}; before start. */
+    public void replyIdleDeliveries(long deliveries) {
+        replyIdleDeliveries = deliveries;
+        replies.idleDeliveries(deliveries);
+    }
     /**
      * What this replica did with its recent multi-partition deliveries (the reply table's verdict, the
      * client's command, a failure), by position, for the log when another partition asks for an exchange
@@ -441,6 +449,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         inbox.releaseAll();
         app.restoreState(ci.applicationState instanceof CheckpointImage.Written w ? w.bytes : ci.applicationState);
         replies = ci.replies;
+        replies.idleDeliveries(replyIdleDeliveries);
         readerCaches = ci.readerCaches;
         shipMirrors = ci.shipMirrors;
         sent.restore(ci.sentExchanges, ci.position);
@@ -1094,6 +1103,14 @@ public final class ReplicaRuntime implements AutoCloseable {
         switch (verdict) {
             case IGNORE -> {
             }
+            case EXPIRED -> {
+                // a late copy of a command that ran here, of a client idle so long its entry went (ADR 062)
+                stats.expiredRefused.incrementAndGet();
+                answerFirstCopy(d.groups(), request, Wire.encode(new Wire.Reply(request.clientId(), request.seq(), false,
+                        ("client " + Long.toHexString(request.clientId()) + " was idle past the reply table's bound"
+                                + " (ADR 062); seq " + request.seq() + " ran already and its reply is no longer held")
+                                .getBytes(StandardCharsets.UTF_8))));
+            }
             case RETIRED -> {
                 // a late copy of a command of a client that has left: run once already, or abandoned by it
                 stats.retiredRefused.incrementAndGet();
@@ -1127,6 +1144,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         sent.passed(position);
         lastPosition = position;
         stats.replyTableClients.lazySet(replies.clients());
+        stats.clientsExpired.lazySet(replies.clientsExpired());
         return true;
     }
 

@@ -37,6 +37,10 @@ public final class ReplicaStats {
     public final AtomicLong clientsRetired = new AtomicLong();
     /** Requests of retired clients refused instead of executed (ADR 058). */
     public final AtomicLong retiredRefused = new AtomicLong();
+    /** A gauge: clients whose entry went for idleness (ADR 062), as of the last delivery. */
+    public final AtomicLong clientsExpired = new AtomicLong();
+    /** Late copies of idle-expired clients' commands refused instead of run again (ADR 062). */
+    public final AtomicLong expiredRefused = new AtomicLong();
     /** A gauge: clients (per destination set) in the reply table after the last delivery. */
     public final AtomicLong replyTableClients = new AtomicLong();
     /** Multi-partition commands executed without signals (PartitioningOracle.executesIndependently). */

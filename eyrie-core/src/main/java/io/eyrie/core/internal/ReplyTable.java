@@ -36,16 +36,33 @@ import java.util.TreeMap;
 public final class ReplyTable {
 
     /** What to do with a delivered request. */
-    public enum Verdict { EXECUTE, RESEND, IGNORE, RETIRED }
+    public enum Verdict { EXECUTE, RESEND, IGNORE, RETIRED, EXPIRED }
 
     /** Retired clients remembered per destination set (their own retires); the oldest is forgotten first. */
     static final int RETIRED_PER_SET = 16_384;
     /** Retired clients remembered per node (retired by a later client of the node). */
     static final int RETIRED_PER_NODE = 1_024;
+    /**
+     * Default of {@link #idleDeliveries}: a client that sent nothing to a destination set while that set
+     * delivered this many commands loses its entry there (ADR 062).
+     */
+    public static final long DEFAULT_IDLE_DELIVERIES = 1_000_000;
+    /** Every this many deliveries of a set, its idle clients are looked for. */
+    static final int SWEEP_EVERY = 4_096;
+    /** Idle clients remembered per destination set once their entry went; the oldest is forgotten first. */
+    static final int EXPIRED_PER_SET = 16_384;
 
     static final class ClientEntry {
         long ackedBelow;
         final TreeMap<Long, byte[]> replies = new TreeMap<>();
+        /** The set's delivery count at this client's last request to it. */
+        long lastSeen;
+        /** The highest seq of this client's that ran here (or is running), -1 for none. */
+        long highestRun = -1;
+    }
+
+    /** What is left of an idle client's entry (ADR 062): enough to refuse its late copies. */
+    record Expired(long ackedBelow, long highestRun) {
     }
 
     /** A client and the destinations of its commands ({@link #destinations}). */
@@ -59,6 +76,23 @@ public final class ReplyTable {
     private final HashMap<Integer, LinkedHashSet<Long>> retiredByNode = new HashMap<>();
     /** By node: the client that last succeeded the node's earlier ones ({@link #retireNodeBefore}). */
     private final HashMap<Integer, Registered> liveByNode = new HashMap<>();
+    /** By destination set: requests delivered to it, every replica of its destinations counting alike. */
+    private final HashMap<String, long[]> deliveriesBySet = new HashMap<>();
+    /** By destination set: clients whose entry went for idleness, oldest first. */
+    private final HashMap<String, java.util.LinkedHashMap<Long, Expired>> expiredBySet = new HashMap<>();
+    /** Not replicated state but configuration: every replica must use the same (set again after a restore). */
+    private transient long idleDeliveries = DEFAULT_IDLE_DELIVERIES;
+
+    /**
+     * A client that sends nothing to a destination set while the set delivers {@code deliveries} commands
+     * loses its entry there (ADR 062); 0 turns this off. Every replica of a cluster must use the same.
+     */
+    public void idleDeliveries(long deliveries) {
+        if (deliveries < 0) {
+            throw new IllegalArgumentException("idle deliveries must be 0 (off) or positive, got " + deliveries);
+        }
+        this.idleDeliveries = deliveries;
+    }
 
     /** A node's registered client and when it started (its own clock). */
     record Registered(long clientId, long startedMillis) {
@@ -88,15 +122,31 @@ public final class ReplyTable {
 
     /** @param destinations the delivery's destination set ({@link #destinations(int[])}) */
     public Verdict classify(Wire.Request r, String destinations) {
+        long now = ++deliveriesBySet.computeIfAbsent(destinations, k -> new long[1])[0];
+        if (idleDeliveries > 0 && now % SWEEP_EVERY == 0) {
+            sweep(destinations, now);
+        }
         Key key = new Key(r.clientId(), destinations);
         ClientEntry e = clients.get(key);
         if (e == null) {
             if (retired(r.clientId(), destinations)) {
                 return Verdict.RETIRED;
             }
+            java.util.LinkedHashMap<Long, Expired> expired = expiredBySet.get(destinations);
+            Expired x = expired == null ? null : expired.get(r.clientId());
+            if (x != null) {
+                if (r.seq() < x.ackedBelow()) {
+                    return Verdict.IGNORE; // the client holds that reply: a late copy
+                }
+                if (r.seq() <= x.highestRun()) {
+                    return Verdict.EXPIRED; // ran here, its reply went with the entry: never again
+                }
+                expired.remove(r.clientId()); // a new command: the client is back
+            }
             e = new ClientEntry();
             clients.put(key, e);
         }
+        e.lastSeen = now;
         if (r.ackedBelow() > e.ackedBelow) {
             e.ackedBelow = r.ackedBelow();
             e.replies.headMap(e.ackedBelow).clear();
@@ -105,7 +155,52 @@ public final class ReplyTable {
             // the client already holds this reply: a late copy of a retry
             return Verdict.IGNORE;
         }
-        return e.replies.containsKey(r.seq()) ? Verdict.RESEND : Verdict.EXECUTE;
+        if (e.replies.containsKey(r.seq())) {
+            return Verdict.RESEND;
+        }
+        e.highestRun = Math.max(e.highestRun, r.seq());
+        return Verdict.EXECUTE;
+    }
+
+    /**
+     * The clients of {@code destinations} that sent it nothing for {@link #idleDeliveries} of its deliveries
+     * lose their entries, keeping only what refuses their late copies. Runs at the same delivery of the set
+     * at every replica of its destinations, over the same entries, so all drop the same ones.
+     */
+    private void sweep(String destinations, long now) {
+        java.util.LinkedHashMap<Long, Expired> expired = null;
+        Iterator<Map.Entry<Key, ClientEntry>> it = clients.entrySet().iterator();
+        java.util.List<Map.Entry<Key, ClientEntry>> idle = new java.util.ArrayList<>();
+        while (it.hasNext()) {
+            Map.Entry<Key, ClientEntry> en = it.next();
+            if (en.getKey().destinations().equals(destinations) && now - en.getValue().lastSeen >= idleDeliveries) {
+                idle.add(en);
+            }
+        }
+        // in client order, not the hash map's, so that which ones the bound forgets first is the same everywhere
+        idle.sort(java.util.Comparator.comparingLong((Map.Entry<Key, ClientEntry> en) -> en.getValue().lastSeen)
+                .thenComparingLong(en -> en.getKey().clientId()));
+        for (Map.Entry<Key, ClientEntry> en : idle) {
+            if (expired == null) {
+                expired = expiredBySet.computeIfAbsent(destinations, k -> new java.util.LinkedHashMap<>());
+            }
+            ClientEntry e = en.getValue();
+            expired.put(en.getKey().clientId(), new Expired(e.ackedBelow, e.highestRun));
+            clients.remove(en.getKey());
+            expiredCount++;
+            while (expired.size() > EXPIRED_PER_SET) {
+                Iterator<Long> oldest = expired.keySet().iterator();
+                oldest.next();
+                oldest.remove();
+            }
+        }
+    }
+
+    /** Entries dropped for idleness so far (ADR 062). */
+    private long expiredCount;
+
+    public long clientsExpired() {
+        return expiredCount;
     }
 
     public byte[] reply(long clientId, String destinations, long seq) {
@@ -119,6 +214,10 @@ public final class ReplyTable {
         if (e == null) {
             if (retired(clientId, destinations)) {
                 return; // a command that was running when its client retired: nobody will ask again
+            }
+            java.util.LinkedHashMap<Long, Expired> expired = expiredBySet.get(destinations);
+            if (expired != null && expired.containsKey(clientId)) {
+                return; // its entry went for idleness while this ran: its late copies are refused, not answered
             }
             e = new ClientEntry();
             clients.put(key, e);
@@ -214,11 +313,17 @@ public final class ReplyTable {
             ClientEntry c = new ClientEntry();
             c.ackedBelow = e.ackedBelow;
             c.replies.putAll(e.replies);
+            c.lastSeen = e.lastSeen;
+            c.highestRun = e.highestRun;
             out.clients.put(client, c);
         });
         retiredBySet.forEach((set, ids) -> out.retiredBySet.put(set, new LinkedHashSet<>(ids)));
         retiredByNode.forEach((node, ids) -> out.retiredByNode.put(node, new LinkedHashSet<>(ids)));
         out.liveByNode.putAll(liveByNode);
+        deliveriesBySet.forEach((set, n) -> out.deliveriesBySet.put(set, n.clone()));
+        expiredBySet.forEach((set, ids) -> out.expiredBySet.put(set, new java.util.LinkedHashMap<>(ids)));
+        out.expiredCount = expiredCount;
+        out.idleDeliveries = idleDeliveries;
         return out;
     }
 

@@ -130,4 +130,88 @@ class ReplyTableTest {
         assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(new Wire.Request(1, 5, 5, new byte[0]), G), "forgotten");
         assertEquals(ReplyTable.Verdict.RETIRED, t.classify(new Wire.Request(2, 5, 5, new byte[0]), G));
     }
+
+    private static Wire.Request from(long client, long seq, long ackedBelow) {
+        return new Wire.Request(client, seq, ackedBelow, new byte[0]);
+    }
+
+    /** Delivers {@code n} requests of a busy client (id 7) to {@code set}: each a new seq, acknowledged at once. */
+    private static void traffic(ReplyTable t, String set, int n, long[] seq) {
+        for (int i = 0; i < n; i++) {
+            long s = ++seq[0];
+            t.classify(from(7L << 32, s, s), set);
+            t.record(7L << 32, set, s, new byte[] {1});
+        }
+    }
+
+    @Test
+    void aClientIdleForTheBoundLosesItsEntryItsRunCommandsAreRefusedAndItsNewOnesRun() {
+        ReplyTable t = new ReplyTable();
+        t.idleDeliveries(ReplyTable.SWEEP_EVERY);
+        long idle = 42L << 32;
+        long[] busy = {0};
+        // the idle client ran seqs 1..3, holds the reply of 1, and then goes silent (killed without closing)
+        for (long seq = 1; seq <= 3; seq++) {
+            assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(from(idle, seq, seq == 3 ? 2 : 1), G));
+            t.record(idle, G, seq, new byte[] {(byte) seq});
+        }
+        traffic(t, G, ReplyTable.SWEEP_EVERY - 4, busy);
+        assertEquals(2, t.clients(), "not idle long enough yet");
+        traffic(t, G, ReplyTable.SWEEP_EVERY + 8, busy); // past the sweep at twice SWEEP_EVERY deliveries
+        assertEquals(1, t.clients(), "the idle client's entry went");
+        assertEquals(1, t.clientsExpired());
+        assertEquals(ReplyTable.Verdict.IGNORE, t.classify(from(idle, 1, 2), G), "a copy of a reply it holds");
+        assertEquals(ReplyTable.Verdict.EXPIRED, t.classify(from(idle, 3, 2), G), "seq 3 ran: never again");
+        assertEquals(1, t.clients(), "a refused copy does not bring the entry back");
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(from(idle, 4, 4), G), "a new command runs");
+        t.record(idle, G, 4, new byte[] {4});
+        assertEquals(ReplyTable.Verdict.RESEND, t.classify(from(idle, 4, 4), G));
+        assertEquals(2, t.clients(), "the client is back with a new entry");
+    }
+
+    @Test
+    void idlenessCountsTheSetsOwnDeliveriesOnlyAndIsTheSameAfterACopyOrKryo() {
+        ReplyTable t = new ReplyTable();
+        t.idleDeliveries(ReplyTable.SWEEP_EVERY);
+        String other = ReplyTable.destinations(new int[] {1, 2});
+        long idle = 42L << 32;
+        t.classify(from(idle, 1, 1), G);
+        t.record(idle, G, 1, new byte[] {1});
+        long[] busy = {0};
+        traffic(t, other, 3 * ReplyTable.SWEEP_EVERY, busy);
+        assertEquals(2, t.clients(), "another set's deliveries do not age a client of G");
+        ReplyTable copy = t.copy();
+        ReplyTable viaKryo = (ReplyTable) KryoCodec.copy(t);
+        viaKryo.idleDeliveries(ReplyTable.SWEEP_EVERY); // configuration, not state: set again after a restore
+        for (ReplyTable r : new ReplyTable[] {t, copy, viaKryo}) {
+            long[] seq = {1_000_000};
+            traffic(r, G, 2 * ReplyTable.SWEEP_EVERY, seq);
+            assertEquals(2, r.clients(), "the busy client in both sets, the idle one gone");
+            assertEquals(ReplyTable.Verdict.EXPIRED, r.classify(from(idle, 1, 1), G));
+        }
+    }
+
+    @Test
+    void aReplyRecordedAfterItsClientsEntryWentDoesNotBringItBack() {
+        ReplyTable t = new ReplyTable();
+        t.idleDeliveries(ReplyTable.SWEEP_EVERY);
+        long idle = 42L << 32;
+        assertEquals(ReplyTable.Verdict.EXECUTE, t.classify(from(idle, 1, 1), G)); // a deferred command, still running
+        long[] busy = {0};
+        traffic(t, G, 2 * ReplyTable.SWEEP_EVERY, busy);
+        t.record(idle, G, 1, new byte[] {1}); // its continuation ends now
+        assertEquals(1, t.clients());
+        assertEquals(ReplyTable.Verdict.EXPIRED, t.classify(from(idle, 1, 1), G));
+    }
+
+    @Test
+    void withTheBoundOffIdleClientsStay() {
+        ReplyTable t = new ReplyTable();
+        t.idleDeliveries(0);
+        t.classify(from(42L << 32, 1, 1), G);
+        long[] busy = {0};
+        traffic(t, G, 3 * ReplyTable.SWEEP_EVERY, busy);
+        assertEquals(2, t.clients());
+        assertEquals(0, t.clientsExpired());
+    }
 }

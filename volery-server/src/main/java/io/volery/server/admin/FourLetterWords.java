@@ -197,6 +197,8 @@ public final class FourLetterWords {
         m.put("volery_reply_table_clients", rc.replyTableClients());
         m.put("volery_clients_retired", rc.clientsRetired());
         m.put("volery_retired_refused", rc.retiredRefused());
+        m.put("volery_clients_expired", rc.clientsExpired());
+        m.put("volery_expired_refused", rc.expiredRefused());
         m.put("volery_exchanges_sent", rc.exchangesSent());
         m.put("volery_asks_sent", rc.asksSent());
         m.put("volery_asks_answered", rc.asksAnswered());

@@ -70,6 +70,16 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Clients whose reply-table entry went because they sent nothing for the idle bound (ADR 062). */
+        default long clientsExpired() {
+            return 0;
+        }
+
+        /** Late copies of idle-expired clients' commands refused instead of run again (ADR 062). */
+        default long expiredRefused() {
+            return 0;
+        }
+
         /** Signals and values sent to other partitions' replicas. */
         default long exchangesSent() {
             return 0;
