@@ -138,6 +138,28 @@ class PeerTlsTransportTest {
     }
 
     @Test
+    void aPeerThatRestartsIsDialledAgainOverTls() throws Exception {
+        ClusterConfig config = TestCluster.config(TestCluster.freePorts(2), tls("node"));
+        NettyTransport n1 = start(config, 1, new Inbox());
+        Inbox before = new Inbox();
+        NettyTransport n2 = start(config, 2, before);
+        n1.send(2, Inbox.message(1, 32));
+        before.awaitCount(1, 1, Duration.ofSeconds(10));
+        n2.close(); // the peer goes away: node 1's connection breaks
+        started.remove(n2);
+        Inbox after = new Inbox();
+        start(config, 2, after); // and comes back on the same port, with a new TLS session to make
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        int seq = 2;
+        while (after.from(1).isEmpty() && System.nanoTime() < deadline) {
+            n1.send(2, Inbox.message(seq++, 32)); // sends while the link redials may be dropped: keep sending
+            Thread.sleep(50);
+        }
+        assertTrue(!after.from(1).isEmpty(), "node 1 never got a message through to the restarted node 2");
+        assertEquals(0, n1.tlsHandshakeFailures(), "the redial's handshake failed");
+    }
+
+    @Test
     void whatANodeDialsWithIsATlsHandshake() throws Exception {
         try (ServerSocket fake = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             int[] ports = {TestCluster.freePorts(1)[0], fake.getLocalPort()};
