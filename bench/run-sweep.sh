@@ -4,6 +4,9 @@
 #
 #   bench/run-sweep.sh --connect HOST:PORT,... --workload W [options] [-- extra volery-bench options]
 #
+# VOLERY_BENCH_JAVA_OPTS in the environment: more JVM options for volery-bench (the ZooKeeper client's TLS
+# properties, for instance), as for bench/volery-bench.
+#
 #   --clients "1 2 4 8 16"   client counts, in increasing order (default: "1 2 4 8 16 32")
 #   --runs 3                 runs per point (default 3; each uses --seed = run number)
 #   --warmup 5 --duration 15 seconds per run (defaults 5 and 15)
@@ -84,7 +87,7 @@ for c in $clients; do
   files=()
   for ((r = 1; r <= runs; r++)); do
     out="$results/$label-c$c-r$r.json"
-    cmd=(java -Xms256m -Xmx1g -cp "$cp" io.volery.bench.VoleryBench --connect "$connect" --workload "$workload"
+    cmd=(java -Xms256m -Xmx1g ${VOLERY_BENCH_JAVA_OPTS:-} -cp "$cp" io.volery.bench.VoleryBench --connect "$connect" --workload "$workload"
          --clients "$c" --warmup "$warmup" --duration "$duration" --seed "$r" --out "$out" "${extra[@]}")
     echo "# $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg): ${cmd[*]}" | sed "s#$cp#<classpath>#" >> "$results/sweep.log"
     before=""; [ ${#server_pids[@]} -gt 0 ] && before="$(server_snapshot)"
