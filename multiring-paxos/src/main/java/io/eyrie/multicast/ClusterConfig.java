@@ -464,8 +464,8 @@ public final class ClusterConfig {
                 throw new ConfigException(source + ":" + lines.get("sslQuorum") + ": sslQuorum: needs " + required);
             }
         }
-        TlsStore keyStore = store(keys, "ssl.quorum.keyStore", source, error);
-        TlsStore trustStore = store(keys, "ssl.quorum.trustStore", source, error);
+        TlsStore keyStore = tlsStore(keys, "ssl.quorum.keyStore", source, error);
+        TlsStore trustStore = tlsStore(keys, "ssl.quorum.trustStore", source, error);
         try {
             return new PeerTls(keyStore, trustStore, commaList(keys.get("ssl.quorum.enabledProtocols")),
                     commaList(keys.get("ssl.quorum.ciphersuites")));
@@ -477,8 +477,13 @@ public final class ClusterConfig {
         }
     }
 
-    private static TlsStore store(Map<String, String> keys, String prefix, String source,
-                                  java.util.function.BiFunction<String, String, ConfigException> error) {
+    /**
+     * The TLS store a file's {@code PREFIX.location}, {@code .password} or {@code .passwordPath} and {@code .type}
+     * keys name (ZooKeeper's), the location and password file relative to the file; {@code error} makes the
+     * exception naming a key. For Eyrie's quorum keys and Volery's client-port keys alike.
+     */
+    public static TlsStore tlsStore(Map<String, String> keys, String prefix, String source,
+                                    java.util.function.BiFunction<String, String, ConfigException> error) {
         java.nio.file.Path location = relativeTo(source, keys.get(prefix + ".location"));
         if (!java.nio.file.Files.isRegularFile(location)) {
             throw error.apply(prefix + ".location", "no such file: " + location);
@@ -525,7 +530,8 @@ public final class ClusterConfig {
         return path;
     }
 
-    private static List<String> commaList(String v) {
+    /** A comma list's non-blank items, stripped; empty for null. */
+    public static List<String> commaList(String v) {
         List<String> out = new ArrayList<>();
         if (v != null) {
             for (String s : v.split(",")) {

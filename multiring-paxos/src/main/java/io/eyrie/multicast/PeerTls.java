@@ -10,8 +10,6 @@ import io.netty.handler.ssl.SslProvider;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
-import java.io.IOException;
-import java.security.GeneralSecurityException;
 import java.util.List;
 import java.util.Objects;
 
@@ -40,20 +38,8 @@ public final class PeerTls {
         Objects.requireNonNull(keyStore, "keyStore");
         Objects.requireNonNull(trustStore, "trustStore");
         this.protocols = protocols == null || protocols.isEmpty() ? DEFAULT_PROTOCOLS : List.copyOf(protocols);
-        KeyManagerFactory kmf;
-        TrustManagerFactory tmf;
-        try {
-            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(keyStore.load(), keyStore.password());
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot use key store " + keyStore.location() + ": " + e.getMessage(), e);
-        }
-        try {
-            tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trustStore.load());
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot use trust store " + trustStore.location() + ": " + e.getMessage(), e);
-        }
+        KeyManagerFactory kmf = keyStore.keyManagerFactory();
+        TrustManagerFactory tmf = trustStore.trustManagerFactory();
         List<String> cipherList = ciphers == null || ciphers.isEmpty() ? null : List.copyOf(ciphers);
         try {
             this.server = SslContextBuilder.forServer(kmf).trustManager(tmf).clientAuth(ClientAuth.REQUIRE)

@@ -38,6 +38,30 @@ public record TlsStore(Path location, char[] password, String type) {
         return type.equals("PKCS12") || type.equals("JKS");
     }
 
+    /** A key manager factory over this store's keys; IllegalArgumentException naming the store if unusable. */
+    public javax.net.ssl.KeyManagerFactory keyManagerFactory() {
+        try {
+            javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(
+                    javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(load(), password);
+            return kmf;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot use key store " + location + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A trust manager factory over this store's certificates; IllegalArgumentException naming the store if unusable. */
+    public javax.net.ssl.TrustManagerFactory trustManagerFactory() {
+        try {
+            javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(load());
+            return tmf;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot use trust store " + location + ": " + e.getMessage(), e);
+        }
+    }
+
     public KeyStore load() throws IOException, GeneralSecurityException {
         if (!supported()) {
             throw new GeneralSecurityException("store type " + type + " is not supported (PKCS12 or JKS) for " + location);

@@ -478,9 +478,9 @@ public final class VoleryConfig {
             }
             return null;
         }
-        io.eyrie.multicast.TlsStore keys = store(r, source, "ssl.keyStore");
+        io.eyrie.multicast.TlsStore keys = ClusterConfig.tlsStore(r.values(), "ssl.keyStore", source, r::error);
         io.eyrie.multicast.TlsStore trust = r.values().containsKey("ssl.trustStore.location")
-                ? store(r, source, "ssl.trustStore") : null;
+                ? ClusterConfig.tlsStore(r.values(), "ssl.trustStore", source, r::error) : null;
         io.volery.server.frontend.ClientTls.Auth auth;
         try {
             auth = io.volery.server.frontend.ClientTls.Auth.parse(r.values().get("ssl.clientAuth"));
@@ -497,53 +497,13 @@ public final class VoleryConfig {
         }
         boolean unify = r.booleanValue("client.portUnification");
         try {
-            return new io.volery.server.frontend.ClientTls(keys, trust, auth, list(r, "ssl.enabledProtocols"),
-                    list(r, "ssl.ciphersuites"), superUser, unify);
+            return new io.volery.server.frontend.ClientTls(keys, trust, auth, ClusterConfig.commaList(r.values().get("ssl.enabledProtocols")),
+                    ClusterConfig.commaList(r.values().get("ssl.ciphersuites")), superUser, unify);
         } catch (IllegalArgumentException e) {
             String key = e.getMessage().startsWith("cannot use trust store") ? "ssl.trustStore.location"
                     : e.getMessage().startsWith("cannot use key store") ? "ssl.keyStore.location" : "ssl.enabledProtocols";
             throw r.error(key, e.getMessage());
         }
-    }
-
-    private static java.util.List<String> list(Reader r, String key) {
-        java.util.List<String> out = new java.util.ArrayList<>();
-        for (String s : r.values().getOrDefault(key, "").split(",")) {
-            if (!s.isBlank()) {
-                out.add(s.strip());
-            }
-        }
-        return out;
-    }
-
-    /** A key or trust store's location (relative to the file), password (or password file) and type. */
-    private static io.eyrie.multicast.TlsStore store(Reader r, String source, String prefix) {
-        Path location = ClusterConfig.relativeTo(source, r.values().get(prefix + ".location"));
-        if (!Files.isRegularFile(location)) {
-            throw r.error(prefix + ".location", "no such file: " + location);
-        }
-        String password = r.values().get(prefix + ".password");
-        String passwordPath = r.values().get(prefix + ".passwordPath");
-        if (password != null && passwordPath != null) {
-            throw r.error(prefix + ".passwordPath", "set either " + prefix + ".password or " + prefix + ".passwordPath, not both");
-        }
-        if (passwordPath != null) {
-            Path file = ClusterConfig.relativeTo(source, passwordPath);
-            try {
-                // as ZooKeeper's X509Util: the file's text, without a trailing line break
-                password = Files.readString(file, StandardCharsets.UTF_8).stripTrailing();
-            } catch (IOException e) {
-                throw r.error(prefix + ".passwordPath", "cannot read " + file + ": " + e.getMessage());
-            }
-        }
-        String type = r.values().get(prefix + ".type");
-        String effective = type != null && !type.isBlank() ? type.strip().toUpperCase(Locale.ROOT)
-                : io.eyrie.multicast.TlsStore.typeOf(location);
-        if (!effective.equals("PKCS12") && !effective.equals("JKS")) {
-            throw r.error(type != null ? prefix + ".type" : prefix + ".location", "store type " + effective
-                    + " is not supported: use PKCS12 or JKS (openssl pkcs12 -export turns PEM files into PKCS12)");
-        }
-        return new io.eyrie.multicast.TlsStore(location, password == null ? null : password.toCharArray(), effective);
     }
 
     private static Sasl sasl(Reader r, String source) {

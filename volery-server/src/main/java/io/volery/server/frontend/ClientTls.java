@@ -12,9 +12,6 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.TrustManagerFactory;
-import java.io.IOException;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -81,23 +78,8 @@ public final class ClientTls {
         this.superUser = superUser == null || superUser.isBlank() ? null : superUser.strip();
         this.portUnification = portUnification;
         this.protocols = protocols == null || protocols.isEmpty() ? DEFAULT_PROTOCOLS : List.copyOf(protocols);
-        KeyManagerFactory kmf;
-        try {
-            KeyStore ks = Objects.requireNonNull(keyStore, "keyStore").load();
-            kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(ks, keyStore.password());
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot use key store " + keyStore.location() + ": " + e.getMessage(), e);
-        }
-        TrustManagerFactory tmf = null;
-        if (trustStore != null) {
-            try {
-                tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-                tmf.init(trustStore.load());
-            } catch (IOException | GeneralSecurityException e) {
-                throw new IllegalArgumentException("cannot use trust store " + trustStore.location() + ": " + e.getMessage(), e);
-            }
-        }
+        KeyManagerFactory kmf = Objects.requireNonNull(keyStore, "keyStore").keyManagerFactory();
+        TrustManagerFactory tmf = trustStore == null ? null : trustStore.trustManagerFactory();
         try {
             SslContextBuilder b = SslContextBuilder.forServer(kmf)
                     .sslProvider(SslProvider.JDK)

@@ -43,8 +43,6 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private static final int ERR_REQUIRE_AUTH = -124;
 
     private final ZkService service;
-    /** The client port's TLS settings, or null. */
-    private final ClientTls tls;
     /** The subject DN of the client's certificate, once its TLS handshake is done; null otherwise. */
     private volatile String x509Identity;
     private final FrontEndStats stats;
@@ -98,13 +96,6 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
      */
     public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
                                AuthEnforcement enforcement) {
-        this(service, stats, throttle, sasl, enforcement, null);
-    }
-
-    /** @param tls the client port's TLS settings (ADR 060), or null: the connection is plaintext */
-    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
-                               AuthEnforcement enforcement, ClientTls tls) {
-        this.tls = tls;
         this.service = service;
         this.stats = stats;
         this.throttle = throttle;

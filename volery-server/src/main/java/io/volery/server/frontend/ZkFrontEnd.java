@@ -142,7 +142,7 @@ public final class ZkFrontEnd implements AutoCloseable {
                         }
                         ch.pipeline()
                                 .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
-                                .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl, enforcement, tls));
+                                .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl, enforcement));
                     }
                 })
                 .bind(at).syncUninterruptibly().channel();
