@@ -285,6 +285,21 @@ public final class MulticastNode implements MulticastEndpoint {
         return transport instanceof NettyTransport t ? t.tlsHandshakeFailures() : 0;
     }
 
+    /**
+     * Makes {@code server} answer peers' side requests on this node's ring port (ADR 063, {@link SideChannel}).
+     *
+     * @return false when the transport has no side channel (only the Netty transport has one)
+     */
+    public boolean serveSideRequests(SideChannel.Server server) {
+        return transport.serveSideRequests(server);
+    }
+
+    /** Side requests this node answered and refused, or {0, 0} on a transport without a side channel. */
+    public long[] sideRequestCounts() {
+        return transport instanceof NettyTransport t ? new long[]{t.sideDesk().served(), t.sideDesk().refused()}
+                : new long[]{0, 0};
+    }
+
     /** See {@link Transport#socketWrites()}. */
     public long transportSocketWrites() {
         return transport.socketWrites();

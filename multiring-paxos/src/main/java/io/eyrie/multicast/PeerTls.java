@@ -26,6 +26,8 @@ public final class PeerTls {
     private final SslContext server;
     private final SslContext client;
     private final List<String> protocols;
+    private final List<String> ciphers;
+    private final javax.net.ssl.SSLContext blocking;
 
     /**
      * @param keyStore   this node's key and certificate chain
@@ -47,8 +49,36 @@ public final class PeerTls {
             // nodes are named by the cluster file, not by the names in their certificates: no host name check
             this.client = SslContextBuilder.forClient().keyManager(kmf).trustManager(tmf).endpointIdentificationAlgorithm(null)
                     .sslProvider(SslProvider.JDK).protocols(this.protocols).ciphers(cipherList).build();
-        } catch (SSLException | RuntimeException e) {
+            // the same keys and trust for blocking sockets (SideChannel's asking side)
+            this.blocking = javax.net.ssl.SSLContext.getInstance("TLS");
+            blocking.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        } catch (SSLException | java.security.GeneralSecurityException | RuntimeException e) {
             throw new IllegalArgumentException("cannot set up TLS between nodes: " + e.getMessage(), e);
+        }
+        this.ciphers = cipherList;
+    }
+
+    /**
+     * TLS over the connected socket {@code plain} to the peer at {@code host:port}, as a dialling node
+     * (this node's certificate, the peer's checked against the trust store, no host name check), with the
+     * handshake done.
+     *
+     * @throws IOException when the handshake fails; {@code plain} is closed then
+     */
+    public javax.net.ssl.SSLSocket dial(java.net.Socket plain, String host, int port) throws java.io.IOException {
+        javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) blocking.getSocketFactory()
+                .createSocket(plain, host, port, true);
+        try {
+            tls.setUseClientMode(true);
+            tls.setEnabledProtocols(protocols.toArray(String[]::new));
+            if (ciphers != null) {
+                tls.setEnabledCipherSuites(ciphers.toArray(String[]::new));
+            }
+            tls.startHandshake();
+            return tls;
+        } catch (java.io.IOException | RuntimeException e) {
+            tls.close();
+            throw e;
         }
     }
 

@@ -64,6 +64,15 @@ public interface Transport extends AutoCloseable {
         java.util.concurrent.Future<?> schedule(Runnable task, long delayMillis);
     }
 
+    /**
+     * Makes {@code server} answer side requests (ADR 063, {@link SideChannel}) that reach this node.
+     *
+     * @return false when this transport has no side channel (the default; the Netty transport has one)
+     */
+    default boolean serveSideRequests(SideChannel.Server server) {
+        return false;
+    }
+
     /** Counters for monitoring: frames sent, received, dropped, rejected. */
     TransportStats stats();
 

@@ -53,13 +53,12 @@ public final class VoleryMain implements Runnable {
         return cl;
     }
 
-    /** The client addresses of the other replicas of {@code node}'s partition. */
-    static List<InetSocketAddress> peersOf(VoleryConfig c, int node) {
-        List<InetSocketAddress> peers = new ArrayList<>();
+    /** The node ids of the other replicas of {@code node}'s partition (asked for a snapshot when it has no usable one). */
+    static List<Integer> peersOf(VoleryConfig c, int node) {
+        List<Integer> peers = new ArrayList<>();
         for (VoleryConfig.NodeSettings n : c.nodes().values()) {
             if (n.id() != node && c.partitionOf(n.id()) == c.partitionOf(node)) {
-                String host = n.clientHost().equals("0.0.0.0") ? c.cluster().node(n.id()).host() : n.clientHost();
-                peers.add(new InetSocketAddress(host, n.clientPort()));
+                peers.add(n.id());
             }
         }
         return peers;

@@ -208,11 +208,11 @@ public final class VoleryNode implements AutoCloseable {
 
     /**
      * @param snapCount     deliveries between replica snapshots (storage = durable only)
-     * @param snapshotPeers client addresses of the other replicas of this node's partition, asked for
-     *                      a snapshot when this node has no usable one of its own
+     * @param snapshotPeers node ids of the other replicas of this node's partition, asked (on their ring
+     *                      ports, ADR 063) for a snapshot when this node has no usable one of its own
      */
     public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
-                      java.util.List<InetSocketAddress> snapshotPeers) {
+                      java.util.List<Integer> snapshotPeers) {
         this(config, nodeId, options, snapCount, snapshotPeers,
                 io.volery.server.config.VoleryConfig.DEFAULT_SENT_POSITIONS_MAX);
     }
@@ -222,7 +222,7 @@ public final class VoleryNode implements AutoCloseable {
      *                         of other partitions (a replica further behind takes a peer's state)
      */
     public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
-                      java.util.List<InetSocketAddress> snapshotPeers, int sentPositionsMax) {
+                      java.util.List<Integer> snapshotPeers, int sentPositionsMax) {
         this(config, nodeId, options, snapCount, snapshotPeers, sentPositionsMax,
                 java.time.Duration.ofSeconds(io.volery.server.config.VoleryConfig.DEFAULT_SNAP_MAX_AGE_SECONDS));
     }
@@ -232,7 +232,7 @@ public final class VoleryNode implements AutoCloseable {
      *                   (zero: by {@code snapCount} only); storage = durable only
      */
     public VoleryNode(ClusterConfig config, int nodeId, Options options, int snapCount,
-                      java.util.List<InetSocketAddress> snapshotPeers, int sentPositionsMax, java.time.Duration snapMaxAge) {
+                      java.util.List<Integer> snapshotPeers, int sentPositionsMax, java.time.Duration snapMaxAge) {
         Objects.requireNonNull(options, "options");
         int needed = options.juteMaxBuffer() + COMMAND_OVERHEAD_BYTES;
         if (config.parameters().batchMaxBytes() < needed) {
@@ -264,8 +264,13 @@ public final class VoleryNode implements AutoCloseable {
             // the acceptor logs are durable: snapshots make a restart replay only what follows them,
             // and let the acceptors trim
             replica.setCheckpointing(snapshotDirectory(config, nodeId), snapCount, snapMaxAge);
+            // peers fetch this replica's newest snapshot from its ring port, with the ring's guard and TLS (ADR 063)
+            if (!multicast.serveSideRequests((from, kind) ->
+                    kind == io.volery.server.admin.PeerSnapshotFetcher.SNAPSHOT_KIND ? replica.newestCheckpointFile() : null)) {
+                log.warn("node {}: its transport has no side channel; peers cannot fetch its snapshots", nodeId);
+            }
             if (!snapshotPeers.isEmpty()) {
-                replica.setPeerCheckpoints(new io.volery.server.admin.PeerSnapshotFetcher(snapshotPeers, 10_000));
+                replica.setPeerCheckpoints(new io.volery.server.admin.PeerSnapshotFetcher(config, nodeId, snapshotPeers, 10_000));
             }
         }
         replica.runStateMachine();
@@ -350,11 +355,10 @@ public final class VoleryNode implements AutoCloseable {
                 }
 
                 @Override
-                public byte[] newestSnapshot() {
-                    return replica.newestCheckpointFile();
+                public long[] sideRequests() {
+                    return multicast.sideRequestCounts();
                 }
             });
-            words[0].allowSnapshotsTo(clusterHosts(config));
             VoleryMetrics.bind(metrics, monitor, multicast);
             this.metricsEndpoint = options.metricsAddress() == null ? null
                     : new MetricsEndpoint(options.metricsAddress(), metrics, monitor::census);
@@ -362,19 +366,6 @@ public final class VoleryNode implements AutoCloseable {
             close();
             throw e;
         }
-    }
-
-    /** The addresses of the cluster's nodes (those may fetch snapshots); names that do not resolve are left out. */
-    private static Set<java.net.InetAddress> clusterHosts(ClusterConfig config) {
-        Set<java.net.InetAddress> hosts = new java.util.HashSet<>();
-        for (ClusterConfig.Node n : config.nodes().values()) {
-            try {
-                hosts.addAll(java.util.Arrays.asList(java.net.InetAddress.getAllByName(n.host())));
-            } catch (java.net.UnknownHostException e) {
-                // a node whose name does not resolve here cannot connect from it either
-            }
-        }
-        return hosts;
     }
 
     /** Where a node keeps its replica snapshots: {@code dataDir/node-ID/snapshots}, beside its acceptor logs. */

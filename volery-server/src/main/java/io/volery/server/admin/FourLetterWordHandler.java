@@ -34,16 +34,6 @@ public final class FourLetterWordHandler extends ByteToMessageDecoder {
             return;
         }
         String word = in.toString(in.readerIndex(), 4, StandardCharsets.US_ASCII);
-        if (word.equals(FourLetterWords.SNAPSHOT_WORD)) {
-            in.skipBytes(in.readableBytes());
-            ctx.channel().config().setAutoRead(false);
-            java.net.InetAddress from = ((java.net.InetSocketAddress) ctx.channel().remoteAddress()).getAddress();
-            CompletableFuture.supplyAsync(() -> words.snapshotFor(from), executor)
-                    .exceptionally(e -> new byte[4])
-                    .thenAccept(bytes -> ctx.writeAndFlush(Unpooled.wrappedBuffer(bytes))
-                            .addListener(ChannelFutureListener.CLOSE));
-            return;
-        }
         if (!FourLetterWords.known(word)) {
             ctx.pipeline().remove(this);
             return;

@@ -28,30 +28,8 @@ public final class FourLetterWords {
     /** ZooKeeper's version (the protocol Volery speaks), then Volery's. */
     public static final String VERSION = "3.9.5-volery-" + voleryVersion() + ", built on " + buildTime();
 
-    /**
-     * The word a replica without a usable snapshot sends its peers' client ports: the answer is
-     * binary, a length (0: none) and the snapshot file. Answered only to the cluster's own hosts,
-     * since a snapshot holds every znode whatever its ACL.
-     */
-    public static final String SNAPSHOT_WORD = "snap";
-
     private final NodeMonitor monitor;
     private final Set<String> enabled;
-    private volatile Set<java.net.InetAddress> snapshotReaders = Set.of();
-
-    /** The hosts allowed to fetch this replica's snapshot (the cluster's nodes). */
-    public void allowSnapshotsTo(Set<java.net.InetAddress> hosts) {
-        this.snapshotReaders = Set.copyOf(hosts);
-    }
-
-    /** The answer to {@link #SNAPSHOT_WORD} from {@code from}: length-prefixed snapshot file, length 0 for none. */
-    public byte[] snapshotFor(java.net.InetAddress from) {
-        byte[] file = snapshotReaders.contains(from) ? monitor.durability().newestSnapshot() : null;
-        if (file == null) {
-            return new byte[4];
-        }
-        return java.nio.ByteBuffer.allocate(4 + file.length).putInt(file.length).put(file).array();
-    }
 
     public FourLetterWords(NodeMonitor monitor, Set<String> enabled) {
         this.monitor = monitor;
@@ -181,6 +159,9 @@ public final class FourLetterWords {
         m.put("volery_checkpoints_corrupt", d.corruptCheckpoints());
         m.put("volery_acceptor_torn_bytes", d.tornLogBytes());
         m.put("volery_snapshots_fetched", d.snapshotsFetched());
+        long[] side = d.sideRequests();
+        m.put("volery_side_requests_served", side[0]);
+        m.put("volery_side_requests_refused", side[1]);
         m.put("volery_state_transfers", d.stateTransfers());
         m.put("volery_frames_dropped", monitor.framesDropped());
         m.put("volery_frames_sent", monitor.framesSent());

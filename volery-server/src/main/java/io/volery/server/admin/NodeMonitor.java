@@ -189,9 +189,9 @@ public final class NodeMonitor {
             return 0;
         }
 
-        /** The newest valid snapshot file, as a peer fetches it, or null. */
-        default byte[] newestSnapshot() {
-            return null;
+        /** Peers' side requests (snapshot fetches, ADR 063) answered and refused on the ring port. */
+        default long[] sideRequests() {
+            return new long[] {0, 0};
         }
     }
 

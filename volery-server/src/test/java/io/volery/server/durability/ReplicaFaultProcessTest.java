@@ -114,6 +114,9 @@ class ReplicaFaultProcessTest {
                 Map<String, String> m5 = cluster.mntr(5);
                 assertEquals("2", m5.get("volery_checkpoints_corrupt"), "both snapshots of node 5 are damaged; mntr: " + m5);
                 assertEquals("1", m5.get("volery_snapshots_fetched"), "node 5 should restore a peer's snapshot; mntr: " + m5);
+                // from a peer's ring port (ADR 063): answered to the cluster's hosts without TLS
+                assertTrue(Long.parseLong(cluster.mntr(4).get("volery_side_requests_served"))
+                        + Long.parseLong(cluster.mntr(6).get("volery_side_requests_served")) >= 1, "no peer served node 5");
                 Map<String, String> m = cluster.mntr(2);
                 assertEquals("1", m.get("volery_checkpoints_corrupt"), "the flipped snapshot should be found damaged; mntr: " + m);
                 assertNotEquals("-1", m.get("volery_checkpoint_position"),

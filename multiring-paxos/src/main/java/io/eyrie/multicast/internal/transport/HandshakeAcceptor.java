@@ -22,10 +22,23 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
     private final long helloTimeoutMillis;
     private final ConnectionRejector rejector;
     private final InboundSessions sessions;
+    private final SideDesk sideDesk;
     private ScheduledFuture<?> timeout;
+    private boolean sideRequestTaken;
 
     public HandshakeAcceptor(int localNodeId, long clusterFingerprint, IntPredicate isClusterNode,
                              long helloTimeoutMillis, ConnectionRejector rejector, InboundSessions sessions) {
+        this(localNodeId, clusterFingerprint, isClusterNode, helloTimeoutMillis, rejector, sessions, null);
+    }
+
+    /**
+     * @param sideDesk answers a first frame that is a {@link SideRequest} (ADR 063) instead of a hello; null
+     *                 rejects such a connection like any first frame that is not a hello
+     */
+    public HandshakeAcceptor(int localNodeId, long clusterFingerprint, IntPredicate isClusterNode,
+                             long helloTimeoutMillis, ConnectionRejector rejector, InboundSessions sessions,
+                             SideDesk sideDesk) {
+        this.sideDesk = sideDesk;
         this.localNodeId = localNodeId;
         this.clusterFingerprint = clusterFingerprint;
         this.isClusterNode = isClusterNode;
@@ -58,11 +71,23 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf payload = (ByteBuf) msg;
         try {
-            if (ConnectionRejector.isRejected(ctx)) {
+            if (ConnectionRejector.isRejected(ctx) || sideRequestTaken) {
+                return; // a side connection says one thing; the rest is ignored until the answer closes it
+            }
+            if (sideDesk != null && SideRequest.isSideRequest(payload)) {
+                SideRequest request = SideRequest.decode(payload);
+                String refusal = refusal(request.nodeId(), request.clusterFingerprint());
+                if (refusal != null) {
+                    rejector.reject(ctx, "side request: " + refusal);
+                    return;
+                }
+                cancelTimeout();
+                sideRequestTaken = true;
+                sideDesk.answer(ctx, request);
                 return;
             }
             Hello hello = Hello.decode(payload);
-            String refusal = refusal(hello);
+            String refusal = refusal(hello.nodeId(), hello.clusterFingerprint());
             if (refusal != null) {
                 rejector.reject(ctx, refusal);
                 return;
@@ -83,16 +108,16 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    private String refusal(Hello hello) {
-        if (hello.clusterFingerprint() != clusterFingerprint) {
+    private String refusal(int nodeId, long fingerprint) {
+        if (fingerprint != clusterFingerprint) {
             return String.format("hello from node %d with cluster fingerprint %016x, ours is %016x "
-                    + "(started with another cluster file?)", hello.nodeId(), hello.clusterFingerprint(), clusterFingerprint);
+                    + "(started with another cluster file?)", nodeId, fingerprint, clusterFingerprint);
         }
-        if (hello.nodeId() == localNodeId) {
+        if (nodeId == localNodeId) {
             return "hello claims our own node id " + localNodeId + " (two processes started as the same node?)";
         }
-        if (!isClusterNode.test(hello.nodeId())) {
-            return "hello from node " + hello.nodeId() + ", which is not in the cluster file";
+        if (!isClusterNode.test(nodeId)) {
+            return "hello from node " + nodeId + ", which is not in the cluster file";
         }
         return null;
     }

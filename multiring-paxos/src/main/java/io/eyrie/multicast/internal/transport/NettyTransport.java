@@ -54,6 +54,7 @@ public final class NettyTransport implements Transport {
     private final ConnectionRejector rejector;
     private final long fingerprint;
     private final Set<Channel> inboundChannels = ConcurrentHashMap.newKeySet();
+    private final SideDesk sideDesk;
 
     // Written once by start(), then read by any sender: volatile publishes the finished array.
     private volatile Link[] links;
@@ -84,6 +85,31 @@ public final class NettyTransport implements Transport {
         this.options = options;
         this.rejector = new ConnectionRejector(counters, nodeId);
         this.fingerprint = ClusterFingerprint.of(config);
+        this.sideDesk = new SideDesk(nodeId, config.peerTls() != null, clusterHosts(config));
+    }
+
+    /** The addresses the cluster file's hosts resolve to here (names that do not resolve are left out). */
+    private static Set<java.net.InetAddress> clusterHosts(ClusterConfig config) {
+        Set<java.net.InetAddress> hosts = new java.util.HashSet<>();
+        for (ClusterConfig.Node n : config.nodes().values()) {
+            try {
+                hosts.addAll(java.util.Arrays.asList(java.net.InetAddress.getAllByName(n.host())));
+            } catch (java.net.UnknownHostException e) {
+                // a node whose name does not resolve here cannot connect from it either
+            }
+        }
+        return hosts;
+    }
+
+    @Override
+    public boolean serveSideRequests(io.eyrie.multicast.SideChannel.Server server) {
+        sideDesk.serveWith(server);
+        return true;
+    }
+
+    /** Side requests answered and refused (ADR 063). */
+    public SideDesk sideDesk() {
+        return sideDesk;
     }
 
     /** The event loops, made on first need (the protocol's loop is asked for before start). */
@@ -180,7 +206,8 @@ public final class NettyTransport implements Transport {
                         }
                         ch.pipeline().addLast("frameDecoder", new FrameDecoder(maxFrameBytes, rejector));
                         ch.pipeline().addLast("handshake", new HandshakeAcceptor(nodeId, fingerprint,
-                                id -> config.nodes().containsKey(id), options.helloTimeoutMillis(), rejector, sessions));
+                                id -> config.nodes().containsKey(id), options.helloTimeoutMillis(), rejector, sessions,
+                                sideDesk));
                     }
                 });
         ChannelFuture bound = server.bind(self.host(), self.port()).awaitUninterruptibly();
@@ -267,6 +294,7 @@ public final class NettyTransport implements Transport {
     @Override
     public synchronized void close() {
         closed = true;
+        sideDesk.close();
         if (group == null) {
             return; // never started, failed to start, or already closed
         }

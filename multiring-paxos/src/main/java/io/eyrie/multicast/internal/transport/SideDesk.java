@@ -1,0 +1,125 @@
+package io.eyrie.multicast.internal.transport;
+
+import io.eyrie.multicast.SideChannel;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Answers side requests (ADR 063) that reached this node's ring port: one at a time, on a thread of its own,
+ * with what the node's {@link SideChannel.Server} gives. Without TLS it answers only the cluster's hosts.
+ */
+public final class SideDesk implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SideDesk.class);
+
+    private final int nodeId;
+    private final boolean tls;
+    private final Set<InetAddress> clusterHosts;
+    private final AtomicLong served = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private volatile SideChannel.Server server;
+    private ExecutorService executor;
+    private boolean closed;
+
+    /**
+     * @param tls          whether connections are mutual TLS (then the certificate was the guard)
+     * @param clusterHosts the hosts whose connections are answered without TLS
+     */
+    public SideDesk(int nodeId, boolean tls, Set<InetAddress> clusterHosts) {
+        this.nodeId = nodeId;
+        this.tls = tls;
+        this.clusterHosts = Set.copyOf(clusterHosts);
+    }
+
+    public void serveWith(SideChannel.Server server) {
+        this.server = server;
+    }
+
+    /** Requests answered (with bytes or with "none"). */
+    public long served() {
+        return served.get();
+    }
+
+    /** Requests refused (not a cluster host, no server, the server failed). */
+    public long refused() {
+        return refused.get();
+    }
+
+    /** Answers {@code request}, which came on {@code ctx}'s connection and passed the hello's checks, then closes it. */
+    void answer(ChannelHandlerContext ctx, SideRequest request) {
+        InetAddress from = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress();
+        if (!tls && !clusterHosts.contains(from)) {
+            refuse(ctx, request, "side requests without TLS are answered only to the cluster's hosts, not " + from);
+            return;
+        }
+        SideChannel.Server s = server;
+        if (s == null) {
+            refuse(ctx, request, "node " + nodeId + " serves no side requests");
+            return;
+        }
+        try {
+            executor().execute(() -> {
+                byte[] bytes;
+                try {
+                    bytes = s.answer(request.nodeId(), request.kind());
+                } catch (Exception e) {
+                    refuse(ctx, request, "node " + nodeId + " could not answer: " + e);
+                    return;
+                }
+                served.incrementAndGet();
+                LOG.info("node={} side request of kind {} from node {} answered with {}", nodeId, request.kind(),
+                        request.nodeId(), bytes == null ? "nothing" : bytes.length + " bytes");
+                send(ctx, bytes == null ? SideRequest.STATUS_NONE : SideRequest.STATUS_OK, bytes == null ? new byte[0] : bytes);
+            });
+        } catch (RejectedExecutionException e) {
+            ctx.close(); // closing
+        }
+    }
+
+    private void refuse(ChannelHandlerContext ctx, SideRequest request, String reason) {
+        refused.incrementAndGet();
+        LOG.warn("node={} refused side request of kind {} from node {} at {}: {}", nodeId, request.kind(),
+                request.nodeId(), ctx.channel().remoteAddress(), reason);
+        send(ctx, SideRequest.STATUS_REFUSED, reason.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void send(ChannelHandlerContext ctx, byte status, byte[] body) {
+        ByteBuf head = Unpooled.buffer(SideRequest.ANSWER_HEADER_BYTES).writeByte(status).writeInt(body.length);
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(head, Unpooled.wrappedBuffer(body))).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private synchronized ExecutorService executor() {
+        if (closed) {
+            throw new RejectedExecutionException("closed");
+        }
+        if (executor == null) {
+            executor = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "eyrie-side-" + nodeId);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return executor;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+    }
+}
