@@ -72,6 +72,8 @@ public final class EyrieClient implements AutoCloseable {
         volatile long sentNanos;
         /** Guarded by {@link #sendLock}. */
         SendState state = SendState.ORDERED;
+        /** Handed to the proposer at least once and not yet answered (counted in {@link #inService}); guarded by {@link #sendLock}. */
+        boolean inService;
         /** Runs once this node's replica delivers the command (see {@link #observeOrderAt}); taken once. */
         final java.util.concurrent.atomic.AtomicReference<Runnable> onDeliveredHere = new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -134,6 +136,11 @@ public final class EyrieClient implements AutoCloseable {
     private volatile Runnable pressureListener = () -> { };
     private final java.util.concurrent.atomic.AtomicLong multicastsRefused = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong multicastsQueued = new java.util.concurrent.atomic.AtomicLong();
+    /** Commands handed to the proposer and not yet answered (ADR 064). Guarded by {@link #sendLock}. */
+    private int inService;
+    /** The most commands in service at once; later first sends wait in the backlog. */
+    private volatile int serviceLimit = Integer.MAX_VALUE;
+    private final java.util.concurrent.atomic.AtomicLong resends = new java.util.concurrent.atomic.AtomicLong();
 
     public EyrieClient(MulticastEndpoint endpoint, PartitioningOracle oracle) {
         this(endpoint, oracle, DEFAULT_WINDOW, DEFAULT_RETRY_MILLIS);
@@ -387,6 +394,39 @@ public final class EyrieClient implements AutoCloseable {
         return multicastsRefused.get();
     }
 
+    /**
+     * At most {@code limit} commands in service at once (ADR 064): handed to the proposer and not yet answered.
+     * Later commands wait in this client, in order and unordered by the rings, where no reply timer runs for
+     * them, until answers free places; {@link #pressured()} says so as when the proposer is full. Bounds how
+     * long an ordered command waits for its reply under overload, so that timers do not fire on commands that
+     * are only queued and copies of them do not add to the overload. Default: no limit.
+     */
+    public void setServiceLimit(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("service limit must be at least 1, got " + limit);
+        }
+        java.util.List<Started> next;
+        synchronized (sendLock) {
+            serviceLimit = limit;
+            next = startWaiting();
+        }
+        if (next != null) {
+            next.forEach(this::watch);
+        }
+    }
+
+    /** Commands handed to the proposer and not yet answered. */
+    public int inService() {
+        synchronized (sendLock) {
+            return inService;
+        }
+    }
+
+    /** Commands multicast again because no reply came within the retry period. */
+    public long resends() {
+        return resends.get();
+    }
+
     /** Multicasts that had to wait in this client for room at the proposer. */
     public long multicastsQueued() {
         return multicastsQueued.get();
@@ -413,9 +453,16 @@ public final class EyrieClient implements AutoCloseable {
             if (p.state != SendState.ORDERED) {
                 return; // already waiting or at the proposer: a second copy would only take room
             }
-            if (!roomAtProposer(p.ring) || !backlog.isEmpty()) {
+            // A copy of a command in service (a resend) goes ahead of first sends: it takes no new place in
+            // service, and the commands it would wait behind may wait for places only answers free.
+            boolean resend = p.inService;
+            if (!roomAtProposer(p.ring) || (!resend && (!backlog.isEmpty() || inService >= serviceLimit))) {
                 p.state = SendState.QUEUED;
-                backlog.add(p);
+                if (resend) {
+                    backlog.addFirst(p);
+                } else {
+                    backlog.add(p);
+                }
                 multicastsQueued.incrementAndGet();
                 if (!pressured && backlog.size() >= backlogHigh) {
                     pressured = true;
@@ -442,6 +489,10 @@ public final class EyrieClient implements AutoCloseable {
 
     /** Hands {@code p} to the proposer; the caller holds {@link #sendLock}. */
     private Started start(Pending p) {
+        if (!p.inService) {
+            p.inService = true;
+            inService++;
+        }
         atProposer.computeIfAbsent(p.ring, r -> new int[1])[0]++;
         p.state = SendState.AT_PROPOSER;
         p.sentNanos = System.nanoTime();
@@ -494,17 +545,7 @@ public final class EyrieClient implements AutoCloseable {
         synchronized (sendLock) {
             atProposer.get(p.ring)[0]--;
             p.state = SendState.ORDERED;
-            while (!backlog.isEmpty() && roomAtProposer(backlog.peek().ring)) {
-                Pending q = backlog.poll();
-                if (pending.get(q.seq) != q) {
-                    q.state = SendState.ORDERED; // answered or failed meanwhile (by an earlier copy)
-                    continue;
-                }
-                if (next == null) {
-                    next = new java.util.ArrayList<>();
-                }
-                next.add(start(q));
-            }
+            next = startWaiting();
             if (pressured && backlog.isEmpty()) {
                 pressured = false;
                 changed = true;
@@ -516,6 +557,48 @@ public final class EyrieClient implements AutoCloseable {
         if (next != null) {
             next.forEach(this::watch);
         }
+    }
+
+    /** {@code p} was answered (or failed): its place in service goes to the next waiting command. */
+    private void leftService(Pending p) {
+        java.util.List<Started> next;
+        boolean changed = false;
+        synchronized (sendLock) {
+            if (!p.inService) {
+                return;
+            }
+            p.inService = false;
+            inService--;
+            next = startWaiting();
+            if (pressured && backlog.isEmpty()) {
+                pressured = false;
+                changed = true;
+            }
+        }
+        if (changed) {
+            pressureListener.run();
+        }
+        if (next != null) {
+            next.forEach(this::watch);
+        }
+    }
+
+    /** Starts the waiting multicasts that may start now, in order; the caller holds {@link #sendLock}. */
+    private java.util.List<Started> startWaiting() {
+        java.util.List<Started> next = null;
+        while (!backlog.isEmpty() && roomAtProposer(backlog.peek().ring)
+                && (backlog.peek().inService || inService < serviceLimit)) {
+            Pending q = backlog.poll();
+            if (pending.get(q.seq) != q) {
+                q.state = SendState.ORDERED; // answered or failed meanwhile (by an earlier copy)
+                continue;
+            }
+            if (next == null) {
+                next = new java.util.ArrayList<>();
+            }
+            next.add(start(q));
+        }
+        return next;
     }
 
     private void retryOverdue() {
@@ -532,6 +615,7 @@ public final class EyrieClient implements AutoCloseable {
                 continue;
             }
             log.debug("client={} seq={} no reply yet, multicasting again", Long.toHexString(clientId), p.seq);
+            resends.incrementAndGet();
             multicast(p);
         }
     }
@@ -589,6 +673,7 @@ public final class EyrieClient implements AutoCloseable {
         if (p == null) {
             return; // a later reply to a command already answered: the first one won
         }
+        leftService(p);
         if (r.ok()) {
             p.future.complete(KryoCodec.decode(r.body()));
         } else {

@@ -48,8 +48,15 @@ public final class VoleryNode implements AutoCloseable {
                           VoleryConfig.Partitioning partitioning, VoleryConfig.Sasl sasl,
                           io.volery.server.frontend.AuthEnforcement authEnforcement,
                           io.volery.server.frontend.ConnectionLimits connectionLimits,
-                          io.volery.server.frontend.ClientTls clientTls, InetSocketAddress secureClientAddress) {
+                          io.volery.server.frontend.ClientTls clientTls, InetSocketAddress secureClientAddress,
+                          int outstandingLimit) {
+        /** ZooKeeper's globalOutstandingLimit default. */
+        public static final int DEFAULT_OUTSTANDING_LIMIT = 1000;
+
         public Options {
+            if (outstandingLimit < 1) {
+                throw new IllegalArgumentException("globalOutstandingLimit must be at least 1, got " + outstandingLimit);
+            }
             if (secureClientAddress != null && clientTls == null) {
                 throw new IllegalArgumentException("a secure client port needs TLS settings (ssl.keyStore.location)");
             }
@@ -68,61 +75,61 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
                     VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null,
                     io.volery.server.frontend.AuthEnforcement.OFF,
-                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null);
+                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null, DEFAULT_OUTSTANDING_LIMIT);
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
         public Options withPartitioning(VoleryConfig.Partitioning p) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         /** SASL DIGEST-MD5 authentication of clients (null: none); every node of a cluster must use the same. */
         public Options withSasl(VoleryConfig.Sasl settings) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress);
+                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         /**
@@ -132,7 +139,7 @@ public final class VoleryNode implements AutoCloseable {
         public Options withAuthEnforcement(io.volery.server.frontend.AuthEnforcement enforcement) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress);
+                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
         }
 
         /**
@@ -143,7 +150,7 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
                     sasl, authEnforcement, new io.volery.server.frontend.ConnectionLimits(perAddress, total), clientTls,
-                    secureClientAddress);
+                    secureClientAddress, outstandingLimit);
         }
 
         /**
@@ -152,10 +159,20 @@ public final class VoleryNode implements AutoCloseable {
          * settings' port unification. Clients that present a trusted certificate are authenticated as
          * {@code x509:<subject DN>}; every node of a cluster should use the same settings.
          */
+        /**
+         * ZooKeeper's globalOutstandingLimit (ADR 064): the most requests of this node's clients ordered and not yet
+         * answered; the rest wait in the node, unordered, so an overload queues where no timer runs.
+         */
+        public Options withOutstandingLimit(int limit) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, limit);
+        }
+
         public Options withTls(io.volery.server.frontend.ClientTls tls, InetSocketAddress secureAddress) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, tls, secureAddress);
+                    sasl, authEnforcement, connectionLimits, tls, secureAddress, outstandingLimit);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -167,7 +184,7 @@ public final class VoleryNode implements AutoCloseable {
                     config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning(), config.sasl(),
                     config.authEnforcement(), config.connectionLimits(), config.clientTls(),
                     n.secureClientPort() == 0 || config.clientTls() == null ? null
-                            : new InetSocketAddress(n.clientHost(), n.secureClientPort()));
+                            : new InetSocketAddress(n.clientHost(), n.secureClientPort()), config.globalOutstandingLimit());
         }
     }
 
@@ -294,6 +311,9 @@ public final class VoleryNode implements AutoCloseable {
         // the front end puts replies in request order per session and events behind the replies that
         // set their watches itself (ADR 028), so it does not need every replica's FIFO reply.
         client.nameRemoteReplier(true);
+        // ZooKeeper's globalOutstandingLimit (ADR 064): past it, requests wait here unordered, where no timer
+        // runs, instead of queueing behind the replicas' executors until timers multicast copies of them
+        client.setServiceLimit(options.outstandingLimit());
         this.service = new VoleryService(multicast, client, oracle, options.touchIntervalMillis());
         int tick = options.tickTimeMillis();
         int minTimeout = options.minSessionTimeout() > 0 ? options.minSessionTimeout() : 2 * tick;
@@ -325,6 +345,7 @@ public final class VoleryNode implements AutoCloseable {
                     frontEnd.secureAddress() == null ? -1 : frontEnd.secureAddress().getPort());
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
+            monitor.serviceCounters(client::inService, client::resends);
             monitor.connectionGate(frontEnd.connectionGate());
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
             monitor.replicaCounters(replica);

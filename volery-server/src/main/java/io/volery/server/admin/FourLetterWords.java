@@ -171,6 +171,8 @@ public final class FourLetterWords {
         m.put("volery_fetched_bytes", st.fetchedValueBytes());
         m.put("volery_reordered_resends", monitor.reorderedResends());
         m.put("volery_local_reply_fallbacks", monitor.localReplyFallbacks());
+        m.put("volery_requests_in_service", monitor.requestsInService());
+        m.put("volery_requests_resent", monitor.requestsResent());
         NodeMonitor.ReplicaCounters rc = monitor.replicaCounters();
         m.put("volery_deliveries_waiting", rc.deliveriesWaiting());
         m.put("volery_commands_executed", rc.commandsExecuted());

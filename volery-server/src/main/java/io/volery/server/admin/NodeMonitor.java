@@ -303,6 +303,26 @@ public final class NodeMonitor {
         this.localReplyFallbacks = localReplyFallbacks;
     }
 
+    private volatile java.util.function.LongSupplier inService = () -> 0;
+    private volatile java.util.function.LongSupplier resent = () -> 0;
+
+    /**
+     * Where to read the front end's commands in service (ordered, not yet answered; bounded by
+     * globalOutstandingLimit, ADR 064) and those multicast again because no reply came in time.
+     */
+    public void serviceCounters(java.util.function.LongSupplier inService, java.util.function.LongSupplier resent) {
+        this.inService = inService;
+        this.resent = resent;
+    }
+
+    public long requestsInService() {
+        return inService.getAsLong();
+    }
+
+    public long requestsResent() {
+        return resent.getAsLong();
+    }
+
     private volatile io.volery.server.frontend.ConnectionGate connectionGate;
 
     /** The client port's connection limits (maxClientCnxns, maxCnxns) and their count of refused connections. */

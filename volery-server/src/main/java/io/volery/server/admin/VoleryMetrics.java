@@ -85,6 +85,12 @@ public final class VoleryMetrics {
         FunctionCounter.builder("volery.requests.local.reply.fallbacks", monitor, NodeMonitor::localReplyFallbacks)
                 .description("commands sent again for every replica because this node's replica did not answer in time")
                 .tags(tags).register(registry);
+        FunctionCounter.builder("volery.requests.resent", monitor, NodeMonitor::requestsResent)
+                .description("commands multicast again because no reply came within the retry period")
+                .tags(tags).register(registry);
+        io.micrometer.core.instrument.Gauge.builder("volery.requests.in.service", monitor, NodeMonitor::requestsInService)
+                .description("this node's commands ordered and not yet answered (at most globalOutstandingLimit)")
+                .tags(tags).register(registry);
     }
 
     private enum RingField { DECIDED, LAG, COORDINATOR }

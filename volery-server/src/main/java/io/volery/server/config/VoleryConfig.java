@@ -43,6 +43,7 @@ import java.util.TreeMap;
  * sessionRequireClientSASLAuth = true  # optional: shorthand for the two above with sasl, as ZooKeeper's
  * maxClientCnxns = 60            # connections to one node from one IP address (0: no limit), as ZooKeeper's
  * maxCnxns = 0                   # connections to one node in all (0: no limit), as ZooKeeper's
+ * globalOutstandingLimit = 1000  # requests of one node's clients ordered and not yet answered (ADR 064)
  * node.1.secureClientPort = 2281 # optional: a TLS-only client port (ZooKeeper's secureClientPort; ADR 060)
  * ssl.keyStore.location = server.p12   # TLS for clients: the server's key (PKCS12 or JKS), as ZooKeeper's
  * ssl.keyStore.password = secret       #   zookeeper.ssl.* (also ssl.keyStore.passwordPath, ssl.keyStore.type)
@@ -70,7 +71,7 @@ public final class VoleryConfig {
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
             "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount", "snapMaxAgeSeconds",
             "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers", "enforce.auth.enabled",
-            "enforce.auth.schemes", "sessionRequireClientSASLAuth", "maxClientCnxns", "maxCnxns", "ssl.keyStore.location",
+            "enforce.auth.schemes", "sessionRequireClientSASLAuth", "maxClientCnxns", "maxCnxns", "globalOutstandingLimit", "ssl.keyStore.location",
             "ssl.keyStore.password", "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location",
             "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
             "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser");
@@ -295,6 +296,8 @@ public final class VoleryConfig {
         config.connectionLimits = new io.volery.server.frontend.ConnectionLimits(
                 r.intValue("maxClientCnxns", io.volery.server.frontend.ConnectionLimits.DEFAULT_PER_ADDRESS, 0, Integer.MAX_VALUE),
                 r.intValue("maxCnxns", 0, 0, Integer.MAX_VALUE));
+        config.globalOutstandingLimit = r.intValue("globalOutstandingLimit",
+                io.volery.server.VoleryNode.Options.DEFAULT_OUTSTANDING_LIMIT, 1, Integer.MAX_VALUE);
         return config;
     }
 
@@ -362,6 +365,15 @@ public final class VoleryConfig {
     }
 
     private io.volery.server.frontend.ConnectionLimits connectionLimits;
+    private int globalOutstandingLimit;
+
+    /**
+     * ZooKeeper's {@code globalOutstandingLimit} (default 1000): the most requests of a node's clients that the
+     * node has ordered and not yet answered; later ones wait in the node, unordered (ADR 064).
+     */
+    public int globalOutstandingLimit() {
+        return globalOutstandingLimit;
+    }
 
     /**
      * ZooKeeper's {@code maxClientCnxns} (connections to a node from one IP address, default 60) and

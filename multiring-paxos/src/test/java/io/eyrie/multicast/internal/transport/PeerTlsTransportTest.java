@@ -54,11 +54,7 @@ class PeerTlsTransportTest {
 
     /** TLS lines for a node presenting {@code store}'s certificate and trusting the cluster's CA. */
     static String[] tls(String store) {
-        return new String[] {"sslQuorum = true",
-                "ssl.quorum.keyStore.location = " + certificates.store(store),
-                "ssl.quorum.keyStore.password = " + PASSWORD,
-                "ssl.quorum.trustStore.location = " + certificates.trustStore(),
-                "ssl.quorum.trustStore.password = " + PASSWORD};
+        return TestCluster.tls(certificates, store, PASSWORD);
     }
 
     private NettyTransport start(ClusterConfig config, int id, Inbox inbox) {

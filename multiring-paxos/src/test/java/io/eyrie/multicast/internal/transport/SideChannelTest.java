@@ -49,11 +49,7 @@ class SideChannelTest {
     }
 
     static String[] tls(String store) {
-        return new String[] {"sslQuorum = true",
-                "ssl.quorum.keyStore.location = " + certificates.store(store),
-                "ssl.quorum.keyStore.password = " + PASSWORD,
-                "ssl.quorum.trustStore.location = " + certificates.trustStore(),
-                "ssl.quorum.trustStore.password = " + PASSWORD};
+        return TestCluster.tls(certificates, store, PASSWORD);
     }
 
     @AfterEach

@@ -29,4 +29,13 @@ final class TestCluster {
         }
         return ClusterConfig.parse(text.toString(), "test cluster");
     }
+
+    /** The cluster-file lines of mutual TLS for a node presenting {@code store}'s certificate and trusting the CA of {@code c}. */
+    static String[] tls(io.eyrie.multicast.DevCertificates c, String store, String password) {
+        return new String[] {"sslQuorum = true",
+                "ssl.quorum.keyStore.location = " + c.store(store),
+                "ssl.quorum.keyStore.password = " + password,
+                "ssl.quorum.trustStore.location = " + c.trustStore(),
+                "ssl.quorum.trustStore.password = " + password};
+    }
 }
