@@ -446,12 +446,13 @@ public final class EyrieClient implements AutoCloseable {
     private record Started(Pending p, CompletableFuture<Void> ordered) {
     }
 
-    private void multicast(Pending p) {
+    /** Multicasts {@code p} now or queues it; false if a copy is already waiting or at the proposer. */
+    private boolean multicast(Pending p) {
         Started started;
         boolean changed = false;
         synchronized (sendLock) {
             if (p.state != SendState.ORDERED) {
-                return; // already waiting or at the proposer: a second copy would only take room
+                return false; // already waiting or at the proposer: a second copy would only take room
             }
             // A copy of a command in service (a resend) goes ahead of first sends: it takes no new place in
             // service, and the commands it would wait behind may wait for places only answers free.
@@ -479,6 +480,7 @@ public final class EyrieClient implements AutoCloseable {
         if (started != null) {
             watch(started);
         }
+        return true;
     }
 
     /** Whether {@code ring} has room in the multicast window; the caller holds {@link #sendLock}. */
@@ -615,8 +617,9 @@ public final class EyrieClient implements AutoCloseable {
                 continue;
             }
             log.debug("client={} seq={} no reply yet, multicasting again", Long.toHexString(clientId), p.seq);
-            resends.incrementAndGet();
-            multicast(p);
+            if (multicast(p)) {
+                resends.incrementAndGet();
+            }
         }
     }
 

@@ -136,6 +136,37 @@ class RepliesAndRetriesTest {
     }
 
     @Test
+    void theServiceLimitKeepsLaterCommandsUnorderedUntilAnswersFreePlaces_andTheirOrder() throws Exception {
+        // ADR 064: a stalled partition; 12 commands; only 3 reach the proposer, the other 9 wait in the client,
+        // where no reply timer runs (retry period 200 ms), and go out in order as answers come
+        cluster = new SimCluster(2, 3, 2, 1, RegisterMachine::new, m -> m.setExchangeTimeoutMillis(50))
+                .withClients(new RegisterMachine.Oracle(), 16, 200);
+        EyrieClient client = cluster.client(0);
+        client.setServiceLimit(3);
+        cluster.sim.pausePartition(1);
+        List<CompletableFuture<Object>> adds = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            adds.add(client.executeAsync(new Command("add", "x1", 1)));
+        }
+        assertEquals(3, client.inService(), "commands handed to the proposer");
+        assertEquals(9, client.backlog(), "commands waiting for a place");
+        SimCluster.awaitTrue("the commands in service are multicast again", () -> client.resends() >= 6);
+        Thread.sleep(500); // several retry periods: the waiting commands are never multicast meanwhile
+        assertEquals(9, client.backlog(), "commands waiting for a place");
+        long multicastsWhileStalled = cluster.sim.multicasts();
+        assertEquals(3 + client.resends(), multicastsWhileStalled, "only the 3 in service and their copies went out");
+        cluster.sim.resumePartition(1);
+        for (int i = 0; i < 12; i++) {
+            assertEquals(i + 1, adds.get(i).get(30, TimeUnit.SECONDS), "add " + i + " ran in submission order");
+        }
+        assertEquals(0, client.inService());
+        cluster.awaitQuiescent();
+        for (int node : cluster.sim.replicasOf(1)) {
+            assertEquals(12, ((RegisterMachine) cluster.replica(node)).valueOf("x1"), "replica " + node + " ran each add once");
+        }
+    }
+
+    @Test
     void aMalformedRequestIsSkippedByEveryReplicaAndTheServiceGoesOn() throws Exception {
         start(60_000);
         MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[1]);

@@ -34,49 +34,87 @@ class FrontEndBackPressureTest {
     @Test
     void anOverloadedFrontEndQueuesAtTheProposersCapacityAndEveryRequestCompletesInOrder() throws Exception {
         try (VoleryCluster c = new VoleryCluster(1, 3, 0, 2000)) {
-            VoleryNode node = c.nodes().get(0);
-            List<ZooKeeper> clients = new ArrayList<>();
-            try {
-                for (int i = 0; i < CLIENTS; i++) {
-                    ZooKeeper zk = VolerySmokeTest.connect("127.0.0.1:" + node.clientAddress().getPort());
-                    clients.add(zk);
-                    zk.create("/load-" + i, bytes(-1), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                }
-                EyrieClient frontEnd = node.eyrieClient();
-                long refusedBefore = frontEnd.multicastsRefused();
+            EyrieClient frontEnd = c.nodes().get(0).eyrieClient();
+            overloadCompletesInOrder(c, () -> { });
+            assertTrue(frontEnd.multicastsQueued() > 0, "the load exceeded the front end's multicast window of "
+                    + frontEnd.multicastWindow() + " (else this test proves nothing); queued: " + frontEnd.multicastsQueued());
+        }
+    }
 
-                CountDownLatch done = new CountDownLatch(CLIENTS * REQUESTS_PER_CLIENT);
-                Map<Integer, Integer> failures = new ConcurrentHashMap<>();
-                for (int n = 0; n < REQUESTS_PER_CLIENT; n++) {
-                    for (int i = 0; i < CLIENTS; i++) {
-                        clients.get(i).setData("/load-" + i, bytes(n), -1, (rc, path, ctx, stat) -> {
-                            if (rc != KeeperException.Code.OK.intValue()) {
-                                failures.merge(rc, 1, Integer::sum);
-                            }
-                            done.countDown();
-                        }, null);
-                    }
-                }
-                assertTrue(done.await(120, TimeUnit.SECONDS), "every request answered; still waiting for "
-                        + done.getCount() + " of " + CLIENTS * REQUESTS_PER_CLIENT);
-                assertEquals(Map.of(), failures, "error codes of failed requests (code -> count)");
+    /**
+     * ZooKeeper's globalOutstandingLimit (ADR 064): the front end never has more requests in service (ordered,
+     * not yet answered) than the limit; the others wait in it, and every request still completes in its
+     * session's order.
+     */
+    @Test
+    void theOutstandingLimitBoundsRequestsInServiceAndEveryRequestCompletesInOrder() throws Exception {
+        int limit = 20;
+        try (VoleryCluster c = new VoleryCluster(1, 3, 2000, r -> r, o -> o.withOutstandingLimit(limit))) {
+            EyrieClient frontEnd = c.nodes().get(0).eyrieClient();
+            java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+            overloadCompletesInOrder(c, () -> most.accumulateAndGet(frontEnd.inService(), Math::max));
+            assertTrue(most.get() >= limit / 2, "the load should fill the places in service (else this test proves "
+                    + "nothing); at most " + most.get() + " were");
+            assertTrue(most.get() <= limit, "requests in service at once: " + most.get() + ", the limit is " + limit);
+            assertEquals(0, frontEnd.inService(), "requests in service once all were answered");
+        }
+    }
 
-                assertTrue(frontEnd.multicastsQueued() > 0, "the load exceeded the front end's multicast window of "
-                        + frontEnd.multicastWindow() + " (else this test proves nothing); queued: " + frontEnd.multicastsQueued());
-                assertEquals(0, frontEnd.multicastsRefused() - refusedBefore,
-                        "multicasts the node's proposer refused under overload");
-                assertEquals(0, node.service().reorderedResends(),
-                        "requests the replicas refused as overtaking an earlier one of their session, sent again");
-                assertEquals(0, frontEnd.backlog(), "multicasts still waiting in the front end once all were answered");
+    /** {@value #CLIENTS} sessions x {@value #REQUESTS_PER_CLIENT} setData at once through node 1; {@code sample} runs meanwhile. */
+    private static void overloadCompletesInOrder(VoleryCluster c, Runnable sample) throws Exception {
+        VoleryNode node = c.nodes().get(0);
+        List<ZooKeeper> clients = new ArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread sampler = new Thread(() -> {
+            while (loading.get()) {
+                sample.run();
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "sampler");
+        try {
+            for (int i = 0; i < CLIENTS; i++) {
+                ZooKeeper zk = VolerySmokeTest.connect("127.0.0.1:" + node.clientAddress().getPort());
+                clients.add(zk);
+                zk.create("/load-" + i, bytes(-1), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            }
+            EyrieClient frontEnd = node.eyrieClient();
+            long refusedBefore = frontEnd.multicastsRefused();
+            sampler.start();
+
+            CountDownLatch done = new CountDownLatch(CLIENTS * REQUESTS_PER_CLIENT);
+            Map<Integer, Integer> failures = new ConcurrentHashMap<>();
+            for (int n = 0; n < REQUESTS_PER_CLIENT; n++) {
                 for (int i = 0; i < CLIENTS; i++) {
-                    assertEquals(String.valueOf(REQUESTS_PER_CLIENT - 1),
-                            new String(clients.get(i).getData("/load-" + i, false, null), StandardCharsets.UTF_8),
-                            "the data of /load-" + i + " after its session's writes, applied in the session's order");
+                    clients.get(i).setData("/load-" + i, bytes(n), -1, (rc, path, ctx, stat) -> {
+                        if (rc != KeeperException.Code.OK.intValue()) {
+                            failures.merge(rc, 1, Integer::sum);
+                        }
+                        done.countDown();
+                    }, null);
                 }
-            } finally {
-                for (ZooKeeper zk : clients) {
-                    zk.close();
-                }
+            }
+            assertTrue(done.await(120, TimeUnit.SECONDS), "every request answered; still waiting for "
+                    + done.getCount() + " of " + CLIENTS * REQUESTS_PER_CLIENT);
+            assertEquals(Map.of(), failures, "error codes of failed requests (code -> count)");
+            assertEquals(0, frontEnd.multicastsRefused() - refusedBefore,
+                    "multicasts the node's proposer refused under overload");
+            assertEquals(0, node.service().reorderedResends(),
+                    "requests the replicas refused as overtaking an earlier one of their session, sent again");
+            assertEquals(0, frontEnd.backlog(), "multicasts still waiting in the front end once all were answered");
+            for (int i = 0; i < CLIENTS; i++) {
+                assertEquals(String.valueOf(REQUESTS_PER_CLIENT - 1),
+                        new String(clients.get(i).getData("/load-" + i, false, null), StandardCharsets.UTF_8),
+                        "the data of /load-" + i + " after its session's writes, applied in the session's order");
+            }
+        } finally {
+            loading.set(false);
+            sampler.join(10_000);
+            for (ZooKeeper zk : clients) {
+                zk.close();
             }
         }
     }

@@ -179,6 +179,13 @@ class VoleryConfigTest {
         assertError(GOOD + "maxCnxns = many\n", "volery.cfg:31: maxCnxns: not a number: 'many'");
     }
 
+    @Test
+    void globalOutstandingLimitDefaultsToZooKeepersThousand() {
+        assertEquals(1000, VoleryConfig.parse(GOOD, "volery.cfg").globalOutstandingLimit(), "ZooKeeper's default");
+        assertEquals(50, VoleryConfig.parse(GOOD + "globalOutstandingLimit = 50\n", "volery.cfg").globalOutstandingLimit());
+        assertError(GOOD + "globalOutstandingLimit = 0\n", "volery.cfg:31: globalOutstandingLimit: must be in [1, 2147483647], got 0");
+    }
+
     private static void assertError(String text, String expectedStart) {
         ConfigException e = assertThrows(ConfigException.class, () -> VoleryConfig.parse(text, "volery.cfg"),
                 "expected the configuration to be rejected with: " + expectedStart);
