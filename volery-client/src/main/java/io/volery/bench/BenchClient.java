@@ -35,6 +35,10 @@ final class BenchClient implements AutoCloseable {
     private final OperationRecorder recorder;
     private final Thread thread;
     private volatile boolean running = true;
+    /** Until when (System.nanoTime) the client waits before issuing again after a connection loss. */
+    private volatile long pausedUntilNanos;
+    /** How long a client pauses after a connection loss: while it is between servers every request fails at once. */
+    static final long CONNECTION_LOSS_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private long pairCounter;
 
     private BenchClient(int index, BenchSession session, BenchConfig config, ZnodeLayout layout, String runTag,
@@ -97,6 +101,10 @@ final class BenchClient implements AutoCloseable {
             long due = System.nanoTime() + firstOffsetNanos(intervalNanos, index, clients);
             while (running) {
                 if (intervalNanos > 0 && !sleepUntil(due)) {
+                    break;
+                }
+                long pause = pausedUntilNanos - System.nanoTime();
+                if (pause > 0 && !sleepUntil(pausedUntilNanos)) {
                     break;
                 }
                 // A bounded wait, so that a stalled server cannot keep the thread from seeing the stop.
@@ -162,6 +170,13 @@ final class BenchClient implements AutoCloseable {
             recorder.success(op, start);
         } else {
             recorder.failure(rc);
+            if (rc == KeeperException.Code.SESSIONEXPIRED.intValue()) {
+                // an expired session can do nothing more: issuing on would only count failures as fast as the
+                // client library returns them (millions a second, on the load generator's own CPU)
+                running = false;
+            } else if (rc == KeeperException.Code.CONNECTIONLOSS.intValue()) {
+                pausedUntilNanos = System.nanoTime() + CONNECTION_LOSS_PAUSE_NANOS;
+            }
         }
         window.release();
     }

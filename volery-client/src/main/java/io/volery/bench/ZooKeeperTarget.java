@@ -42,7 +42,8 @@ final class ZooKeeperTarget implements BenchTarget {
         return session(connectSession(config, firstServers[index]));
     }
 
-    private static BenchSession session(ZooKeeper zk) {
+    /** The bench's view of a connected session {@code zk}. */
+    static BenchSession session(ZooKeeper zk) {
         return new BenchSession() {
             @Override
             public void setData(String path, byte[] data, Done done) {
