@@ -74,6 +74,8 @@ public final class EyrieClient implements AutoCloseable {
         SendState state = SendState.ORDERED;
         /** Handed to the proposer at least once and not yet answered (counted in {@link #inService}); guarded by {@link #sendLock}. */
         boolean inService;
+        /** Goes ahead of the commands waiting for a place and takes none (see {@link #executeUrgent}). */
+        boolean urgent;
         /** Runs once this node's replica delivers the command (see {@link #observeOrderAt}); taken once. */
         final java.util.concurrent.atomic.AtomicReference<Runnable> onDeliveredHere = new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -130,6 +132,8 @@ public final class EyrieClient implements AutoCloseable {
     private final int multicastWindow;
     private final int backlogHigh;
     private final java.util.ArrayDeque<Pending> backlog = new java.util.ArrayDeque<>();
+    /** Copies of commands in service and urgent commands waiting only for room at the proposer; they start first. */
+    private final java.util.ArrayDeque<Pending> ahead = new java.util.ArrayDeque<>();
     /** Per ring: this client's multicasts at the proposer. Guarded by {@link #sendLock}. */
     private final Map<Integer, int[]> atProposer = new java.util.HashMap<>();
     private volatile boolean pressured;
@@ -227,6 +231,20 @@ public final class EyrieClient implements AutoCloseable {
      * the result is complete.
      */
     public CompletableFuture<Object> executeAsync(Command c, Runnable onDeliveredHere) {
+        return submit(c, onDeliveredHere, false);
+    }
+
+    /**
+     * Submits {@code c} ahead of the commands waiting in this client for a place in service or at the
+     * proposer (ADR 064), without taking a place: for a service's own housekeeping that must not wait behind
+     * its clients' load, such as Volery's session touches. It is still ordered by the ring like any command,
+     * after what the proposer already holds.
+     */
+    public CompletableFuture<Object> executeUrgent(Command c) {
+        return submit(c, null, true);
+    }
+
+    private CompletableFuture<Object> submit(Command c, Runnable onDeliveredHere, boolean urgent) {
         if (closing) {
             throw new IllegalStateException("client closed");
         }
@@ -258,6 +276,7 @@ public final class EyrieClient implements AutoCloseable {
             }
             p = new Pending(seq, groups, ring, new Wire.Request(clientId, seq, ackedBelow, replier, KryoCodec.encode(c)));
             p.onDeliveredHere.set(onDeliveredHere);
+            p.urgent = urgent;
             pending.put(seq, p);
         }
         p.future.whenComplete((r, t) -> window.release());
@@ -435,7 +454,7 @@ public final class EyrieClient implements AutoCloseable {
     /** Multicasts waiting in this client for room at the proposer now. */
     public int backlog() {
         synchronized (sendLock) {
-            return backlog.size();
+            return backlog.size() + ahead.size();
         }
     }
 
@@ -454,13 +473,15 @@ public final class EyrieClient implements AutoCloseable {
             if (p.state != SendState.ORDERED) {
                 return false; // already waiting or at the proposer: a second copy would only take room
             }
-            // A copy of a command in service (a resend) goes ahead of first sends: it takes no new place in
-            // service, and the commands it would wait behind may wait for places only answers free.
-            boolean resend = p.inService;
-            if (!roomAtProposer(p.ring) || (!resend && (!backlog.isEmpty() || inService >= serviceLimit))) {
+            // A copy of a command in service (a resend) and an urgent command go ahead of first sends: they
+            // take no new place in service, and the commands they would wait behind may wait for places that
+            // only answers free.
+            boolean goesAhead = p.inService || p.urgent;
+            if (!roomAtProposer(p.ring) || !ahead.isEmpty()
+                    || (!goesAhead && (!backlog.isEmpty() || inService >= serviceLimit))) {
                 p.state = SendState.QUEUED;
-                if (resend) {
-                    backlog.addFirst(p);
+                if (goesAhead) {
+                    ahead.add(p);
                 } else {
                     backlog.add(p);
                 }
@@ -491,7 +512,7 @@ public final class EyrieClient implements AutoCloseable {
 
     /** Hands {@code p} to the proposer; the caller holds {@link #sendLock}. */
     private Started start(Pending p) {
-        if (!p.inService) {
+        if (!p.inService && !p.urgent) {
             p.inService = true;
             inService++;
         }
@@ -588,7 +609,18 @@ public final class EyrieClient implements AutoCloseable {
     /** Starts the waiting multicasts that may start now, in order; the caller holds {@link #sendLock}. */
     private java.util.List<Started> startWaiting() {
         java.util.List<Started> next = null;
-        while (!backlog.isEmpty() && roomAtProposer(backlog.peek().ring)
+        while (!ahead.isEmpty() && roomAtProposer(ahead.peek().ring)) {
+            Pending q = ahead.poll();
+            if (pending.get(q.seq) != q) {
+                q.state = SendState.ORDERED; // answered or failed meanwhile (by an earlier copy)
+                continue;
+            }
+            if (next == null) {
+                next = new java.util.ArrayList<>();
+            }
+            next.add(start(q));
+        }
+        while (ahead.isEmpty() && !backlog.isEmpty() && roomAtProposer(backlog.peek().ring)
                 && (backlog.peek().inService || inService < serviceLimit)) {
             Pending q = backlog.poll();
             if (pending.get(q.seq) != q) {

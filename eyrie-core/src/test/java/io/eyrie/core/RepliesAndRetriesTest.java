@@ -167,6 +167,29 @@ class RepliesAndRetriesTest {
     }
 
     @Test
+    void anUrgentCommandGoesAheadOfTheCommandsWaitingForAPlace() throws Exception {
+        cluster = new SimCluster(2, 3, 2, 1, RegisterMachine::new, m -> m.setExchangeTimeoutMillis(50))
+                .withClients(new RegisterMachine.Oracle(), 16, 60_000);
+        EyrieClient client = cluster.client(0);
+        client.setServiceLimit(3);
+        cluster.sim.pausePartition(1);
+        List<CompletableFuture<Object>> adds = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            adds.add(client.executeAsync(new Command("add", "x1", 1)));
+        }
+        assertEquals(3, client.backlog(), "commands waiting for a place");
+        CompletableFuture<Object> urgent = client.executeUrgent(new Command("add", "x1", 100));
+        assertEquals(4L, cluster.sim.multicasts(), "the urgent command goes out at once, taking no place");
+        assertEquals(3, client.inService(), "places taken");
+        assertEquals(3, client.backlog(), "commands still waiting");
+        cluster.sim.resumePartition(1);
+        assertEquals(103, urgent.get(30, TimeUnit.SECONDS), "ordered after the three in service, before the rest");
+        for (int i = 0; i < 6; i++) {
+            assertEquals(i < 3 ? i + 1 : i + 101, adds.get(i).get(30, TimeUnit.SECONDS), "add " + i);
+        }
+    }
+
+    @Test
     void aMalformedRequestIsSkippedByEveryReplicaAndTheServiceGoesOn() throws Exception {
         start(60_000);
         MulticastEndpoint raw = cluster.sim.endpoint(cluster.sim.clients()[1]);

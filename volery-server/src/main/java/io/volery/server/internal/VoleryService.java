@@ -215,7 +215,9 @@ public final class VoleryService implements ZkService, AutoCloseable {
             r.frontEnd = nodeId;
             r.timeMillis = System.currentTimeMillis();
             r.sessions = connections.keySet().stream().mapToLong(Long::longValue).toArray();
-            client.executeAsync(new Command(r)).exceptionally(e -> {
+            // ahead of the clients' requests waiting in the node (ADR 064): a live session's touch must not
+            // wait behind an overload until its session expires
+            client.executeUrgent(new Command(r)).exceptionally(e -> {
                 log.debug("node={} touch failed: {}", nodeId, e.toString());
                 return null;
             });
