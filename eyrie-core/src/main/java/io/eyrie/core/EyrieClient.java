@@ -424,14 +424,8 @@ public final class EyrieClient implements AutoCloseable {
         if (limit < 1) {
             throw new IllegalArgumentException("service limit must be at least 1, got " + limit);
         }
-        java.util.List<Started> next;
-        synchronized (sendLock) {
-            serviceLimit = limit;
-            next = startWaiting();
-        }
-        if (next != null) {
-            next.forEach(this::watch);
-        }
+        serviceLimit = limit;
+        startWaitingOnes();
     }
 
     /** Commands handed to the proposer and not yet answered. */
@@ -563,35 +557,30 @@ public final class EyrieClient implements AutoCloseable {
 
     /** {@code p} left the proposer (ordered or refused): the next waiting multicasts take its room. */
     private void released(Pending p) {
-        java.util.List<Started> next = null;
-        boolean changed = false;
         synchronized (sendLock) {
             atProposer.get(p.ring)[0]--;
             p.state = SendState.ORDERED;
-            next = startWaiting();
-            if (pressured && backlog.isEmpty()) {
-                pressured = false;
-                changed = true;
-            }
         }
-        if (changed) {
-            pressureListener.run();
-        }
-        if (next != null) {
-            next.forEach(this::watch);
-        }
+        startWaitingOnes();
     }
 
     /** {@code p} was answered (or failed): its place in service goes to the next waiting command. */
     private void leftService(Pending p) {
-        java.util.List<Started> next;
-        boolean changed = false;
         synchronized (sendLock) {
             if (!p.inService) {
                 return;
             }
             p.inService = false;
             inService--;
+        }
+        startWaitingOnes();
+    }
+
+    /** Room was freed: starts the waiting multicasts that may start now and reports the end of pressure. */
+    private void startWaitingOnes() {
+        java.util.List<Started> next;
+        boolean changed = false;
+        synchronized (sendLock) {
             next = startWaiting();
             if (pressured && backlog.isEmpty()) {
                 pressured = false;
