@@ -597,31 +597,26 @@ public final class EyrieClient implements AutoCloseable {
 
     /** Starts the waiting multicasts that may start now, in order; the caller holds {@link #sendLock}. */
     private java.util.List<Started> startWaiting() {
-        java.util.List<Started> next = null;
+        java.util.List<Started> next = null; // made on first need: this runs on every answer
         while (!ahead.isEmpty() && roomAtProposer(ahead.peek().ring)) {
-            Pending q = ahead.poll();
-            if (pending.get(q.seq) != q) {
-                q.state = SendState.ORDERED; // answered or failed meanwhile (by an earlier copy)
-                continue;
-            }
-            if (next == null) {
-                next = new java.util.ArrayList<>();
-            }
-            next.add(start(q));
+            next = startIfWaited(ahead.poll(), next);
         }
         while (ahead.isEmpty() && !backlog.isEmpty() && roomAtProposer(backlog.peek().ring)
                 && (backlog.peek().inService || inService < serviceLimit)) {
-            Pending q = backlog.poll();
-            if (pending.get(q.seq) != q) {
-                q.state = SendState.ORDERED; // answered or failed meanwhile (by an earlier copy)
-                continue;
-            }
-            if (next == null) {
-                next = new java.util.ArrayList<>();
-            }
-            next.add(start(q));
+            next = startIfWaited(backlog.poll(), next);
         }
         return next;
+    }
+
+    /** Starts {@code q}, taken from a queue, unless an earlier copy's answer or a failure ended it meanwhile. */
+    private java.util.List<Started> startIfWaited(Pending q, java.util.List<Started> next) {
+        if (pending.get(q.seq) != q) {
+            q.state = SendState.ORDERED;
+            return next;
+        }
+        java.util.List<Started> list = next == null ? new java.util.ArrayList<>() : next;
+        list.add(start(q));
+        return list;
     }
 
     private void retryOverdue() {
