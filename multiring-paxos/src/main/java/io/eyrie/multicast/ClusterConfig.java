@@ -442,7 +442,8 @@ public final class ClusterConfig {
     private static final Set<String> QUORUM_TLS_KEYS = Set.of("ssl.quorum.keyStore.location",
             "ssl.quorum.keyStore.password", "ssl.quorum.keyStore.passwordPath", "ssl.quorum.keyStore.type",
             "ssl.quorum.trustStore.location", "ssl.quorum.trustStore.password", "ssl.quorum.trustStore.passwordPath",
-            "ssl.quorum.trustStore.type", "ssl.quorum.enabledProtocols", "ssl.quorum.ciphersuites");
+            "ssl.quorum.trustStore.type", "ssl.quorum.enabledProtocols", "ssl.quorum.ciphersuites",
+            "ssl.quorum.hostnameVerification");
 
     private static PeerTls peerTls(Map<String, String> keys, Map<String, Integer> lines, String source) {
         java.util.function.BiFunction<String, String, ConfigException> error =
@@ -464,11 +465,15 @@ public final class ClusterConfig {
                 throw new ConfigException(source + ":" + lines.get("sslQuorum") + ": sslQuorum: needs " + required);
             }
         }
+        String verify = keys.getOrDefault("ssl.quorum.hostnameVerification", "true");
+        if (!verify.equalsIgnoreCase("true") && !verify.equalsIgnoreCase("false")) {
+            throw error.apply("ssl.quorum.hostnameVerification", "must be true or false, got '" + verify + "'");
+        }
         TlsStore keyStore = tlsStore(keys, "ssl.quorum.keyStore", source, error);
         TlsStore trustStore = tlsStore(keys, "ssl.quorum.trustStore", source, error);
         try {
             return new PeerTls(keyStore, trustStore, commaList(keys.get("ssl.quorum.enabledProtocols")),
-                    commaList(keys.get("ssl.quorum.ciphersuites")));
+                    commaList(keys.get("ssl.quorum.ciphersuites")), verify.equalsIgnoreCase("true"));
         } catch (IllegalArgumentException e) {
             String key = e.getMessage().startsWith("cannot use key store") ? "ssl.quorum.keyStore.location"
                     : e.getMessage().startsWith("cannot use trust store") ? "ssl.quorum.trustStore.location"

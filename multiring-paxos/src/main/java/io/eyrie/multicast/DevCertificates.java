@@ -12,7 +12,9 @@ import java.util.List;
  * ({@code ca.p12}, {@code ca.pem}), a trust store holding only the CA ({@code trust.p12}), and per name a
  * key store ({@code NAME.p12}) with a key, its certificate (valid for localhost and 127.0.0.1) and the CA.
  * Every store has the same password. {@code java -cp multiring-paxos.jar io.eyrie.multicast.DevCertificates
- * DIR PASSWORD NAME...} makes the CA and one store per name ({@code CN=NAME}).
+ * DIR PASSWORD NAME[=SANS]...} makes the CA and one store per name ({@code CN=NAME}), for localhost and
+ * 127.0.0.1 or for the subject alternative names {@code SANS} in keytool's syntax ({@code dns:n1.example,ip:10.0.0.1}):
+ * with host name verification between nodes (ADR 065) a node's certificate must name its host in the cluster file.
  */
 public final class DevCertificates {
     private static final String KEYTOOL = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
@@ -106,12 +108,14 @@ public final class DevCertificates {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: DevCertificates DIR PASSWORD [NAME...]");
+            System.err.println("usage: DevCertificates DIR PASSWORD [NAME[=dns:HOST,ip:ADDRESS...]...]");
             System.exit(2);
         }
         DevCertificates c = create(Path.of(args[0]), args[1]);
         for (int i = 2; i < args.length; i++) {
-            System.out.println(c.signed(args[i], "CN=" + args[i]));
+            int eq = args[i].indexOf('=');
+            String name = eq < 0 ? args[i] : args[i].substring(0, eq);
+            System.out.println(eq < 0 ? c.signed(name, "CN=" + name) : c.signed(name, "CN=" + name, args[i].substring(eq + 1)));
         }
         System.out.println(c.trustStore());
     }

@@ -16,8 +16,11 @@ import java.util.Objects;
 /**
  * Mutual TLS between the nodes of a cluster (ZooKeeper's {@code sslQuorum}; ADR 061): every node presents the
  * certificate of its key store and accepts a peer only if the peer's certificate chains to its trust store,
- * in both directions of every connection. A certificate the trust store accepts makes its holder a member:
- * the node id a peer then claims in its hello is not tied to its certificate.
+ * in both directions of every connection. With host name verification (ZooKeeper's
+ * {@code ssl.quorum.hostnameVerification}, on by default; ADR 065) a certificate must also name the host the
+ * cluster file gives its holder: a dialling node checks the peer it dialled, an accepting node checks the
+ * host of the node id the peer claims in its hello. Without it, any certificate the trust store accepts makes
+ * its holder a member, whatever node id it claims.
  */
 public final class PeerTls {
     /** TLS 1.3 and 1.2. */
@@ -28,6 +31,7 @@ public final class PeerTls {
     private final List<String> protocols;
     private final List<String> ciphers;
     private final javax.net.ssl.SSLContext blocking;
+    private final boolean hostnameVerification;
 
     /**
      * @param keyStore   this node's key and certificate chain
@@ -37,6 +41,17 @@ public final class PeerTls {
      * @throws IllegalArgumentException naming the store or setting that could not be used
      */
     public PeerTls(TlsStore keyStore, TlsStore trustStore, List<String> protocols, List<String> ciphers) {
+        this(keyStore, trustStore, protocols, ciphers, true);
+    }
+
+    /**
+     * The same, choosing whether certificates must name their holders' hosts (ZooKeeper's default: they must).
+     *
+     * @param hostnameVerification whether a peer's certificate must name the host the cluster file gives it
+     */
+    public PeerTls(TlsStore keyStore, TlsStore trustStore, List<String> protocols, List<String> ciphers,
+                   boolean hostnameVerification) {
+        this.hostnameVerification = hostnameVerification;
         Objects.requireNonNull(keyStore, "keyStore");
         Objects.requireNonNull(trustStore, "trustStore");
         this.protocols = protocols == null || protocols.isEmpty() ? DEFAULT_PROTOCOLS : List.copyOf(protocols);
@@ -46,8 +61,9 @@ public final class PeerTls {
         try {
             this.server = SslContextBuilder.forServer(kmf).trustManager(tmf).clientAuth(ClientAuth.REQUIRE)
                     .sslProvider(SslProvider.JDK).protocols(this.protocols).ciphers(cipherList).build();
-            // nodes are named by the cluster file, not by the names in their certificates: no host name check
-            this.client = SslContextBuilder.forClient().keyManager(kmf).trustManager(tmf).endpointIdentificationAlgorithm(null)
+            // the dialled host is the cluster file's: with verification its certificate must name it
+            this.client = SslContextBuilder.forClient().keyManager(kmf).trustManager(tmf)
+                    .endpointIdentificationAlgorithm(hostnameVerification ? "HTTPS" : null)
                     .sslProvider(SslProvider.JDK).protocols(this.protocols).ciphers(cipherList).build();
             // the same keys and trust for blocking sockets (SideChannel's asking side)
             this.blocking = javax.net.ssl.SSLContext.getInstance("TLS");
@@ -60,8 +76,8 @@ public final class PeerTls {
 
     /**
      * TLS over the connected socket {@code plain} to the peer at {@code host:port}, as a dialling node
-     * (this node's certificate, the peer's checked against the trust store, no host name check), with the
-     * handshake done.
+     * (this node's certificate, the peer's checked against the trust store and, with host name verification,
+     * against {@code host}), with the handshake done.
      *
      * @throws IOException when the handshake fails; {@code plain} is closed then
      */
@@ -70,6 +86,11 @@ public final class PeerTls {
                 .createSocket(plain, host, port, true);
         try {
             tls.setUseClientMode(true);
+            if (hostnameVerification) {
+                javax.net.ssl.SSLParameters parameters = tls.getSSLParameters();
+                parameters.setEndpointIdentificationAlgorithm("HTTPS");
+                tls.setSSLParameters(parameters);
+            }
             tls.setEnabledProtocols(protocols.toArray(String[]::new));
             if (ciphers != null) {
                 tls.setEnabledCipherSuites(ciphers.toArray(String[]::new));
@@ -90,6 +111,32 @@ public final class PeerTls {
     /** The dialling side of a connection to the peer at {@code host:port}. */
     public SslHandler diallingHandler(ByteBufAllocator alloc, String host, int port) {
         return client.newHandler(alloc, host, port);
+    }
+
+    /** Whether peers' certificates must name their hosts. */
+    public boolean verifiesHostnames() {
+        return hostnameVerification;
+    }
+
+    /**
+     * Null when a peer of the accepting side may be the node the cluster file puts at {@code host}: host name
+     * verification is off, or the certificate it presented in {@code session} names {@code host}; otherwise why
+     * not.
+     */
+    public String hostMismatch(javax.net.ssl.SSLSession session, String host) {
+        if (!hostnameVerification) {
+            return null;
+        }
+        java.security.cert.Certificate[] chain;
+        try {
+            chain = session.getPeerCertificates();
+        } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+            return "it presented no certificate";
+        }
+        if (chain.length == 0 || !(chain[0] instanceof java.security.cert.X509Certificate leaf)) {
+            return "it presented no X.509 certificate";
+        }
+        return CertificateHosts.mismatch(leaf, host);
     }
 
     public List<String> protocols() {

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -106,12 +107,17 @@ class ClusterConfigTest {
         java.nio.file.Path file = dir.resolve("cluster.cfg");
         java.nio.file.Files.writeString(file, THREE_NODES + good);
         assertTrue(ClusterConfig.load(file).peerTls() != null, "paths relative to the file, a password file");
+        assertTrue(ClusterConfig.load(file).peerTls().verifiesHostnames(), "host names verified by default, as ZooKeeper");
+        java.nio.file.Files.writeString(file, THREE_NODES + good + "ssl.quorum.hostnameVerification = False\n");
+        assertFalse(ClusterConfig.load(file).peerTls().verifiesHostnames());
         assertEquals(null, ClusterConfig.parse(THREE_NODES, "t").peerTls(), "plain TCP by default");
         assertEquals(null, ClusterConfig.parse(THREE_NODES + "sslQuorum = false\n", "t").peerTls());
 
         java.util.Map<String, String> wrong = new java.util.LinkedHashMap<>();
         wrong.put("ssl.quorum.keyStore.location = ca/node.p12\n", "ssl.quorum.keyStore.location: needs sslQuorum = true");
         wrong.put("sslQuorum = yes\n", "sslQuorum: must be true or false");
+        wrong.put(good + "ssl.quorum.hostnameVerification = on\n", "ssl.quorum.hostnameVerification: must be true or false");
+        wrong.put("ssl.quorum.hostnameVerification = false\n", "ssl.quorum.hostnameVerification: needs sslQuorum = true");
         wrong.put("sslQuorum = true\nssl.quorum.keyStore.location = ca/node.p12\n", "sslQuorum: needs ssl.quorum.trustStore.location");
         wrong.put(good.replace("ssl.quorum.keyStore.password = secret", "ssl.quorum.keyStore.password = nope"),
                 "ssl.quorum.keyStore.location: cannot use key store");

@@ -74,7 +74,8 @@ public final class VoleryConfig {
             "enforce.auth.schemes", "sessionRequireClientSASLAuth", "maxClientCnxns", "maxCnxns", "globalOutstandingLimit", "ssl.keyStore.location",
             "ssl.keyStore.password", "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location",
             "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
-            "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser");
+            "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
+            "ssl.clientHostnameVerification");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -479,7 +480,8 @@ public final class VoleryConfig {
     private static final java.util.List<String> TLS_KEYS = java.util.List.of("ssl.keyStore.password",
             "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location", "ssl.trustStore.password",
             "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth", "ssl.enabledProtocols",
-            "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser");
+            "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
+            "ssl.clientHostnameVerification");
 
     private static io.volery.server.frontend.ClientTls clientTls(Reader r, String source) {
         if (!r.values().containsKey("ssl.keyStore.location")) {
@@ -508,9 +510,13 @@ public final class VoleryConfig {
             }
         }
         boolean unify = r.booleanValue("client.portUnification");
+        // ZooKeeper's: client host names are checked only with both; the first defaults to true, the second,
+        // for the client port, to false
+        boolean hostnames = !r.values().containsKey("ssl.hostnameVerification") || r.booleanValue("ssl.hostnameVerification");
+        boolean clientHostnames = hostnames && r.booleanValue("ssl.clientHostnameVerification");
         try {
             return new io.volery.server.frontend.ClientTls(keys, trust, auth, ClusterConfig.commaList(r.values().get("ssl.enabledProtocols")),
-                    ClusterConfig.commaList(r.values().get("ssl.ciphersuites")), superUser, unify);
+                    ClusterConfig.commaList(r.values().get("ssl.ciphersuites")), superUser, unify, clientHostnames);
         } catch (IllegalArgumentException e) {
             String key = e.getMessage().startsWith("cannot use trust store") ? "ssl.trustStore.location"
                     : e.getMessage().startsWith("cannot use key store") ? "ssl.keyStore.location" : "ssl.enabledProtocols";

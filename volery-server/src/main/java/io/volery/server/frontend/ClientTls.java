@@ -26,6 +26,11 @@ import java.util.Objects;
  * as ZooKeeper's {@code X509AuthenticationProvider}), and as {@code super} too when that DN is the
  * configured x509 super user.
  *
+ * With client host name verification (ZooKeeper's {@code ssl.clientHostnameVerification}, off by default for
+ * the client port, and only with {@code ssl.hostnameVerification}, on by default; ADR 065), a certificate a
+ * client presents must also name the address it connects from (an IP subject alternative name; no reverse
+ * lookup), or the handshake fails.
+ *
  * @param portUnification the plaintext client port also accepts TLS (ZooKeeper's
  *                        {@code client.portUnification}): a connection whose first byte starts a TLS
  *                        handshake is served over TLS
@@ -63,6 +68,7 @@ public final class ClientTls {
     private final String superUser;
     private final boolean portUnification;
     private final List<String> protocols;
+    private final boolean clientHostnameVerification;
 
     /**
      * @param keyStore   the server's key and certificate chain
@@ -74,6 +80,17 @@ public final class ClientTls {
      */
     public ClientTls(io.eyrie.multicast.TlsStore keyStore, io.eyrie.multicast.TlsStore trustStore, Auth auth, List<String> protocols, List<String> ciphers,
                      String superUser, boolean portUnification) {
+        this(keyStore, trustStore, auth, protocols, ciphers, superUser, portUnification, false);
+    }
+
+    /**
+     * The same, choosing whether client certificates must name the address their client connects from.
+     *
+     * @param clientHostnameVerification ZooKeeper's {@code ssl.hostnameVerification && ssl.clientHostnameVerification}
+     */
+    public ClientTls(io.eyrie.multicast.TlsStore keyStore, io.eyrie.multicast.TlsStore trustStore, Auth auth, List<String> protocols, List<String> ciphers,
+                     String superUser, boolean portUnification, boolean clientHostnameVerification) {
+        this.clientHostnameVerification = clientHostnameVerification;
         this.auth = Objects.requireNonNull(auth, "auth");
         this.superUser = superUser == null || superUser.isBlank() ? null : superUser.strip();
         this.portUnification = portUnification;
@@ -104,6 +121,35 @@ public final class ClientTls {
     /** A handler for one accepted connection (the server side of its handshake). */
     public SslHandler newHandler(ByteBufAllocator alloc) {
         return context.newHandler(alloc);
+    }
+
+    /**
+     * With client host name verification: null when the client on {@code remote} presented no certificate in
+     * {@code session} or one that names {@code remote}'s address; otherwise why not. Null without verification.
+     * (Checked after the handshake: the JDK's endpoint identification does not run on a server's side.)
+     */
+    public String clientHostMismatch(SSLSession session, java.net.SocketAddress remote) {
+        if (!clientHostnameVerification || session == null) {
+            return null;
+        }
+        Certificate[] chain;
+        try {
+            chain = session.getPeerCertificates();
+        } catch (SSLPeerUnverifiedException e) {
+            return null; // no certificate (ssl.clientAuth = want or none): nothing to hold against the address
+        }
+        if (chain.length == 0 || !(chain[0] instanceof X509Certificate leaf)) {
+            return null;
+        }
+        if (!(remote instanceof java.net.InetSocketAddress inet) || inet.getAddress() == null) {
+            return "the connection has no address to hold its certificate against";
+        }
+        return io.eyrie.multicast.CertificateHosts.mismatch(leaf, inet.getAddress().getHostAddress());
+    }
+
+    /** Whether client certificates must name the address their client connects from. */
+    public boolean verifiesClientHostnames() {
+        return clientHostnameVerification;
     }
 
     SslContext context() {

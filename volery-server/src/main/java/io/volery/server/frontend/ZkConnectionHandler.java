@@ -76,6 +76,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private volatile Channel channel;
     private boolean handshakeDone;
     private boolean closing;
+    private final ClientTls tls;
 
     public ZkConnectionHandler(ZkService service, FrontEndStats stats) {
         this(service, stats, new ReadThrottle());
@@ -96,6 +97,13 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
      */
     public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
                                AuthEnforcement enforcement) {
+        this(service, stats, throttle, sasl, enforcement, null);
+    }
+
+    /** @param tls the client port's TLS settings, for the checks after a handshake; null without TLS */
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
+                               AuthEnforcement enforcement, ClientTls tls) {
+        this.tls = tls;
         this.service = service;
         this.stats = stats;
         this.throttle = throttle;
@@ -501,6 +509,19 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && e.isSuccess() && tls != null) {
+            io.netty.handler.ssl.SslHandler ssl = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            String mismatch = ssl == null ? null : tls.clientHostMismatch(ssl.engine().getSession(), ctx.channel().remoteAddress());
+            if (mismatch != null) {
+                // ssl.clientHostnameVerification (ADR 065): as a failed handshake, nothing of the connection is read
+                stats.tlsHandshakeFailed();
+                log.warn("TLS client {} refused: its certificate does not name the address it connects from: {}",
+                        remoteAddress(), mismatch);
+                closing = true;
+                ctx.close();
+                return;
+            }
+        }
         if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && !e.isSuccess()) {
             // ZooKeeper closes a connection whose handshake failed (no certificate, an untrusted one, no common
             // protocol); so does the TLS handler, and the client sees the connection lost

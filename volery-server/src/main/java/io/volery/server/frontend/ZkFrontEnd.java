@@ -142,7 +142,8 @@ public final class ZkFrontEnd implements AutoCloseable {
                         }
                         ch.pipeline()
                                 .addLast("frames", new ZkFrameDecoder(maxFrameBytes))
-                                .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl, enforcement));
+                                .addLast("session", new ZkConnectionHandler(service, stats, readThrottle, sasl, enforcement,
+                                        security == Security.PLAIN ? null : tls));
                     }
                 })
                 .bind(at).syncUninterruptibly().channel();

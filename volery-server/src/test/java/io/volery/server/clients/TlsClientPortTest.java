@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * TLS on the client port (ADR 060), back to back with a real ZooKeeper 3.9.5 configured alike: the same
@@ -132,6 +133,57 @@ class TlsClientPortTest {
             assertEquals(true, failures >= 1, "volery_tls_handshake_failures " + failures);
         }
         assertEquals(oracle, volery, "Volery's answers against ZooKeeper's");
+    }
+
+    /**
+     * ZooKeeper's {@code ssl.clientHostnameVerification}: a client certificate of the CA must also name the
+     * address its client connects from; a client without one still connects ({@code want}), and so does one
+     * whose certificate names another address when the setting is off, as by default. No oracle: ZooKeeper
+     * 3.9.5's Netty client port refuses every client certificate with the setting on (it asks the JDK for
+     * endpoint identification on the server side, which the JDK does not do), which the first line checks.
+     */
+    @Test
+    void clientHostNameVerification() throws Exception {
+        try (TlsZooKeeper zookeeper = TlsZooKeeper.start(dir.resolve("zk-hosts"), tls, "want", false,
+                List.of("-Dzookeeper.ssl.clientHostnameVerification=true"))) {
+            assertEquals("alice, for 127.0.0.1: connects: false", hostScript(zookeeper.secureConnect()).get(0),
+                    "ZooKeeper 3.9.5 took a client certificate with ssl.clientHostnameVerification: compare with it again");
+        }
+        ClientTls checking = new ClientTls(new io.eyrie.multicast.TlsStore(tls.server(), TlsFiles.PASSWORD.toCharArray(), null),
+                new io.eyrie.multicast.TlsStore(tls.trust(), TlsFiles.PASSWORD.toCharArray(), null), ClientTls.Auth.WANT,
+                List.of(), List.of(), TlsFiles.ADMIN, true, true);
+        try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000,
+                o -> o.withTls(checking, new InetSocketAddress("127.0.0.1", 0)))) {
+            VoleryNode node = cluster.nodes().get(0);
+            assertEquals(List.of(
+                    "alice, for 127.0.0.1: connects: true",
+                    "carol, for 10.9.9.9: connects: false",
+                    "no certificate connects: true"), hostScript(connect(node.secureClientAddress())), "on the TLS port");
+            // port unification: the plain port's TLS connections are checked the same way
+            assertEquals("carol, for 10.9.9.9: connects: false", hostScript(connect(node.clientAddress())).get(1));
+            long failures = Long.parseLong(FourLetterWordClient.parseMntr(FourLetterWordClient.ask(node.clientAddress(),
+                    "mntr", 10_000)).get("volery_tls_handshake_failures").strip());
+            assertTrue(failures >= 2, "refusals counted: " + failures);
+        }
+        try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000,
+                o -> o.withTls(voleryTls(ClientTls.Auth.WANT, false), new InetSocketAddress("127.0.0.1", 0)))) {
+            List<String> unverified = hostScript(connect(cluster.nodes().get(0).secureClientAddress()));
+            assertEquals("carol, for 10.9.9.9: connects: true", unverified.get(1), "without the setting: " + unverified);
+        }
+    }
+
+    private static List<String> hostScript(String secure) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (Session alice = Session.open(secure, tlsClient("alice"))) {
+            out.add("alice, for 127.0.0.1: connects: " + (alice.zk != null));
+        }
+        try (Session carol = Session.open(secure, tlsClient("carol"))) {
+            out.add("carol, for 10.9.9.9: connects: " + (carol.zk != null));
+        }
+        try (Session anonymous = Session.open(secure, tlsClient(null))) {
+            out.add("no certificate connects: " + (anonymous.zk != null));
+        }
+        return out;
     }
 
     /**

@@ -18,6 +18,8 @@ public final class TlsFiles {
     public static final String BOB = "CN=bob,O=Volery Tests";
     public static final String ADMIN = "CN=admin,O=Volery Tests";
     public static final String MALLORY = "CN=mallory,O=Elsewhere";
+    /** Signed by the CA, for the address 10.9.9.9 only: refused where client host names are verified. */
+    public static final String CAROL = "CN=carol,O=Volery Tests";
 
     final Path dir;
     private final DevCertificates certificates;
@@ -36,7 +38,7 @@ public final class TlsFiles {
         return certificates.store("server");
     }
 
-    /** A client's key store: alice, bob, admin or mallory. */
+    /** A client's key store: alice, bob, admin, carol or mallory. */
     Path client(String name) {
         return certificates.store(name);
     }
@@ -56,6 +58,7 @@ public final class TlsFiles {
         c.signed("alice", ALICE);
         c.signed("bob", BOB);
         c.signed("admin", ADMIN);
+        c.signed("carol", CAROL, "ip:10.9.9.9");
         c.selfSigned("mallory", MALLORY);
         return new TlsFiles(c);
     }

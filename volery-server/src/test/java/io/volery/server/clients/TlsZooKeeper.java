@@ -29,6 +29,12 @@ final class TlsZooKeeper implements AutoCloseable {
      */
     static TlsZooKeeper start(Path dir, TlsFiles tls, String clientAuth, boolean portUnification)
             throws IOException, InterruptedException {
+        return start(dir, tls, clientAuth, portUnification, List.of());
+    }
+
+    /** The same with more {@code -D} settings for the server's JVM. */
+    static TlsZooKeeper start(Path dir, TlsFiles tls, String clientAuth, boolean portUnification, List<String> properties)
+            throws IOException, InterruptedException {
         int plain = io.eyrie.multicast.LoopbackPorts.free();
         int secure = io.eyrie.multicast.LoopbackPorts.free();
         Files.createDirectories(dir);
@@ -46,8 +52,9 @@ final class TlsZooKeeper implements AutoCloseable {
                 "-Dzookeeper.client.portUnification=" + portUnification,
                 "-Dzookeeper.authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider",
                 "-Dzookeeper.X509AuthenticationProvider.superUser=" + TlsFiles.ADMIN,
-                "-Dzookeeper.4lw.commands.whitelist=ruok",
-                "org.apache.zookeeper.server.ZooKeeperServerMain", cfg.toString()));
+                "-Dzookeeper.4lw.commands.whitelist=ruok"));
+        command.addAll(properties);
+        command.addAll(List.of("org.apache.zookeeper.server.ZooKeeperServerMain", cfg.toString()));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         TlsZooKeeper zookeeper = new TlsZooKeeper(p, plain, secure);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -4,6 +4,7 @@ import io.eyrie.multicast.ClusterConfig.ConfigException;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -278,11 +279,19 @@ class VoleryConfigTest {
         assertNull(io.volery.server.VoleryNode.Options.of(c, 2).secureClientAddress(), "node 2 has no secure port");
         assertEquals(java.util.Set.of("x509"), c.authEnforcement().schemes());
         assertNull(VoleryConfig.parse(GOOD, "volery.cfg").clientTls(), "no TLS unless configured");
+        assertFalse(c.clientTls().verifiesClientHostnames(), "client host names unchecked by default, as ZooKeeper's client port");
+        java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "ssl.clientHostnameVerification = true\n");
+        assertTrue(VoleryConfig.load(cfg).clientTls().verifiesClientHostnames());
+        java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "ssl.clientHostnameVerification = true\nssl.hostnameVerification = false\n");
+        assertFalse(VoleryConfig.load(cfg).clientTls().verifiesClientHostnames(), "only with ssl.hostnameVerification, as ZooKeeper");
 
         // what an operator gets wrong is named with its key
         java.util.Map<String, String> wrong = new java.util.LinkedHashMap<>();
         wrong.put("node.1.secureClientPort = 2281\n", "node.1.secureClientPort: needs ssl.keyStore.location");
         wrong.put("ssl.clientAuth = need\n", "ssl.clientAuth: needs ssl.keyStore.location");
+        wrong.put("ssl.clientHostnameVerification = true\n", "ssl.clientHostnameVerification: needs ssl.keyStore.location");
+        wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = " + io.volery.server.clients.TlsFiles.PASSWORD
+                + "\nssl.clientHostnameVerification = yes\n", "ssl.clientHostnameVerification: must be true or false");
         wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = wrong\n",
                 "ssl.keyStore.location: cannot use key store");
         wrong.put("ssl.keyStore.location = tls/none.p12\n", "ssl.keyStore.location: no such file");

@@ -10,11 +10,19 @@ import java.util.function.IntPredicate;
 
 /**
  * Guards an accepted connection until its first frame, which must be a valid {@link Hello} from a
- * node of our cluster file (same fingerprint, not our own id). On success it hands the connection
+ * node of our cluster file (same fingerprint, not our own id) and, with an {@link IdentityCheck}, one whose
+ * TLS certificate may belong to that node (ADR 065). On success it hands the connection
  * to an {@link InboundDispatcher} for that peer; anything else, or silence past the hello timeout,
  * rejects the connection.
  */
 public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
+
+    /** Whether the peer on a connection may be the node it claims to be, beyond the hello's own fields. */
+    @FunctionalInterface
+    public interface IdentityCheck {
+        /** Null when the peer on {@code channel} may be node {@code nodeId}; otherwise why not. */
+        String refusal(io.netty.channel.Channel channel, int nodeId);
+    }
 
     private final int localNodeId;
     private final long clusterFingerprint;
@@ -23,6 +31,7 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
     private final ConnectionRejector rejector;
     private final InboundSessions sessions;
     private final SideDesk sideDesk;
+    private final IdentityCheck identity;
     private ScheduledFuture<?> timeout;
     private boolean sideRequestTaken;
 
@@ -38,6 +47,14 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
     public HandshakeAcceptor(int localNodeId, long clusterFingerprint, IntPredicate isClusterNode,
                              long helloTimeoutMillis, ConnectionRejector rejector, InboundSessions sessions,
                              SideDesk sideDesk) {
+        this(localNodeId, clusterFingerprint, isClusterNode, helloTimeoutMillis, rejector, sessions, sideDesk, null);
+    }
+
+    /** @param identity checks the peer's TLS identity against the node it claims; null checks nothing more */
+    public HandshakeAcceptor(int localNodeId, long clusterFingerprint, IntPredicate isClusterNode,
+                             long helloTimeoutMillis, ConnectionRejector rejector, InboundSessions sessions,
+                             SideDesk sideDesk, IdentityCheck identity) {
+        this.identity = identity;
         this.sideDesk = sideDesk;
         this.localNodeId = localNodeId;
         this.clusterFingerprint = clusterFingerprint;
@@ -76,7 +93,7 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
             }
             if (sideDesk != null && SideRequest.isSideRequest(payload)) {
                 SideRequest request = SideRequest.decode(payload);
-                String refusal = refusal(request.nodeId(), request.clusterFingerprint());
+                String refusal = refusal(ctx, request.nodeId(), request.clusterFingerprint());
                 if (refusal != null) {
                     rejector.reject(ctx, "side request: " + refusal);
                     return;
@@ -87,7 +104,7 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
                 return;
             }
             Hello hello = Hello.decode(payload);
-            String refusal = refusal(hello.nodeId(), hello.clusterFingerprint());
+            String refusal = refusal(ctx, hello.nodeId(), hello.clusterFingerprint());
             if (refusal != null) {
                 rejector.reject(ctx, refusal);
                 return;
@@ -108,7 +125,7 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    private String refusal(int nodeId, long fingerprint) {
+    private String refusal(ChannelHandlerContext ctx, int nodeId, long fingerprint) {
         if (fingerprint != clusterFingerprint) {
             return String.format("hello from node %d with cluster fingerprint %016x, ours is %016x "
                     + "(started with another cluster file?)", nodeId, fingerprint, clusterFingerprint);
@@ -119,7 +136,7 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
         if (!isClusterNode.test(nodeId)) {
             return "hello from node " + nodeId + ", which is not in the cluster file";
         }
-        return null;
+        return identity == null ? null : identity.refusal(ctx.channel(), nodeId);
     }
 
     private void cancelTimeout() {

@@ -101,6 +101,30 @@ public final class NettyTransport implements Transport {
         return hosts;
     }
 
+    /**
+     * With TLS host name verification (ADR 065): a peer's certificate must name the host the cluster file
+     * gives the node id it claims; a refusal counts as a failed handshake. Null otherwise.
+     */
+    private HandshakeAcceptor.IdentityCheck identityCheck() {
+        io.eyrie.multicast.PeerTls tls = config.peerTls();
+        if (tls == null || !tls.verifiesHostnames()) {
+            return null;
+        }
+        return (channel, claimed) -> {
+            io.netty.handler.ssl.SslHandler handler = channel.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            String host = config.node(claimed).host();
+            String mismatch = handler == null ? "the connection is not TLS"
+                    : tls.hostMismatch(handler.engine().getSession(), host);
+            if (mismatch == null) {
+                return null;
+            }
+            counters.tlsHandshakeFailed();
+            return "the certificate of the peer claiming node " + claimed + " (at " + host
+                    + " in the cluster file) does not name that host: " + mismatch
+                    + " (ssl.quorum.hostnameVerification)";
+        };
+    }
+
     @Override
     public boolean serveSideRequests(io.eyrie.multicast.SideChannel.Server server) {
         sideDesk.serveWith(server);
@@ -207,7 +231,7 @@ public final class NettyTransport implements Transport {
                         ch.pipeline().addLast("frameDecoder", new FrameDecoder(maxFrameBytes, rejector));
                         ch.pipeline().addLast("handshake", new HandshakeAcceptor(nodeId, fingerprint,
                                 id -> config.nodes().containsKey(id), options.helloTimeoutMillis(), rejector, sessions,
-                                sideDesk));
+                                sideDesk, identityCheck()));
                     }
                 });
         ChannelFuture bound = server.bind(self.host(), self.port()).awaitUninterruptibly();

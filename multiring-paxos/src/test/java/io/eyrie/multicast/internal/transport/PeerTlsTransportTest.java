@@ -24,7 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Mutual TLS between nodes (ADR 061) on real sockets: nodes with certificates of the cluster's CA exchange
  * messages in order; a node whose certificate the CA did not sign, or one speaking plain TCP, gets nothing
- * through to a TLS node, and the refusals are counted; what a TLS node puts on the wire is TLS.
+ * through to a TLS node, and the refusals are counted; what a TLS node puts on the wire is TLS. With host
+ * name verification (ADR 065, the default) a certificate of the CA for another host than the cluster file
+ * gives its node gets nothing through either way; without it, it does.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PeerTlsTransportTest {
@@ -42,8 +44,11 @@ class PeerTlsTransportTest {
     @BeforeAll
     static void stores() throws Exception {
         certificates = DevCertificates.create(dir.resolve("ca"), PASSWORD);
-        // named for another host: nodes are addressed by the cluster file, and no host name is checked
-        certificates.signed("node", "CN=eyrie node", "dns:node.elsewhere.example");
+        certificates.signed("node", "CN=eyrie node"); // localhost and 127.0.0.1
+        for (int i = 1; i <= 3; i++) {
+            certificates.signed("host" + i, "CN=eyrie node " + i, "ip:127.0.0." + i);
+        }
+        certificates.signed("elsewhere", "CN=eyrie node", "dns:node.elsewhere.example");
         certificates.selfSigned("stranger", "CN=stranger");
     }
 
@@ -114,6 +119,71 @@ class PeerTlsTransportTest {
         one.awaitCount(2, 20, Duration.ofSeconds(10));
         assertEquals(List.of(), one.from(3), "node 1 took messages from a node without the cluster's certificate");
         assertTrue(n1.tlsHandshakeFailures() >= 1, "node 1 counted no failed handshake");
+    }
+
+    /** Nodes 1..3 at 127.0.0.1..3, node i presenting {@code stores[i - 1]}'s certificate; {@code extra} lines appended. */
+    private static ClusterConfig[] onThreeHosts(int[] ports, String[] stores, String... extra) {
+        ClusterConfig[] configs = new ClusterConfig[4];
+        for (int id = 1; id <= 3; id++) {
+            StringBuilder text = new StringBuilder();
+            for (int i = 1; i <= 3; i++) {
+                text.append("node.").append(i).append(" = 127.0.0.").append(i).append(':').append(ports[i - 1]).append('\n');
+            }
+            text.append("ring.0.acceptors = 1,2,3\nring.all = 0\n");
+            for (String line : tls(stores[id - 1])) {
+                text.append(line).append('\n');
+            }
+            for (String line : extra) {
+                text.append(line).append('\n');
+            }
+            configs[id] = ClusterConfig.parse(text.toString(), "node " + id + "'s cluster file");
+        }
+        return configs;
+    }
+
+    @Test
+    void aNodeWhoseCertificateNamesAnotherHostGetsNothingThroughEitherWay() throws Exception {
+        // node 3 holds a certificate of the cluster's CA, but node 2's (for 127.0.0.2), at 127.0.0.3
+        ClusterConfig[] config = onThreeHosts(TestCluster.freePorts(3), new String[] {"host1", "host2", "host2"});
+        Inbox one = new Inbox();
+        Inbox three = new Inbox();
+        NettyTransport n1 = start(config[1], 1, one);
+        NettyTransport n2 = start(config[2], 2, new Inbox());
+        NettyTransport n3 = start(config[3], 3, three);
+        for (int seq = 0; seq < 20; seq++) {
+            n3.send(1, Inbox.message(seq, 16)); // accepted by node 1 only if the hello's node 3 may hold it
+            n1.send(3, Inbox.message(seq, 16)); // node 1 dials 127.0.0.3 and is shown a certificate for .2
+            n2.send(1, Inbox.message(seq, 16));
+            Thread.sleep(REFUSED_MILLIS / 20);
+        }
+        one.awaitCount(2, 20, Duration.ofSeconds(10));
+        assertEquals(List.of(), one.from(3), "node 1 took messages from a peer claiming node 3 with a certificate for another host");
+        assertEquals(List.of(), three.from(1), "node 1 sent to a peer at node 3's address whose certificate names another host");
+        assertTrue(n1.tlsHandshakeFailures() >= 2, "node 1 counted " + n1.tlsHandshakeFailures() + " refusals, not both ways");
+        assertEquals(0, n2.tlsHandshakeFailures(), "node 2 refused a peer whose certificate names its host");
+    }
+
+    @Test
+    void withoutHostNameVerificationAnyCertificateOfTheCaIsAMember() throws Exception {
+        // the same placement as above, and a certificate for no host of the cluster at all on node 2
+        ClusterConfig[] config = onThreeHosts(TestCluster.freePorts(3), new String[] {"host1", "elsewhere", "host2"},
+                "ssl.quorum.hostnameVerification = false");
+        Inbox one = new Inbox();
+        Inbox three = new Inbox();
+        NettyTransport n1 = start(config[1], 1, one);
+        NettyTransport n2 = start(config[2], 2, new Inbox());
+        NettyTransport n3 = start(config[3], 3, three);
+        for (int seq = 0; seq < 20; seq++) {
+            n3.send(1, Inbox.message(seq, 16));
+            n1.send(3, Inbox.message(seq, 16));
+            n2.send(1, Inbox.message(seq, 16));
+        }
+        one.awaitCount(3, 20, Duration.ofSeconds(20));
+        one.awaitCount(2, 20, Duration.ofSeconds(20));
+        three.awaitCount(1, 20, Duration.ofSeconds(20));
+        assertEquals(Inbox.range(0, 20), one.from(3));
+        assertEquals(Inbox.range(0, 20), three.from(1));
+        assertEquals(0, n1.tlsHandshakeFailures() + n3.tlsHandshakeFailures(), "a refusal without host name verification");
     }
 
     @Test

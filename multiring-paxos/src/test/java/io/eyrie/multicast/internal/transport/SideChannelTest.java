@@ -45,6 +45,8 @@ class SideChannelTest {
     static void stores() throws Exception {
         certificates = DevCertificates.create(dir.resolve("ca"), PASSWORD);
         certificates.signed("node", "CN=eyrie node");
+        certificates.signed("host2", "CN=eyrie node at 2", "ip:127.0.0.2");
+        certificates.signed("host3", "CN=eyrie node at 3", "ip:127.0.0.3");
         certificates.selfSigned("stranger", "CN=stranger");
     }
 
@@ -153,5 +155,37 @@ class SideChannelTest {
         assertThrows(IOException.class, () -> SideChannel.ask(stranger, 2, 1, KIND, 5_000, 2 << 20));
         assertEquals(1, n1.sideDesk().served(), "only the member's request was answered");
         assertTrue(n1.tlsHandshakeFailures() >= 2, "handshake failures: " + n1.tlsHandshakeFailures());
+    }
+
+    /** Nodes 1 and 2 at 127.0.0.2 and .3 over TLS, this process presenting {@code store}'s certificate. */
+    private static ClusterConfig onTwoHosts(int[] ports, String store) {
+        StringBuilder text = new StringBuilder("node.1 = 127.0.0.2:" + ports[0] + "\nnode.2 = 127.0.0.3:" + ports[1]
+                + "\nring.0.acceptors = 1,2\nring.all = 0\n");
+        for (String line : tls(store)) {
+            text.append(line).append('\n');
+        }
+        return ClusterConfig.parse(text.toString(), "test cluster");
+    }
+
+    @Test
+    void withHostNameVerificationEachSideMustHoldACertificateForItsNodesHost() throws Exception {
+        int[] ports = TestCluster.freePorts(2);
+        NettyTransport n1 = serving(onTwoHosts(ports, "host2"), 1, secret(1000));
+        // node 2's own certificate: answered
+        assertArrayEquals(secret(1000), SideChannel.ask(onTwoHosts(ports, "host3"), 2, 1, KIND, 10_000, 4096));
+        // node 1's certificate, of the same CA, asking as node 2: cut off after the hello's check
+        IOException impostor = assertThrows(IOException.class,
+                () -> SideChannel.ask(onTwoHosts(ports, "host2"), 2, 1, KIND, 10_000, 4096));
+        assertFalse(impostor instanceof SideChannel.Refused, "an impostor is told nothing: " + impostor.getMessage());
+        assertEquals(1, n1.sideDesk().served(), "only node 2's own request was answered");
+        assertTrue(n1.tlsHandshakeFailures() >= 1, "the refusal was not counted");
+
+        // and the asker checks the peer it dials: a node 1 with node 2's certificate gets no request
+        int[] others = TestCluster.freePorts(2);
+        NettyTransport wrong = serving(onTwoHosts(others, "host3"), 1, secret(1000));
+        IOException dialled = assertThrows(IOException.class,
+                () -> SideChannel.ask(onTwoHosts(others, "host3"), 2, 1, KIND, 10_000, 4096));
+        assertTrue(dialled instanceof javax.net.ssl.SSLException, "not a failed handshake: " + dialled);
+        assertEquals(0, wrong.sideDesk().served());
     }
 }
