@@ -443,7 +443,7 @@ public final class ClusterConfig {
             "ssl.quorum.keyStore.password", "ssl.quorum.keyStore.passwordPath", "ssl.quorum.keyStore.type",
             "ssl.quorum.trustStore.location", "ssl.quorum.trustStore.password", "ssl.quorum.trustStore.passwordPath",
             "ssl.quorum.trustStore.type", "ssl.quorum.enabledProtocols", "ssl.quorum.ciphersuites",
-            "ssl.quorum.hostnameVerification");
+            "ssl.quorum.hostnameVerification", "sslQuorumReloadCertFiles");
 
     private static PeerTls peerTls(Map<String, String> keys, Map<String, Integer> lines, String source) {
         java.util.function.BiFunction<String, String, ConfigException> error =
@@ -469,11 +469,16 @@ public final class ClusterConfig {
         if (!verify.equalsIgnoreCase("true") && !verify.equalsIgnoreCase("false")) {
             throw error.apply("ssl.quorum.hostnameVerification", "must be true or false, got '" + verify + "'");
         }
+        String reload = keys.getOrDefault("sslQuorumReloadCertFiles", "false");
+        if (!reload.equalsIgnoreCase("true") && !reload.equalsIgnoreCase("false")) {
+            throw error.apply("sslQuorumReloadCertFiles", "must be true or false, got '" + reload + "'");
+        }
         TlsStore keyStore = tlsStore(keys, "ssl.quorum.keyStore", source, error);
         TlsStore trustStore = tlsStore(keys, "ssl.quorum.trustStore", source, error);
         try {
             return new PeerTls(keyStore, trustStore, commaList(keys.get("ssl.quorum.enabledProtocols")),
-                    commaList(keys.get("ssl.quorum.ciphersuites")), verify.equalsIgnoreCase("true"));
+                    commaList(keys.get("ssl.quorum.ciphersuites")), verify.equalsIgnoreCase("true"),
+                    reload.equalsIgnoreCase("true"));
         } catch (IllegalArgumentException e) {
             String key = e.getMessage().startsWith("cannot use key store") ? "ssl.quorum.keyStore.location"
                     : e.getMessage().startsWith("cannot use trust store") ? "ssl.quorum.trustStore.location"

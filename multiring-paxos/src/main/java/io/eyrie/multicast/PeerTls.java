@@ -26,12 +26,15 @@ public final class PeerTls {
     /** TLS 1.3 and 1.2. */
     public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
-    private final SslContext server;
-    private final SslContext client;
+    /** The contexts built from the stores' current contents. */
+    private record Contexts(SslContext server, SslContext client, javax.net.ssl.SSLContext blocking) {
+    }
+
     private final List<String> protocols;
     private final List<String> ciphers;
-    private final javax.net.ssl.SSLContext blocking;
     private final boolean hostnameVerification;
+    private final StoreReloader<Contexts> contexts;
+    private final boolean reloadFiles;
 
     /**
      * @param keyStore   this node's key and certificate chain
@@ -51,27 +54,53 @@ public final class PeerTls {
      */
     public PeerTls(TlsStore keyStore, TlsStore trustStore, List<String> protocols, List<String> ciphers,
                    boolean hostnameVerification) {
+        this(keyStore, trustStore, protocols, ciphers, hostnameVerification, false);
+    }
+
+    /**
+     * The same, choosing whether changed store files are taken up without a restart (ZooKeeper's
+     * {@code sslQuorumReloadCertFiles}; ADR 066): a transport then watches them, and its new connections use
+     * what they hold.
+     */
+    public PeerTls(TlsStore keyStore, TlsStore trustStore, List<String> protocols, List<String> ciphers,
+                   boolean hostnameVerification, boolean reloadFiles) {
         this.hostnameVerification = hostnameVerification;
+        this.reloadFiles = reloadFiles;
         Objects.requireNonNull(keyStore, "keyStore");
         Objects.requireNonNull(trustStore, "trustStore");
         this.protocols = protocols == null || protocols.isEmpty() ? DEFAULT_PROTOCOLS : List.copyOf(protocols);
+        this.ciphers = ciphers == null || ciphers.isEmpty() ? null : List.copyOf(ciphers);
+        this.contexts = new StoreReloader<>("TLS between nodes", List.of(keyStore.location(), trustStore.location()),
+                () -> build(keyStore, trustStore));
+    }
+
+    private Contexts build(TlsStore keyStore, TlsStore trustStore) {
         KeyManagerFactory kmf = keyStore.keyManagerFactory();
         TrustManagerFactory tmf = trustStore.trustManagerFactory();
-        List<String> cipherList = ciphers == null || ciphers.isEmpty() ? null : List.copyOf(ciphers);
         try {
-            this.server = SslContextBuilder.forServer(kmf).trustManager(tmf).clientAuth(ClientAuth.REQUIRE)
-                    .sslProvider(SslProvider.JDK).protocols(this.protocols).ciphers(cipherList).build();
+            SslContext server = SslContextBuilder.forServer(kmf).trustManager(tmf).clientAuth(ClientAuth.REQUIRE)
+                    .sslProvider(SslProvider.JDK).protocols(protocols).ciphers(ciphers).build();
             // the dialled host is the cluster file's: with verification its certificate must name it
-            this.client = SslContextBuilder.forClient().keyManager(kmf).trustManager(tmf)
+            SslContext client = SslContextBuilder.forClient().keyManager(kmf).trustManager(tmf)
                     .endpointIdentificationAlgorithm(hostnameVerification ? "HTTPS" : null)
-                    .sslProvider(SslProvider.JDK).protocols(this.protocols).ciphers(cipherList).build();
+                    .sslProvider(SslProvider.JDK).protocols(protocols).ciphers(ciphers).build();
             // the same keys and trust for blocking sockets (SideChannel's asking side)
-            this.blocking = javax.net.ssl.SSLContext.getInstance("TLS");
+            javax.net.ssl.SSLContext blocking = javax.net.ssl.SSLContext.getInstance("TLS");
             blocking.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+            return new Contexts(server, client, blocking);
         } catch (SSLException | java.security.GeneralSecurityException | RuntimeException e) {
             throw new IllegalArgumentException("cannot set up TLS between nodes: " + e.getMessage(), e);
         }
-        this.ciphers = cipherList;
+    }
+
+    /** Whether changed store files are to be taken up without a restart. */
+    public boolean reloadsFiles() {
+        return reloadFiles;
+    }
+
+    /** The stores' contents behind new connections, and how often they changed (for watching and counting). */
+    public StoreReloader<?> stores() {
+        return contexts;
     }
 
     /**
@@ -82,7 +111,7 @@ public final class PeerTls {
      * @throws IOException when the handshake fails; {@code plain} is closed then
      */
     public javax.net.ssl.SSLSocket dial(java.net.Socket plain, String host, int port) throws java.io.IOException {
-        javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) blocking.getSocketFactory()
+        javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) contexts.current().blocking().getSocketFactory()
                 .createSocket(plain, host, port, true);
         try {
             tls.setUseClientMode(true);
@@ -105,12 +134,12 @@ public final class PeerTls {
 
     /** The accepting side of a connection from a peer: it must present a trusted certificate. */
     public SslHandler acceptingHandler(ByteBufAllocator alloc) {
-        return server.newHandler(alloc);
+        return contexts.current().server().newHandler(alloc);
     }
 
     /** The dialling side of a connection to the peer at {@code host:port}. */
     public SslHandler diallingHandler(ByteBufAllocator alloc, String host, int port) {
-        return client.newHandler(alloc, host, port);
+        return contexts.current().client().newHandler(alloc, host, port);
     }
 
     /** Whether peers' certificates must name their hosts. */

@@ -346,6 +346,9 @@ public final class VoleryNode implements AutoCloseable {
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
             monitor.serviceCounters(client::inService, client::resends);
+            if (options.clientTls() != null) {
+                monitor.clientTlsStores(options.clientTls().stores());
+            }
             monitor.connectionGate(frontEnd.connectionGate());
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
             monitor.replicaCounters(replica);

@@ -135,6 +135,12 @@ public final class FourLetterWords {
         m.put("volery_tls_handshake_failures", monitor.frontEnd().tlsHandshakeFailures());
         m.put("volery_peer_tls", monitor.peerTls() ? 1 : 0);
         m.put("volery_peer_tls_handshake_failures", monitor.peerTlsHandshakeFailures());
+        long[] clientStores = monitor.clientTlsStoreReloads();
+        long[] peerStores = monitor.peerTlsStoreReloads();
+        m.put("volery_tls_store_reloads", clientStores[0]);
+        m.put("volery_tls_store_reload_failures", clientStores[1]);
+        m.put("volery_peer_tls_store_reloads", peerStores[0]);
+        m.put("volery_peer_tls_store_reload_failures", peerStores[1]);
         m.put("zk_packets_sent", monitor.frontEnd().requestsTotal() - s.outstanding() + monitor.frontEnd().notificationsSent());
         m.put("zk_packets_received", monitor.frontEnd().requestsTotal());
         m.put("zk_watch_count", c.watchCount());

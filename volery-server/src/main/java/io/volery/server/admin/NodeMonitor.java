@@ -310,6 +310,25 @@ public final class NodeMonitor {
      * Where to read the front end's commands in service (ordered, not yet answered; bounded by
      * globalOutstandingLimit, ADR 064) and those multicast again because no reply came in time.
      */
+    private io.eyrie.multicast.StoreReloader<?> clientStores;
+
+    /** The client port's TLS stores (ADR 066), or null without TLS. */
+    public void clientTlsStores(io.eyrie.multicast.StoreReloader<?> stores) {
+        this.clientStores = stores;
+    }
+
+    /** Times the client port's TLS stores were taken up again, and changes that could not be used: {reloads, failures}. */
+    public long[] clientTlsStoreReloads() {
+        io.eyrie.multicast.StoreReloader<?> s = clientStores;
+        return s == null ? new long[] {0, 0} : new long[] {s.reloads(), s.failures()};
+    }
+
+    /** The same for the TLS stores between nodes. */
+    public long[] peerTlsStoreReloads() {
+        io.eyrie.multicast.PeerTls tls = multicast.config().peerTls();
+        return tls == null ? new long[] {0, 0} : new long[] {tls.stores().reloads(), tls.stores().failures()};
+    }
+
     public void serviceCounters(java.util.function.LongSupplier inService, java.util.function.LongSupplier resent) {
         this.inService = inService;
         this.resent = resent;

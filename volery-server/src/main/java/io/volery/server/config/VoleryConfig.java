@@ -75,7 +75,7 @@ public final class VoleryConfig {
             "ssl.keyStore.password", "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location",
             "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
             "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
-            "ssl.clientHostnameVerification");
+            "ssl.clientHostnameVerification", "client.certReload");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -481,7 +481,7 @@ public final class VoleryConfig {
             "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location", "ssl.trustStore.password",
             "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth", "ssl.enabledProtocols",
             "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
-            "ssl.clientHostnameVerification");
+            "ssl.clientHostnameVerification", "client.certReload");
 
     private static io.volery.server.frontend.ClientTls clientTls(Reader r, String source) {
         if (!r.values().containsKey("ssl.keyStore.location")) {
@@ -516,7 +516,8 @@ public final class VoleryConfig {
         boolean clientHostnames = hostnames && r.booleanValue("ssl.clientHostnameVerification");
         try {
             return new io.volery.server.frontend.ClientTls(keys, trust, auth, ClusterConfig.commaList(r.values().get("ssl.enabledProtocols")),
-                    ClusterConfig.commaList(r.values().get("ssl.ciphersuites")), superUser, unify, clientHostnames);
+                    ClusterConfig.commaList(r.values().get("ssl.ciphersuites")), superUser, unify, clientHostnames,
+                    r.booleanValue("client.certReload"));
         } catch (IllegalArgumentException e) {
             String key = e.getMessage().startsWith("cannot use trust store") ? "ssl.trustStore.location"
                     : e.getMessage().startsWith("cannot use key store") ? "ssl.keyStore.location" : "ssl.enabledProtocols";

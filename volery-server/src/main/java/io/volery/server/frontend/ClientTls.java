@@ -63,7 +63,8 @@ public final class ClientTls {
     /** TLS 1.3 and 1.2: ZooKeeper 3.9 speaks 1.3 by default, older clients 1.2. */
     public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
-    private final SslContext context;
+    private final io.eyrie.multicast.StoreReloader<SslContext> context;
+    private final boolean reloadFiles;
     private final Auth auth;
     private final String superUser;
     private final boolean portUnification;
@@ -90,17 +91,36 @@ public final class ClientTls {
      */
     public ClientTls(io.eyrie.multicast.TlsStore keyStore, io.eyrie.multicast.TlsStore trustStore, Auth auth, List<String> protocols, List<String> ciphers,
                      String superUser, boolean portUnification, boolean clientHostnameVerification) {
+        this(keyStore, trustStore, auth, protocols, ciphers, superUser, portUnification, clientHostnameVerification, false);
+    }
+
+    /**
+     * The same, choosing whether changed store files are taken up without a restart (ZooKeeper's
+     * {@code client.certReload}; ADR 066): the front end then watches them, and its new connections use them.
+     */
+    public ClientTls(io.eyrie.multicast.TlsStore keyStore, io.eyrie.multicast.TlsStore trustStore, Auth auth, List<String> protocols, List<String> ciphers,
+                     String superUser, boolean portUnification, boolean clientHostnameVerification, boolean reloadFiles) {
         this.clientHostnameVerification = clientHostnameVerification;
+        this.reloadFiles = reloadFiles;
         this.auth = Objects.requireNonNull(auth, "auth");
         this.superUser = superUser == null || superUser.isBlank() ? null : superUser.strip();
         this.portUnification = portUnification;
         this.protocols = protocols == null || protocols.isEmpty() ? DEFAULT_PROTOCOLS : List.copyOf(protocols);
-        KeyManagerFactory kmf = Objects.requireNonNull(keyStore, "keyStore").keyManagerFactory();
+        Objects.requireNonNull(keyStore, "keyStore");
+        List<java.nio.file.Path> files = trustStore == null ? List.of(keyStore.location())
+                : List.of(keyStore.location(), trustStore.location());
+        this.context = new io.eyrie.multicast.StoreReloader<>("TLS on the client port", files,
+                () -> build(keyStore, trustStore, auth, this.protocols, ciphers));
+    }
+
+    private static SslContext build(io.eyrie.multicast.TlsStore keyStore, io.eyrie.multicast.TlsStore trustStore, Auth auth,
+                                    List<String> protocols, List<String> ciphers) {
+        KeyManagerFactory kmf = keyStore.keyManagerFactory();
         TrustManagerFactory tmf = trustStore == null ? null : trustStore.trustManagerFactory();
         try {
             SslContextBuilder b = SslContextBuilder.forServer(kmf)
                     .sslProvider(SslProvider.JDK)
-                    .protocols(this.protocols)
+                    .protocols(protocols)
                     .clientAuth(switch (auth) {
                         case NEED -> ClientAuth.REQUIRE;
                         case WANT -> ClientAuth.OPTIONAL;
@@ -112,15 +132,25 @@ public final class ClientTls {
             if (ciphers != null && !ciphers.isEmpty()) {
                 b.ciphers(ciphers);
             }
-            this.context = b.build();
+            return b.build();
         } catch (SSLException | RuntimeException e) {
             throw new IllegalArgumentException("cannot set up TLS for the client port: " + e.getMessage(), e);
         }
     }
 
+    /** Whether changed store files are to be taken up without a restart. */
+    public boolean reloadsFiles() {
+        return reloadFiles;
+    }
+
+    /** The stores' contents behind new connections, and how often they changed. */
+    public io.eyrie.multicast.StoreReloader<SslContext> stores() {
+        return context;
+    }
+
     /** A handler for one accepted connection (the server side of its handshake). */
     public SslHandler newHandler(ByteBufAllocator alloc) {
-        return context.newHandler(alloc);
+        return context.current().newHandler(alloc);
     }
 
     /**
@@ -153,7 +183,7 @@ public final class ClientTls {
     }
 
     SslContext context() {
-        return context;
+        return context.current();
     }
 
     public Auth auth() {

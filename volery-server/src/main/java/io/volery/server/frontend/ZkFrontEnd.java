@@ -32,6 +32,7 @@ public final class ZkFrontEnd implements AutoCloseable {
     private final ReadThrottle readThrottle = new ReadThrottle();
     private final ConnectionGate gate;
     private final ClientTls tls;
+    private final java.util.concurrent.ScheduledExecutorService storeWatch;
     /** The TLS-only client port, or null. */
     private final Channel secureServer;
 
@@ -110,6 +111,8 @@ public final class ZkFrontEnd implements AutoCloseable {
             throw new IllegalStateException("cannot listen for clients on " + binding + ": " + e.getMessage(), e);
         }
         this.server = plain;
+        // client.certReload (ADR 066): new connections take changed store files up
+        this.storeWatch = tls != null && tls.reloadsFiles() ? tls.stores().watch() : null;
         this.secureServer = secure;
         log.info("serving ZooKeeper clients on {} ({}{}){}", server.localAddress(), epoll ? "epoll" : "nio",
                 tls != null && tls.portUnification() ? ", TLS or plaintext" : "",
@@ -174,6 +177,9 @@ public final class ZkFrontEnd implements AutoCloseable {
 
     @Override
     public void close() {
+        if (storeWatch != null) {
+            storeWatch.shutdownNow();
+        }
         server.close().syncUninterruptibly();
         if (secureServer != null) {
             secureServer.close().syncUninterruptibly();

@@ -76,6 +76,7 @@ class PeerTlsClusterTest {
                 Map<String, String> mntr = FourLetterWordClient.parseMntr(FourLetterWordClient.ask(n.clientAddress(), "mntr",
                         10_000));
                 assertEquals("1", mntr.get("volery_peer_tls").strip(), "node " + n.nodeId() + " peer TLS");
+                assertEquals("0", mntr.get("volery_peer_tls_store_reloads").strip(), "node " + n.nodeId() + " reloads");
                 assertEquals("0", mntr.get("volery_peer_tls_handshake_failures").strip(), "node " + n.nodeId());
             }
         }

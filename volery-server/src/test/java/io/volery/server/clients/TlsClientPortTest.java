@@ -172,6 +172,55 @@ class TlsClientPortTest {
         }
     }
 
+    /** The subject of the certificate the server at {@code at} presents to a new TLS connection. */
+    private static String serverSubject(InetSocketAddress at) throws Exception {
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(null, new io.eyrie.multicast.TlsStore(tls.trust(), TlsFiles.PASSWORD.toCharArray(), null)
+                .trustManagerFactory().getTrustManagers(), null);
+        try (javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) ctx.getSocketFactory().createSocket(at.getHostString(), at.getPort())) {
+            s.startHandshake();
+            return ((java.security.cert.X509Certificate) s.getSession().getPeerCertificates()[0]).getSubjectX500Principal().getName();
+        }
+    }
+
+    /**
+     * ZooKeeper's {@code client.certReload}: the server's key store replaced on disk is what new connections
+     * get, without a restart; a session made before goes on.
+     */
+    @Test
+    void changedStoresAreTakenUpWithoutARestart() throws Exception {
+        Path live = dir.resolve("server-live.p12");
+        java.nio.file.Files.copy(tls.server(), live);
+        ClientTls reloading = new ClientTls(new io.eyrie.multicast.TlsStore(live, TlsFiles.PASSWORD.toCharArray(), null),
+                new io.eyrie.multicast.TlsStore(tls.trust(), TlsFiles.PASSWORD.toCharArray(), null), ClientTls.Auth.WANT,
+                List.of(), List.of(), TlsFiles.ADMIN, false, false, true);
+        try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000,
+                o -> o.withTls(reloading, new InetSocketAddress("127.0.0.1", 0)))) {
+            VoleryNode node = cluster.nodes().get(0);
+            InetSocketAddress secure = node.secureClientAddress();
+            assertEquals("CN=localhost,O=Volery Tests", serverSubject(secure));
+            try (Session before = Session.open(connect(secure), tlsClient("alice"))) {
+                String path = "/reload-" + System.nanoTime();
+                before.zk.create(path, new byte[1], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                java.nio.file.Files.copy(tls.rotatedServer(), live, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                String subject = serverSubject(secure);
+                while (!subject.equals("CN=localhost,O=Volery Tests Rotated") && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                    subject = serverSubject(secure);
+                }
+                assertEquals("CN=localhost,O=Volery Tests Rotated", subject, "the changed key store was not taken up");
+                assertEquals(1, before.zk.exists(path, false).getDataLength(), "the session made before goes on");
+                try (Session after = Session.open(connect(secure), tlsClient("bob"))) {
+                    assertTrue(after.zk != null, "a new client did not connect with the new certificate");
+                    assertEquals("[ip:127.0.0.1, x509:" + TlsFiles.BOB + "]", whoAmI(after.zk));
+                }
+            }
+            assertEquals("1", FourLetterWordClient.parseMntr(FourLetterWordClient.ask(node.clientAddress(), "mntr", 10_000))
+                    .get("volery_tls_store_reloads").strip());
+        }
+    }
+
     private static List<String> hostScript(String secure) throws Exception {
         List<String> out = new ArrayList<>();
         try (Session alice = Session.open(secure, tlsClient("alice"))) {

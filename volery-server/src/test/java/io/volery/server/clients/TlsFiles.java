@@ -38,6 +38,11 @@ public final class TlsFiles {
         return certificates.store("server");
     }
 
+    /** Another key store for the server, signed by the same CA (a rotation). */
+    public Path rotatedServer() {
+        return certificates.store("server-rotated");
+    }
+
     /** A client's key store: alice, bob, admin, carol or mallory. */
     Path client(String name) {
         return certificates.store(name);
@@ -55,6 +60,7 @@ public final class TlsFiles {
     public static TlsFiles create(Path dir) throws IOException, InterruptedException {
         DevCertificates c = DevCertificates.create(dir, PASSWORD);
         c.signed("server", "CN=localhost,O=Volery Tests");
+        c.signed("server-rotated", "CN=localhost,O=Volery Tests Rotated");
         c.signed("alice", ALICE);
         c.signed("bob", BOB);
         c.signed("admin", ADMIN);

@@ -280,6 +280,9 @@ class VoleryConfigTest {
         assertEquals(java.util.Set.of("x509"), c.authEnforcement().schemes());
         assertNull(VoleryConfig.parse(GOOD, "volery.cfg").clientTls(), "no TLS unless configured");
         assertFalse(c.clientTls().verifiesClientHostnames(), "client host names unchecked by default, as ZooKeeper's client port");
+        assertFalse(c.clientTls().reloadsFiles(), "stores read once by default, as ZooKeeper");
+        java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "client.certReload = true\n");
+        assertTrue(VoleryConfig.load(cfg).clientTls().reloadsFiles());
         java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "ssl.clientHostnameVerification = true\n");
         assertTrue(VoleryConfig.load(cfg).clientTls().verifiesClientHostnames());
         java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "ssl.clientHostnameVerification = true\nssl.hostnameVerification = false\n");

@@ -64,6 +64,7 @@ public final class NettyTransport implements Transport {
     private boolean started;
     private Channel serverChannel;
     private SocketFlavor flavor;
+    private java.util.concurrent.ScheduledExecutorService storeWatch;
 
     /**
      * @param maxFrameBytes the largest message payload this node sends or accepts; every node of a
@@ -190,6 +191,9 @@ public final class NettyTransport implements Transport {
         }
         started = true;
         ensureGroup();
+        if (config.peerTls() != null && config.peerTls().reloadsFiles()) {
+            storeWatch = config.peerTls().stores().watch(); // sslQuorumReloadCertFiles (ADR 066)
+        }
         InboundSessions sessions = new InboundSessions(nodeId, counters, handler);
         WriteBufferWaterMark waterMark = new WriteBufferWaterMark(options.writeBufferLowBytes(), options.writeBufferHighBytes());
 
@@ -319,6 +323,10 @@ public final class NettyTransport implements Transport {
     public synchronized void close() {
         closed = true;
         sideDesk.close();
+        if (storeWatch != null) {
+            storeWatch.shutdownNow();
+            storeWatch = null;
+        }
         if (group == null) {
             return; // never started, failed to start, or already closed
         }

@@ -48,6 +48,7 @@ class PeerTlsTransportTest {
         for (int i = 1; i <= 3; i++) {
             certificates.signed("host" + i, "CN=eyrie node " + i, "ip:127.0.0." + i);
         }
+        certificates.signed("rotated", "CN=eyrie node rotated");
         certificates.signed("elsewhere", "CN=eyrie node", "dns:node.elsewhere.example");
         certificates.selfSigned("stranger", "CN=stranger");
     }
@@ -240,5 +241,88 @@ class PeerTlsTransportTest {
                 assertEquals(0x03, in.read(), "record version major");
             }
         }
+    }
+
+    /** The subject of the certificate the node listening on 127.0.0.1:{@code port} presents to a new connection. */
+    private static String presentedSubject(int port) throws Exception {
+        io.eyrie.multicast.PeerTls asker = new io.eyrie.multicast.PeerTls(
+                new io.eyrie.multicast.TlsStore(certificates.store("node"), PASSWORD.toCharArray(), null),
+                new io.eyrie.multicast.TlsStore(certificates.trustStore(), PASSWORD.toCharArray(), null), List.of(), List.of());
+        try (javax.net.ssl.SSLSocket s = asker.dial(new Socket("127.0.0.1", port), "127.0.0.1", port)) {
+            return ((java.security.cert.X509Certificate) s.getSession().getPeerCertificates()[0])
+                    .getSubjectX500Principal().getName();
+        }
+    }
+
+    /**
+     * Starts two nodes; node 1's key store is a copy at {@code live}, and {@code extra} lines go to its cluster
+     * file, which {@code node1Config[0]} gets.
+     */
+    private NettyTransport[] twoNodesWithALiveStore(int[] ports, Path live, Inbox one, Inbox two, ClusterConfig[] node1Config,
+                                                    String... extra) throws Exception {
+        java.nio.file.Files.copy(certificates.store("node"), live);
+        List<String> lines = new ArrayList<>(List.of(tls("node")));
+        lines.set(1, "ssl.quorum.keyStore.location = " + live);
+        lines.addAll(List.of(extra));
+        node1Config[0] = TestCluster.config(ports, lines.toArray(String[]::new));
+        NettyTransport n1 = start(node1Config[0], 1, one);
+        NettyTransport n2 = start(TestCluster.config(ports, tls("node")), 2, two);
+        return new NettyTransport[] {null, n1, n2};
+    }
+
+    @Test
+    void changedStoresAreTakenUpByNewConnectionsWithoutARestart() throws Exception {
+        int[] ports = TestCluster.freePorts(2);
+        Path live = dir.resolve("live-" + System.nanoTime() + ".p12");
+        Inbox one = new Inbox();
+        Inbox two = new Inbox();
+        ClusterConfig[] config = new ClusterConfig[1];
+        NettyTransport[] n = twoNodesWithALiveStore(ports, live, one, two, config, "sslQuorumReloadCertFiles = true");
+        io.eyrie.multicast.StoreReloader<?> stores = config[0].peerTls().stores();
+        assertEquals("CN=eyrie node", presentedSubject(ports[0]));
+        n[1].send(2, Inbox.message(0, 16));
+        n[2].send(1, Inbox.message(0, 16));
+        two.awaitCount(1, 1, Duration.ofSeconds(10));
+        one.awaitCount(2, 1, Duration.ofSeconds(10));
+
+        // a store half written (or with another password) is not taken: the node keeps its certificate
+        java.nio.file.Files.write(live, new byte[] {0x30, 0x01, 0x02});
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (stores.failures() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(1, stores.failures(), "the unusable store was not noticed");
+        assertEquals("CN=eyrie node", presentedSubject(ports[0]), "an unusable store replaced a good one");
+
+        // the rotated store: new connections present it, the links already made go on carrying messages
+        java.nio.file.Files.copy(certificates.store("rotated"), live, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        String subject = presentedSubject(ports[0]);
+        while (!subject.equals("CN=eyrie node rotated") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            subject = presentedSubject(ports[0]);
+        }
+        assertEquals("CN=eyrie node rotated", subject, "the changed store was not taken up");
+        assertEquals(1, stores.reloads());
+        for (int seq = 1; seq <= 20; seq++) {
+            n[1].send(2, Inbox.message(seq, 16));
+            n[2].send(1, Inbox.message(seq, 16));
+        }
+        two.awaitCount(1, 21, Duration.ofSeconds(10));
+        one.awaitCount(2, 21, Duration.ofSeconds(10));
+        assertEquals(Inbox.range(0, 21), two.from(1));
+        assertEquals(Inbox.range(0, 21), one.from(2));
+    }
+
+    @Test
+    void withoutReloadingAChangedStoreWaitsForARestart() throws Exception {
+        int[] ports = TestCluster.freePorts(2);
+        Path live = dir.resolve("still-" + System.nanoTime() + ".p12");
+        ClusterConfig[] config = new ClusterConfig[1];
+        twoNodesWithALiveStore(ports, live, new Inbox(), new Inbox(), config);
+        java.nio.file.Files.copy(certificates.store("rotated"), live, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Thread.sleep(3 * io.eyrie.multicast.StoreReloader.POLL_MILLIS + 500); // three looks, had it been watched
+        assertEquals("CN=eyrie node", presentedSubject(ports[0]));
+        assertEquals(0, config[0].peerTls().stores().reloads());
     }
 }
