@@ -443,7 +443,7 @@ public final class ClusterConfig {
             "ssl.quorum.keyStore.password", "ssl.quorum.keyStore.passwordPath", "ssl.quorum.keyStore.type",
             "ssl.quorum.trustStore.location", "ssl.quorum.trustStore.password", "ssl.quorum.trustStore.passwordPath",
             "ssl.quorum.trustStore.type", "ssl.quorum.enabledProtocols", "ssl.quorum.ciphersuites",
-            "ssl.quorum.hostnameVerification", "sslQuorumReloadCertFiles");
+            "ssl.quorum.hostnameVerification", "sslQuorumReloadCertFiles", "ssl.quorum.crl", "ssl.quorum.ocsp");
 
     private static PeerTls peerTls(Map<String, String> keys, Map<String, Integer> lines, String source) {
         java.util.function.BiFunction<String, String, ConfigException> error =
@@ -474,7 +474,8 @@ public final class ClusterConfig {
             throw error.apply("sslQuorumReloadCertFiles", "must be true or false, got '" + reload + "'");
         }
         TlsStore keyStore = tlsStore(keys, "ssl.quorum.keyStore", source, error);
-        TlsStore trustStore = tlsStore(keys, "ssl.quorum.trustStore", source, error);
+        TlsStore trustStore = tlsStore(keys, "ssl.quorum.trustStore", source, error).withRevocation(
+                TlsStore.Revocation.of(flag(keys, "ssl.quorum.crl", error), flag(keys, "ssl.quorum.ocsp", error)));
         try {
             return new PeerTls(keyStore, trustStore, commaList(keys.get("ssl.quorum.enabledProtocols")),
                     commaList(keys.get("ssl.quorum.ciphersuites")), verify.equalsIgnoreCase("true"),
@@ -485,6 +486,16 @@ public final class ClusterConfig {
                     : keys.containsKey("ssl.quorum.ciphersuites") ? "ssl.quorum.ciphersuites" : "ssl.quorum.enabledProtocols";
             throw new ConfigException(source + ":" + lines.get(key) + ": " + key + ": " + e.getMessage());
         }
+    }
+
+    /** A true/false key, false when absent. */
+    private static boolean flag(Map<String, String> keys, String key,
+                                java.util.function.BiFunction<String, String, ConfigException> error) {
+        String v = keys.getOrDefault(key, "false").strip();
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+            throw error.apply(key, "must be true or false, got '" + v + "'");
+        }
+        return v.equalsIgnoreCase("true");
     }
 
     /**

@@ -69,14 +69,40 @@ public final class DevCertificates {
 
     /** The same with the certificate's subject alternative names, keytool's syntax ({@code dns:x,ip:1.2.3.4}). */
     public Path signed(String name, String dn, String subjectAlternativeNames) throws IOException, InterruptedException {
+        return signed(name, dn, subjectAlternativeNames, null);
+    }
+
+    /**
+     * The same, the certificate naming {@code crlUri} as its CRL distribution point (null for none), where a
+     * trust store that checks revocation (ADR 067) fetches the CA's revocation list ({@link #writeCrl}).
+     */
+    public Path signed(String name, String dn, String subjectAlternativeNames, String crlUri)
+            throws IOException, InterruptedException {
+        return signed(name, dn, subjectAlternativeNames, crlUri, null);
+    }
+
+    /**
+     * The same, the certificate also naming {@code ocspUri} as its OCSP responder (null for none): see
+     * {@link #ocspResponder}, which answers for the certificates {@link #revoke}d or {@link #valid}ated.
+     */
+    public Path signed(String name, String dn, String subjectAlternativeNames, String crlUri, String ocspUri)
+            throws IOException, InterruptedException {
         Path store = store(name);
         Path csr = dir.resolve(name + ".csr");
         Path cert = dir.resolve(name + ".pem");
         keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dn,
                 "-validity", "30", "-keystore", store.toString());
         keytool("-certreq", "-alias", name, "-file", csr.toString(), "-keystore", store.toString());
-        keytool("-gencert", "-alias", "ca", "-infile", csr.toString(), "-outfile", cert.toString(), "-rfc",
-                "-ext", "SAN=" + subjectAlternativeNames, "-validity", "30", "-keystore", dir.resolve("ca.p12").toString());
+        List<String> gencert = new ArrayList<>(List.of("-gencert", "-alias", "ca", "-infile", csr.toString(), "-outfile",
+                cert.toString(), "-rfc", "-ext", "SAN=" + subjectAlternativeNames, "-validity", "30", "-keystore",
+                dir.resolve("ca.p12").toString()));
+        if (crlUri != null) {
+            gencert.addAll(List.of("-ext", "2.5.29.31=" + hex(crlDistributionPoint(crlUri))));
+        }
+        if (ocspUri != null) {
+            gencert.addAll(List.of("-ext", "AIA=ocsp:uri:" + ocspUri));
+        }
+        keytool(gencert.toArray(String[]::new));
         keytool("-importcert", "-noprompt", "-alias", "ca", "-file", caPem().toString(), "-keystore", store.toString());
         keytool("-importcert", "-alias", name, "-file", cert.toString(), "-keystore", store.toString());
         return store;
@@ -87,6 +113,110 @@ public final class DevCertificates {
         keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dn,
                 "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "30", "-keystore", store(name).toString());
         return store(name);
+    }
+
+    /** Adds the certificate of {@code name}'s store to the CA's revoked ones ({@code openssl ca}). */
+    public void revoke(String name) throws IOException, InterruptedException {
+        openssl("ca", "-config", caConfig().toString(), "-revoke", dir.resolve(name + ".pem").toString(),
+                "-keyfile", caKey().toString(), "-cert", caPem().toString());
+    }
+
+    /** Records the certificate of {@code name}'s store as valid, for the OCSP responder ({@code openssl ca -valid}). */
+    public void valid(String name) throws IOException, InterruptedException {
+        openssl("ca", "-config", caConfig().toString(), "-valid", dir.resolve(name + ".pem").toString(),
+                "-keyfile", caKey().toString(), "-cert", caPem().toString());
+    }
+
+    /**
+     * An OCSP responder on {@code port} ({@code openssl ocsp}), signing with the CA's key: good for the
+     * certificates {@link #valid}ated, revoked for those {@link #revoke}d, unknown for the rest; four worker
+     * processes, so that a client keeping its connection open does not hold the others up. The caller
+     * destroys the process and its {@link Process#descendants() descendants}.
+     */
+    public Process ocspResponder(int port) throws IOException, InterruptedException {
+        Path log = dir.resolve("ocsp-" + port + ".log");
+        Process p = new ProcessBuilder("openssl", "ocsp", "-index", "index.txt", "-port", Integer.toString(port),
+                "-rsigner", caPem().toString(), "-rkey", caKey().toString(), "-CA", caPem().toString(), "-ndays", "1",
+                "-multi", "4", "-timeout", "5")
+                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline && p.isAlive()) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+                return p;
+            } catch (IOException notYet) {
+                Thread.sleep(50);
+            }
+        }
+        p.destroyForcibly();
+        throw new IOException("openssl ocsp did not listen on " + port + ": " + Files.readString(log));
+    }
+
+    /** Writes the CA's revocation list (DER), naming what {@link #revoke} revoked, valid for 30 days. */
+    public void writeCrl(Path out) throws IOException, InterruptedException {
+        Path pem = dir.resolve("crl.pem");
+        openssl("ca", "-config", caConfig().toString(), "-gencrl", "-keyfile", caKey().toString(), "-cert",
+                caPem().toString(), "-out", pem.toString());
+        openssl("crl", "-in", pem.toString(), "-outform", "DER", "-out", out.toString());
+    }
+
+    /** The CA's key as PEM and {@code openssl ca}'s files, made on first use. */
+    private Path caKey() throws IOException, InterruptedException {
+        Path key = dir.resolve("ca-key.pem");
+        if (!Files.exists(key)) {
+            openssl("pkcs12", "-in", dir.resolve("ca.p12").toString(), "-passin", "pass:" + password, "-nodes",
+                    "-nocerts", "-out", key.toString());
+        }
+        return key;
+    }
+
+    private Path caConfig() throws IOException {
+        Path config = dir.resolve("ca.cnf");
+        if (!Files.exists(config)) {
+            Files.writeString(dir.resolve("index.txt"), "");
+            Files.writeString(dir.resolve("crlnumber"), "01\n");
+            Files.writeString(config, "[ca]\ndefault_ca = dev\n[dev]\ndatabase = index.txt\ncrlnumber = crlnumber\n"
+                    + "default_md = sha256\ndefault_crl_days = 30\n");
+        }
+        return config;
+    }
+
+    private void openssl(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("openssl"));
+        command.addAll(List.of(args));
+        run(dir, command);
+    }
+
+    /** The DER value of a CRL distribution points extension naming one URI (RFC 5280, 4.2.1.13). */
+    static byte[] crlDistributionPoint(String uri) {
+        byte[] name = der(0x86, uri.getBytes(java.nio.charset.StandardCharsets.US_ASCII)); // uniformResourceIdentifier [6]
+        byte[] fullName = der(0xa0, name);        // fullName [0] GeneralNames
+        byte[] point = der(0xa0, fullName);       // distributionPoint [0] DistributionPointName
+        return der(0x30, der(0x30, point));       // SEQUENCE OF DistributionPoint
+    }
+
+    private static byte[] der(int tag, byte[] content) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.write(tag);
+        int n = content.length;
+        if (n < 0x80) {
+            out.write(n);
+        } else {
+            int bytes = n < 0x100 ? 1 : n < 0x10000 ? 2 : 3;
+            out.write(0x80 | bytes);
+            for (int i = bytes - 1; i >= 0; i--) {
+                out.write(n >>> (8 * i));
+            }
+        }
+        out.writeBytes(content);
+        return out.toByteArray();
+    }
+
+    private static String hex(byte[] b) {
+        StringBuilder sb = new StringBuilder();
+        for (byte x : b) {
+            sb.append(String.format("%02x", x & 0xff));
+        }
+        return sb.toString();
     }
 
     private void keytool(String... args) throws IOException, InterruptedException {

@@ -35,6 +35,7 @@ public final class PeerTls {
     private final boolean hostnameVerification;
     private final StoreReloader<Contexts> contexts;
     private final boolean reloadFiles;
+    private final TlsStore.Revocation trustRevocation;
 
     /**
      * @param keyStore   this node's key and certificate chain
@@ -70,6 +71,7 @@ public final class PeerTls {
         Objects.requireNonNull(trustStore, "trustStore");
         this.protocols = protocols == null || protocols.isEmpty() ? DEFAULT_PROTOCOLS : List.copyOf(protocols);
         this.ciphers = ciphers == null || ciphers.isEmpty() ? null : List.copyOf(ciphers);
+        this.trustRevocation = trustStore.revocation();
         this.contexts = new StoreReloader<>("TLS between nodes", List.of(keyStore.location(), trustStore.location()),
                 () -> build(keyStore, trustStore));
     }
@@ -91,6 +93,11 @@ public final class PeerTls {
         } catch (SSLException | java.security.GeneralSecurityException | RuntimeException e) {
             throw new IllegalArgumentException("cannot set up TLS between nodes: " + e.getMessage(), e);
         }
+    }
+
+    /** How peers' certificates' revocation is checked (ssl.quorum.crl, ssl.quorum.ocsp; ADR 067). */
+    public TlsStore.Revocation trustRevocation() {
+        return trustRevocation;
     }
 
     /** Whether changed store files are to be taken up without a restart. */

@@ -12,13 +12,42 @@ import java.util.Objects;
 /**
  * A key or trust store for TLS: its file, password (may be empty) and type, PKCS12 or JKS; without a
  * type, the file's extension decides, as in ZooKeeper ({@code .jks} is JKS, {@code .pem} and {@code .crt}
- * are PEM, which is refused, anything else PKCS12).
+ * are PEM, which is refused, anything else PKCS12). A trust store may also check that the certificates it
+ * is asked to trust are not revoked ({@link Revocation}; ZooKeeper's {@code ssl.crl} and {@code ssl.ocsp},
+ * ADR 067).
  */
-public record TlsStore(Path location, char[] password, String type) {
+public record TlsStore(Path location, char[] password, String type, Revocation revocation) {
+
+    /**
+     * How a trust store learns that a certificate it would trust was revoked, as ZooKeeper's {@code ssl.crl}
+     * and {@code ssl.ocsp}: from the CRL at the certificate's CRL distribution point, from the OCSP responder
+     * its authority information access names, or both (OCSP first). Every certificate of a chain below its
+     * trust anchor must then say where; one whose status cannot be learnt is refused.
+     */
+    public enum Revocation {
+        NONE, CRL, OCSP, CRL_AND_OCSP;
+
+        /** From ZooKeeper's two flags. */
+        public static Revocation of(boolean crl, boolean ocsp) {
+            return crl ? (ocsp ? CRL_AND_OCSP : CRL) : (ocsp ? OCSP : NONE);
+        }
+    }
+
     public TlsStore {
         Objects.requireNonNull(location, "location");
         password = password == null ? new char[0] : password.clone();
         type = type == null || type.isBlank() ? typeOf(location) : type.strip().toUpperCase(Locale.ROOT);
+        revocation = revocation == null ? Revocation.NONE : revocation;
+    }
+
+    /** A store that checks no revocation. */
+    public TlsStore(Path location, char[] password, String type) {
+        this(location, password, type, Revocation.NONE);
+    }
+
+    /** The same store, trusting only certificates not revoked as {@code r} tells. */
+    public TlsStore withRevocation(Revocation r) {
+        return new TlsStore(location, password, type, r);
     }
 
     /** ZooKeeper's rule: the type follows the file's extension; PKCS12 when it says nothing. */
@@ -55,11 +84,43 @@ public record TlsStore(Path location, char[] password, String type) {
         try {
             javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
                     javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(load());
+            if (revocation == Revocation.NONE) {
+                tmf.init(load());
+            } else {
+                tmf.init(new javax.net.ssl.CertPathTrustManagerParameters(revocationChecking()));
+            }
             return tmf;
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot use trust store " + location + ": " + e.getMessage(), e);
         }
+    }
+
+    /** PKIX parameters over this store's certificates that check revocation as {@link #revocation} says. */
+    private java.security.cert.PKIXBuilderParameters revocationChecking() throws IOException, GeneralSecurityException {
+        java.security.cert.PKIXBuilderParameters params =
+                new java.security.cert.PKIXBuilderParameters(load(), new java.security.cert.X509CertSelector());
+        java.security.cert.PKIXRevocationChecker checker = (java.security.cert.PKIXRevocationChecker)
+                java.security.cert.CertPathValidator.getInstance("PKIX").getRevocationChecker();
+        java.util.Set<java.security.cert.PKIXRevocationChecker.Option> options =
+                java.util.EnumSet.noneOf(java.security.cert.PKIXRevocationChecker.Option.class);
+        switch (revocation) {
+            case CRL -> {
+                options.add(java.security.cert.PKIXRevocationChecker.Option.PREFER_CRLS);
+                options.add(java.security.cert.PKIXRevocationChecker.Option.NO_FALLBACK);
+            }
+            case OCSP -> options.add(java.security.cert.PKIXRevocationChecker.Option.NO_FALLBACK);
+            default -> {
+            }
+        }
+        if (revocation != Revocation.OCSP) {
+            // the JDK fetches a certificate's CRL from its distribution point only with this (global) switch,
+            // which ZooKeeper's ssl.crl turns on the same way
+            System.setProperty("com.sun.security.enableCRLDP", "true");
+        }
+        checker.setOptions(options);
+        params.addCertPathChecker(checker);
+        params.setRevocationEnabled(true);
+        return params;
     }
 
     public KeyStore load() throws IOException, GeneralSecurityException {

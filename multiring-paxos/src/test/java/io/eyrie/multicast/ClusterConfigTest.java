@@ -113,6 +113,8 @@ class ClusterConfigTest {
         assertFalse(ClusterConfig.load(file).peerTls().reloadsFiles(), "stores read once by default, as ZooKeeper");
         java.nio.file.Files.writeString(file, THREE_NODES + good + "sslQuorumReloadCertFiles = true\n");
         assertTrue(ClusterConfig.load(file).peerTls().reloadsFiles());
+        java.nio.file.Files.writeString(file, THREE_NODES + good + "ssl.quorum.ocsp = true\n");
+        assertEquals(TlsStore.Revocation.OCSP, ClusterConfig.load(file).peerTls().trustRevocation());
         assertEquals(null, ClusterConfig.parse(THREE_NODES, "t").peerTls(), "plain TCP by default");
         assertEquals(null, ClusterConfig.parse(THREE_NODES + "sslQuorum = false\n", "t").peerTls());
 
@@ -122,6 +124,7 @@ class ClusterConfigTest {
         wrong.put(good + "ssl.quorum.hostnameVerification = on\n", "ssl.quorum.hostnameVerification: must be true or false");
         wrong.put("ssl.quorum.hostnameVerification = false\n", "ssl.quorum.hostnameVerification: needs sslQuorum = true");
         wrong.put(good + "sslQuorumReloadCertFiles = sometimes\n", "sslQuorumReloadCertFiles: must be true or false");
+        wrong.put(good + "ssl.quorum.crl = 1\n", "ssl.quorum.crl: must be true or false");
         wrong.put("sslQuorum = true\nssl.quorum.keyStore.location = ca/node.p12\n", "sslQuorum: needs ssl.quorum.trustStore.location");
         wrong.put(good.replace("ssl.quorum.keyStore.password = secret", "ssl.quorum.keyStore.password = nope"),
                 "ssl.quorum.keyStore.location: cannot use key store");

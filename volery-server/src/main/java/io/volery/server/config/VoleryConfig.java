@@ -75,7 +75,7 @@ public final class VoleryConfig {
             "ssl.keyStore.password", "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location",
             "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
             "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
-            "ssl.clientHostnameVerification", "client.certReload");
+            "ssl.clientHostnameVerification", "client.certReload", "ssl.crl", "ssl.ocsp");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -481,7 +481,7 @@ public final class VoleryConfig {
             "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location", "ssl.trustStore.password",
             "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth", "ssl.enabledProtocols",
             "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
-            "ssl.clientHostnameVerification", "client.certReload");
+            "ssl.clientHostnameVerification", "client.certReload", "ssl.crl", "ssl.ocsp");
 
     private static io.volery.server.frontend.ClientTls clientTls(Reader r, String source) {
         if (!r.values().containsKey("ssl.keyStore.location")) {
@@ -495,6 +495,16 @@ public final class VoleryConfig {
         io.eyrie.multicast.TlsStore keys = ClusterConfig.tlsStore(r.values(), "ssl.keyStore", source, r::error);
         io.eyrie.multicast.TlsStore trust = r.values().containsKey("ssl.trustStore.location")
                 ? ClusterConfig.tlsStore(r.values(), "ssl.trustStore", source, r::error) : null;
+        // ZooKeeper's ssl.crl and ssl.ocsp: client certificates' revocation (ADR 067)
+        io.eyrie.multicast.TlsStore.Revocation revocation = io.eyrie.multicast.TlsStore.Revocation.of(
+                r.booleanValue("ssl.crl"), r.booleanValue("ssl.ocsp"));
+        if (revocation != io.eyrie.multicast.TlsStore.Revocation.NONE) {
+            if (trust == null) {
+                throw r.error(r.values().containsKey("ssl.crl") ? "ssl.crl" : "ssl.ocsp",
+                        "needs ssl.trustStore.location (the CA whose certificates' revocation is checked)");
+            }
+            trust = trust.withRevocation(revocation);
+        }
         io.volery.server.frontend.ClientTls.Auth auth;
         try {
             auth = io.volery.server.frontend.ClientTls.Auth.parse(r.values().get("ssl.clientAuth"));

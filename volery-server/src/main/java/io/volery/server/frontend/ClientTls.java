@@ -65,6 +65,7 @@ public final class ClientTls {
 
     private final io.eyrie.multicast.StoreReloader<SslContext> context;
     private final boolean reloadFiles;
+    private final io.eyrie.multicast.TlsStore.Revocation revocation;
     private final Auth auth;
     private final String superUser;
     private final boolean portUnification;
@@ -102,6 +103,7 @@ public final class ClientTls {
                      String superUser, boolean portUnification, boolean clientHostnameVerification, boolean reloadFiles) {
         this.clientHostnameVerification = clientHostnameVerification;
         this.reloadFiles = reloadFiles;
+        this.revocation = trustStore == null ? io.eyrie.multicast.TlsStore.Revocation.NONE : trustStore.revocation();
         this.auth = Objects.requireNonNull(auth, "auth");
         this.superUser = superUser == null || superUser.isBlank() ? null : superUser.strip();
         this.portUnification = portUnification;
@@ -136,6 +138,11 @@ public final class ClientTls {
         } catch (SSLException | RuntimeException e) {
             throw new IllegalArgumentException("cannot set up TLS for the client port: " + e.getMessage(), e);
         }
+    }
+
+    /** How client certificates' revocation is checked (ssl.crl, ssl.ocsp; ADR 067). */
+    public io.eyrie.multicast.TlsStore.Revocation revocation() {
+        return revocation;
     }
 
     /** Whether changed store files are to be taken up without a restart. */

@@ -221,6 +221,76 @@ class TlsClientPortTest {
         }
     }
 
+    /**
+     * ZooKeeper's {@code ssl.crl}: a client certificate on the CA's revocation list (fetched from the
+     * distribution point the certificates name, here an HTTP server of this test) is refused, one that is not
+     * connects; without the setting the revoked one connects too. ZooKeeper 3.9.5 is the oracle.
+     */
+    @Test
+    void revokedClientCertificatesAsZooKeeper() throws Exception {
+        com.sun.net.httpserver.HttpServer crlServer = com.sun.net.httpserver.HttpServer.create(
+                new InetSocketAddress("127.0.0.1", 0), 0);
+        Path crlDir = dir.resolve("crl-ca");
+        java.util.concurrent.atomic.AtomicInteger fetches = new java.util.concurrent.atomic.AtomicInteger();
+        crlServer.createContext("/ca.crl", exchange -> {
+            fetches.incrementAndGet();
+            byte[] body = java.nio.file.Files.readAllBytes(crlDir.resolve("ca.crl"));
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        crlServer.start();
+        try {
+            TlsFiles revoking = TlsFiles.withRevocationList(crlDir,
+                    "http://127.0.0.1:" + crlServer.getAddress().getPort() + "/ca.crl");
+            List<String> oracle;
+            try (TlsZooKeeper zookeeper = TlsZooKeeper.start(dir.resolve("zk-crl"), revoking, "want", false,
+                    List.of("-Dzookeeper.ssl.crl=true"))) {
+                oracle = revocationScript(revoking, zookeeper.secureConnect());
+            }
+            assertEquals(List.of(
+                    "alice connects: true",
+                    "bob, revoked, connects: false",
+                    "no certificate connects: true"), oracle, "ZooKeeper's answers");
+            int zookeeperFetches = fetches.get();
+            assertTrue(zookeeperFetches >= 1, "ZooKeeper never fetched the revocation list");
+            io.eyrie.multicast.TlsStore trust = new io.eyrie.multicast.TlsStore(revoking.trust(),
+                    TlsFiles.PASSWORD.toCharArray(), null);
+            ClientTls checking = new ClientTls(new io.eyrie.multicast.TlsStore(revoking.server(), TlsFiles.PASSWORD.toCharArray(), null),
+                    trust.withRevocation(io.eyrie.multicast.TlsStore.Revocation.CRL), ClientTls.Auth.WANT,
+                    List.of(), List.of(), null, false);
+            try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000,
+                    o -> o.withTls(checking, new InetSocketAddress("127.0.0.1", 0)))) {
+                assertEquals(oracle, revocationScript(revoking, connect(cluster.nodes().get(0).secureClientAddress())),
+                        "Volery's answers against ZooKeeper's");
+            }
+            assertTrue(fetches.get() > zookeeperFetches, "Volery never fetched the revocation list");
+            ClientTls unchecked = new ClientTls(new io.eyrie.multicast.TlsStore(revoking.server(), TlsFiles.PASSWORD.toCharArray(), null),
+                    trust, ClientTls.Auth.WANT, List.of(), List.of(), null, false);
+            try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000,
+                    o -> o.withTls(unchecked, new InetSocketAddress("127.0.0.1", 0)))) {
+                assertEquals("bob, revoked, connects: true",
+                        revocationScript(revoking, connect(cluster.nodes().get(0).secureClientAddress())).get(1));
+            }
+        } finally {
+            crlServer.stop(0);
+        }
+    }
+
+    private static List<String> revocationScript(TlsFiles files, String secure) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (Session alice = Session.open(secure, tlsClient(files, "alice"))) {
+            out.add("alice connects: " + (alice.zk != null));
+        }
+        try (Session bob = Session.open(secure, tlsClient(files, "bob"))) {
+            out.add("bob, revoked, connects: " + (bob.zk != null));
+        }
+        try (Session anonymous = Session.open(secure, tlsClient(files, null))) {
+            out.add("no certificate connects: " + (anonymous.zk != null));
+        }
+        return out;
+    }
+
     private static List<String> hostScript(String secure) throws Exception {
         List<String> out = new ArrayList<>();
         try (Session alice = Session.open(secure, tlsClient("alice"))) {
@@ -375,14 +445,19 @@ class TlsClientPortTest {
 
     /** A ZooKeeper Java client over TLS (Netty), presenting {@code who}'s certificate, or none for null. */
     static ZKClientConfig tlsClient(String who) {
+        return tlsClient(tls, who);
+    }
+
+    /** The same with the stores of {@code files}. */
+    static ZKClientConfig tlsClient(TlsFiles files, String who) {
         ZKClientConfig c = new ZKClientConfig();
         c.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
         c.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
         if (who != null) {
-            c.setProperty("zookeeper.ssl.keyStore.location", tls.client(who).toString());
+            c.setProperty("zookeeper.ssl.keyStore.location", files.client(who).toString());
             c.setProperty("zookeeper.ssl.keyStore.password", TlsFiles.PASSWORD);
         }
-        c.setProperty("zookeeper.ssl.trustStore.location", tls.trust().toString());
+        c.setProperty("zookeeper.ssl.trustStore.location", files.trust().toString());
         c.setProperty("zookeeper.ssl.trustStore.password", TlsFiles.PASSWORD);
         return c;
     }

@@ -69,6 +69,20 @@ public final class TlsFiles {
         return new TlsFiles(c);
     }
 
+    /**
+     * Stores of a CA of their own whose client certificates name {@code crlUri} as their CRL distribution point
+     * (ADR 067): alice's is good, bob's revoked; the CA's revocation list is written to {@code dir/ca.crl}.
+     */
+    public static TlsFiles withRevocationList(Path dir, String crlUri) throws IOException, InterruptedException {
+        DevCertificates c = DevCertificates.create(dir, PASSWORD);
+        c.signed("server", "CN=localhost,O=Volery Tests");
+        c.signed("alice", ALICE, "dns:localhost,ip:127.0.0.1", crlUri);
+        c.signed("bob", BOB, "dns:localhost,ip:127.0.0.1", crlUri);
+        c.revoke("bob");
+        c.writeCrl(dir.resolve("ca.crl"));
+        return new TlsFiles(c);
+    }
+
     /** PEM copies of a client's key and chain, for clients that read no PKCS12 (kazoo). */
     void exportPem(String name) throws IOException, InterruptedException {
         DevCertificates.run(dir, List.of("openssl", "pkcs12", "-in", client(name).toString(), "-passin", "pass:" + PASSWORD,

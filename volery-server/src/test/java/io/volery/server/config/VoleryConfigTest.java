@@ -283,6 +283,9 @@ class VoleryConfigTest {
         assertFalse(c.clientTls().reloadsFiles(), "stores read once by default, as ZooKeeper");
         java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "client.certReload = true\n");
         assertTrue(VoleryConfig.load(cfg).clientTls().reloadsFiles());
+        assertEquals(io.eyrie.multicast.TlsStore.Revocation.NONE, c.clientTls().revocation());
+        java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "ssl.crl = true\nssl.ocsp = true\n");
+        assertEquals(io.eyrie.multicast.TlsStore.Revocation.CRL_AND_OCSP, VoleryConfig.load(cfg).clientTls().revocation());
         java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "ssl.clientHostnameVerification = true\n");
         assertTrue(VoleryConfig.load(cfg).clientTls().verifiesClientHostnames());
         java.nio.file.Files.writeString(cfg, GOOD + tlsLines + "ssl.clientHostnameVerification = true\nssl.hostnameVerification = false\n");
@@ -293,6 +296,8 @@ class VoleryConfigTest {
         wrong.put("node.1.secureClientPort = 2281\n", "node.1.secureClientPort: needs ssl.keyStore.location");
         wrong.put("ssl.clientAuth = need\n", "ssl.clientAuth: needs ssl.keyStore.location");
         wrong.put("ssl.clientHostnameVerification = true\n", "ssl.clientHostnameVerification: needs ssl.keyStore.location");
+        wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = " + io.volery.server.clients.TlsFiles.PASSWORD
+                + "\nssl.crl = true\n", "ssl.crl: needs ssl.trustStore.location");
         wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = " + io.volery.server.clients.TlsFiles.PASSWORD
                 + "\nssl.clientHostnameVerification = yes\n", "ssl.clientHostnameVerification: must be true or false");
         wrong.put("ssl.keyStore.location = tls/server.p12\nssl.keyStore.password = wrong\n",
