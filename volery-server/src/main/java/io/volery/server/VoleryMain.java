@@ -143,7 +143,9 @@ public final class VoleryMain implements Runnable {
             PrintWriter out = spec.commandLine().getOut();
             out.println("Volery node " + node + " (partition " + c.partitionOf(node) + ") serving ZooKeeper clients on "
                     + n.clientAddress().getHostString() + ":" + n.clientAddress().getPort()
-                    + (n.metricsAddress() == null ? "" : "; metrics on port " + n.metricsAddress().getPort()));
+                    + (n.metricsAddress() == null ? "" : "; metrics on port " + n.metricsAddress().getPort())
+                    + (n.adminAddress() == null ? "" : "; admin commands on http://" + n.adminAddress().getHostString()
+                    + ":" + n.adminAddress().getPort() + "/commands"));
             out.flush();
             return serveUntilStopped(n);
         }

@@ -41,6 +41,7 @@ public final class VoleryNode implements AutoCloseable {
      * @param metricsAddress    where the Prometheus endpoint listens, or null for none
      * @param minSessionTimeout the least session timeout granted, 0 for ZooKeeper's 2 ticks
      * @param maxSessionTimeout the largest session timeout granted, 0 for ZooKeeper's 20 ticks
+     * @param adminAddress      where ZooKeeper's AdminServer commands are served over HTTP (ADR 068), or null for none
      */
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
                           long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
@@ -49,7 +50,7 @@ public final class VoleryNode implements AutoCloseable {
                           io.volery.server.frontend.AuthEnforcement authEnforcement,
                           io.volery.server.frontend.ConnectionLimits connectionLimits,
                           io.volery.server.frontend.ClientTls clientTls, InetSocketAddress secureClientAddress,
-                          int outstandingLimit) {
+                          int outstandingLimit, InetSocketAddress adminAddress) {
         /** ZooKeeper's globalOutstandingLimit default. */
         public static final int DEFAULT_OUTSTANDING_LIMIT = 1000;
 
@@ -75,61 +76,61 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
                     VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null,
                     io.volery.server.frontend.AuthEnforcement.OFF,
-                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null, DEFAULT_OUTSTANDING_LIMIT);
+                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null, DEFAULT_OUTSTANDING_LIMIT, null);
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
         public Options withPartitioning(VoleryConfig.Partitioning p) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         /** SASL DIGEST-MD5 authentication of clients (null: none); every node of a cluster must use the same. */
         public Options withSasl(VoleryConfig.Sasl settings) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         /**
@@ -139,7 +140,7 @@ public final class VoleryNode implements AutoCloseable {
         public Options withAuthEnforcement(io.volery.server.frontend.AuthEnforcement enforcement) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit);
+                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
         }
 
         /**
@@ -150,7 +151,7 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
                     sasl, authEnforcement, new io.volery.server.frontend.ConnectionLimits(perAddress, total), clientTls,
-                    secureClientAddress, outstandingLimit);
+                    secureClientAddress, outstandingLimit, adminAddress);
         }
 
         /**
@@ -166,13 +167,20 @@ public final class VoleryNode implements AutoCloseable {
         public Options withOutstandingLimit(int limit) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, limit);
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, limit, adminAddress);
+        }
+
+        /** ZooKeeper's AdminServer commands over HTTP at {@code address} (ADR 068; port 0 picks one; null: none). */
+        public Options withAdminServer(InetSocketAddress address) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, address);
         }
 
         public Options withTls(io.volery.server.frontend.ClientTls tls, InetSocketAddress secureAddress) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, tls, secureAddress, outstandingLimit);
+                    sasl, authEnforcement, connectionLimits, tls, secureAddress, outstandingLimit, adminAddress);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -184,7 +192,10 @@ public final class VoleryNode implements AutoCloseable {
                     config.minSessionTimeout(), config.maxSessionTimeout(), true, config.partitioning(), config.sasl(),
                     config.authEnforcement(), config.connectionLimits(), config.clientTls(),
                     n.secureClientPort() == 0 || config.clientTls() == null ? null
-                            : new InetSocketAddress(n.clientHost(), n.secureClientPort()), config.globalOutstandingLimit());
+                            : new InetSocketAddress(n.clientHost(), n.secureClientPort()), config.globalOutstandingLimit(),
+                    n.adminPort() == 0 || !config.adminServer().enabled() ? null
+                            : new InetSocketAddress(config.adminServer().address() == null ? n.clientHost()
+                            : config.adminServer().address(), n.adminPort()));
         }
     }
 
@@ -198,6 +209,7 @@ public final class VoleryNode implements AutoCloseable {
     private final NodeMonitor monitor;
     private final ExecutorService adminExecutor;
     private final MetricsEndpoint metricsEndpoint;
+    private final io.volery.server.admin.AdminServer adminServer;
 
     /**
      * Room beyond the request frame itself that one ordered command takes (Volery's request fields,
@@ -386,6 +398,9 @@ public final class VoleryNode implements AutoCloseable {
             VoleryMetrics.bind(metrics, monitor, multicast);
             this.metricsEndpoint = options.metricsAddress() == null ? null
                     : new MetricsEndpoint(options.metricsAddress(), metrics, monitor::census);
+            this.adminServer = options.adminAddress() == null ? null
+                    : new io.volery.server.admin.AdminServer(options.adminAddress(), "/commands",
+                    new io.volery.server.admin.AdminCommands(monitor));
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -395,6 +410,11 @@ public final class VoleryNode implements AutoCloseable {
     /** Where a node keeps its replica snapshots: {@code dataDir/node-ID/snapshots}, beside its acceptor logs. */
     public static java.nio.file.Path snapshotDirectory(ClusterConfig config, int nodeId) {
         return java.nio.file.Path.of(config.parameters().dataDir(), "node-" + nodeId, "snapshots");
+    }
+
+    /** Where ZooKeeper's AdminServer commands are served (ADR 068), or null. */
+    public InetSocketAddress adminAddress() {
+        return adminServer == null ? null : adminServer.localAddress();
     }
 
     /** Monitoring's view of this node (what the four-letter words and the metrics report). */
@@ -459,6 +479,9 @@ public final class VoleryNode implements AutoCloseable {
     public void close() {
         if (metricsEndpoint != null) {
             metricsEndpoint.close();
+        }
+        if (adminServer != null) {
+            adminServer.close();
         }
         if (frontEnd != null) {
             frontEnd.close();

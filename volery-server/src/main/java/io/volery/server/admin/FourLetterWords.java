@@ -119,6 +119,13 @@ public final class FourLetterWords {
     }
 
     private String mntr() {
+        StringBuilder b = new StringBuilder();
+        mntrValues().forEach((k, v) -> b.append(k).append('\t').append(v).append('\n'));
+        return b.toString();
+    }
+
+    /** mntr's keys and values, in its order (AdminServer's {@code monitor} too, without the zk_ prefix). */
+    Map<String, Object> mntrValues() {
         TreeCensus c = monitor.census();
         MonitoredService s = monitor.service();
         Map<String, Object> m = new java.util.LinkedHashMap<>();
@@ -208,9 +215,7 @@ public final class FourLetterWords {
             m.put("volery_ring_" + r.ringId() + "_next", r.learnerNextInstance());
             m.put("volery_ring_" + r.ringId() + "_lag", NodeMonitor.lag(r));
         }
-        StringBuilder b = new StringBuilder();
-        m.forEach((k, v) -> b.append(k).append('\t').append(v).append('\n'));
-        return b.toString();
+        return m;
     }
 
     private String cons() {
@@ -335,11 +340,11 @@ public final class FourLetterWords {
         return b.toString();
     }
 
-    private static String address(InetSocketAddress a) {
+    static String address(InetSocketAddress a) {
         return a == null ? "/unknown" : "/" + a.getAddress().getHostAddress() + ":" + a.getPort();
     }
 
-    private static long directorySize(String dir) {
+    static long directorySize(String dir) {
         if (dir == null) {
             return 0;
         }

@@ -24,6 +24,8 @@ import java.util.TreeMap;
  * node.1.clientPort = 2181        # where ZooKeeper clients connect
  * node.1.clientHost = 0.0.0.0     # optional: the address the client port binds (default: the node's host)
  * node.1.metricsPort = 9141       # optional: Prometheus endpoint (absent or 0: off)
+ * node.1.adminPort = 8080         # optional: ZooKeeper's AdminServer commands over HTTP (absent or 0: off; ADR 068)
+ * admin.enableServer = true       # and admin.serverAddress (default: the client host); commands under /commands
  * tickTime = 2000
  * minSessionTimeout = 4000        # default 2 ticks
  * maxSessionTimeout = 40000       # default 20 ticks
@@ -66,7 +68,8 @@ public final class VoleryConfig {
     public enum Partitioning { SUBTREE, HASH }
 
     /** Volery's per-node keys: node.ID.&lt;suffix&gt;. */
-    private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort", "secureClientPort");
+    private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort", "secureClientPort",
+            "adminPort");
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
             "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount", "snapMaxAgeSeconds",
@@ -75,7 +78,8 @@ public final class VoleryConfig {
             "ssl.keyStore.password", "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location",
             "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
             "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
-            "ssl.clientHostnameVerification", "client.certReload", "ssl.crl", "ssl.ocsp");
+            "ssl.clientHostnameVerification", "client.certReload", "ssl.crl", "ssl.ocsp", "admin.enableServer",
+            "admin.serverAddress");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -92,10 +96,19 @@ public final class VoleryConfig {
     }
 
     /** A node's Volery settings. */
-    public record NodeSettings(int id, String clientHost, int clientPort, int metricsPort, int secureClientPort) {
+    public record NodeSettings(int id, String clientHost, int clientPort, int metricsPort, int secureClientPort,
+                               int adminPort) {
         public NodeSettings(int id, String clientHost, int clientPort, int metricsPort) {
-            this(id, clientHost, clientPort, metricsPort, 0);
+            this(id, clientHost, clientPort, metricsPort, 0, 0);
         }
+    }
+
+    /**
+     * ZooKeeper's AdminServer settings (ADR 068): whether nodes with an {@code adminPort} serve it, and the address
+     * it binds (null: each node's client host).
+     */
+    public record AdminServer(boolean enabled, String address) {
+        public static final AdminServer DEFAULT = new AdminServer(true, null);
     }
 
     private final String source;
@@ -271,6 +284,7 @@ public final class VoleryConfig {
             int clientPort = r.intValue(prefix + "clientPort", 0, 0, 65535);
             int metricsPort = r.intValue(prefix + "metricsPort", 0, 0, 65535);
             int securePort = r.intValue(prefix + "secureClientPort", 0, 0, 65535);
+            int adminPort = r.intValue(prefix + "adminPort", 0, 0, 65535);
             if (securePort != 0 && !values.containsKey("ssl.keyStore.location")) {
                 throw r.error(prefix + "secureClientPort", "needs ssl.keyStore.location (the server's TLS key and certificate)");
             }
@@ -284,7 +298,7 @@ public final class VoleryConfig {
             if (n.groups().length != 1) {
                 throw new ConfigException(source + ": node." + n.id() + ".groups must name exactly one partition");
             }
-            nodes.put(n.id(), new NodeSettings(n.id(), host, clientPort, metricsPort, securePort));
+            nodes.put(n.id(), new NodeSettings(n.id(), host, clientPort, metricsPort, securePort, adminPort));
         }
         VoleryConfig config = new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words,
                 logDir, touch);
@@ -299,6 +313,8 @@ public final class VoleryConfig {
                 r.intValue("maxCnxns", 0, 0, Integer.MAX_VALUE));
         config.globalOutstandingLimit = r.intValue("globalOutstandingLimit",
                 io.volery.server.VoleryNode.Options.DEFAULT_OUTSTANDING_LIMIT, 1, Integer.MAX_VALUE);
+        config.adminServer = new AdminServer(!values.containsKey("admin.enableServer") || r.booleanValue("admin.enableServer"),
+                values.containsKey("admin.serverAddress") ? values.get("admin.serverAddress").strip() : null);
         return config;
     }
 
@@ -367,6 +383,12 @@ public final class VoleryConfig {
 
     private io.volery.server.frontend.ConnectionLimits connectionLimits;
     private int globalOutstandingLimit;
+    private AdminServer adminServer = AdminServer.DEFAULT;
+
+    /** ZooKeeper's AdminServer settings (ADR 068). */
+    public AdminServer adminServer() {
+        return adminServer;
+    }
 
     /**
      * ZooKeeper's {@code globalOutstandingLimit} (default 1000): the most requests of a node's clients that the
