@@ -142,21 +142,33 @@ class PeerTlsTransportTest {
         return configs;
     }
 
+    /**
+     * Starts nodes 1..3 of {@code config} and sends 20 messages 3 to 1, 1 to 3 and 2 to 1, {@code pauseMillis}
+     * apart (so that refused senders redial in between).
+     */
+    private NettyTransport[] threeNodesSending(ClusterConfig[] config, Inbox one, Inbox three, long pauseMillis)
+            throws InterruptedException {
+        NettyTransport n1 = start(config[1], 1, one);
+        NettyTransport n2 = start(config[2], 2, new Inbox());
+        NettyTransport n3 = start(config[3], 3, three);
+        for (int seq = 0; seq < 20; seq++) {
+            n3.send(1, Inbox.message(seq, 16)); // accepted by node 1 only if the hello's node 3 may hold its certificate
+            n1.send(3, Inbox.message(seq, 16)); // node 1 dials node 3's address and checks the certificate shown
+            n2.send(1, Inbox.message(seq, 16));
+            Thread.sleep(pauseMillis);
+        }
+        return new NettyTransport[] {null, n1, n2, n3};
+    }
+
     @Test
     void aNodeWhoseCertificateNamesAnotherHostGetsNothingThroughEitherWay() throws Exception {
         // node 3 holds a certificate of the cluster's CA, but node 2's (for 127.0.0.2), at 127.0.0.3
         ClusterConfig[] config = onThreeHosts(TestCluster.freePorts(3), new String[] {"host1", "host2", "host2"});
         Inbox one = new Inbox();
         Inbox three = new Inbox();
-        NettyTransport n1 = start(config[1], 1, one);
-        NettyTransport n2 = start(config[2], 2, new Inbox());
-        NettyTransport n3 = start(config[3], 3, three);
-        for (int seq = 0; seq < 20; seq++) {
-            n3.send(1, Inbox.message(seq, 16)); // accepted by node 1 only if the hello's node 3 may hold it
-            n1.send(3, Inbox.message(seq, 16)); // node 1 dials 127.0.0.3 and is shown a certificate for .2
-            n2.send(1, Inbox.message(seq, 16));
-            Thread.sleep(REFUSED_MILLIS / 20);
-        }
+        NettyTransport[] n = threeNodesSending(config, one, three, REFUSED_MILLIS / 20);
+        NettyTransport n1 = n[1];
+        NettyTransport n2 = n[2];
         one.awaitCount(2, 20, Duration.ofSeconds(10));
         assertEquals(List.of(), one.from(3), "node 1 took messages from a peer claiming node 3 with a certificate for another host");
         assertEquals(List.of(), three.from(1), "node 1 sent to a peer at node 3's address whose certificate names another host");
@@ -171,14 +183,9 @@ class PeerTlsTransportTest {
                 "ssl.quorum.hostnameVerification = false");
         Inbox one = new Inbox();
         Inbox three = new Inbox();
-        NettyTransport n1 = start(config[1], 1, one);
-        NettyTransport n2 = start(config[2], 2, new Inbox());
-        NettyTransport n3 = start(config[3], 3, three);
-        for (int seq = 0; seq < 20; seq++) {
-            n3.send(1, Inbox.message(seq, 16));
-            n1.send(3, Inbox.message(seq, 16));
-            n2.send(1, Inbox.message(seq, 16));
-        }
+        NettyTransport[] n = threeNodesSending(config, one, three, 0);
+        NettyTransport n1 = n[1];
+        NettyTransport n3 = n[3];
         one.awaitCount(3, 20, Duration.ofSeconds(20));
         one.awaitCount(2, 20, Duration.ofSeconds(20));
         three.awaitCount(1, 20, Duration.ofSeconds(20));
