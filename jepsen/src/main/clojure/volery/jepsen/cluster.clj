@@ -25,7 +25,9 @@
   (let [p (.start (ProcessBuilder. ^java.util.List (vec args)))]
     (.waitFor p 10 TimeUnit/SECONDS)))
 
-(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir]}]
+(def tls-password "jepsen-tls")
+
+(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir tls?]}]
   (str/join
    "\n"
    (concat
@@ -48,8 +50,16 @@
      "partitioning = subtree"
      "timeout.heartbeatMillis = 50"
      "timeout.suspectMillis = 500"
-     "batch.maxBytes = 1114112"
-     ""])))
+     "batch.maxBytes = 1114112"]
+    ;; mutual TLS between the nodes (ADR 061) with host names verified (ADR 065): one certificate naming
+    ;; every node's address, as the nodes share this directory
+    (when tls?
+      ["sslQuorum = true"
+       (str "ssl.quorum.keyStore.location = " dir "/tls/node.p12")
+       (str "ssl.quorum.keyStore.password = " tls-password)
+       (str "ssl.quorum.trustStore.location = " dir "/tls/trust.p12")
+       (str "ssl.quorum.trustStore.password = " tls-password)])
+    [""])))
 
 (defn- zookeeper-config [{:keys [nodes addr client-port dir]} i]
   (str/join
@@ -67,9 +77,10 @@
 (defn create
   "A cluster description; nothing runs yet. opts: :system (:volery or :zookeeper), :dir,
   :classpath, :signals-off? (the mutation), :root-reads-anywhere? (-Dvolery.rootHome=false: each
-  front end reads the root in its own partition, as before ADR 053), :netns? (use namespaces),
+  front end reads the root in its own partition, as before ADR 053), :netns? (use namespaces), :tls?
+  (Volery's nodes talk mutual TLS, host names verified),
   :partitions (Volery's partition count, 2 by default; partition p is nodes 3p-2..3p)."
-  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions] :or {system :volery partitions 2}}]
+  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions tls?] :or {system :volery partitions 2}}]
   (let [nodes (if (= system :zookeeper) [1 2 3] (vec (range 1 (inc (* 3 partitions)))))
         ports (into {} (for [i nodes] [i [(free-port) (free-port)]]))
         dir (.getAbsolutePath (io/file dir))]
@@ -82,6 +93,7 @@
      :classpath classpath
      :signals-off? signals-off?
      :root-reads-anywhere? root-reads-anywhere?
+     :tls? (and tls? (not= system :zookeeper))
      :addr (if netns? net/node-ip (constantly "127.0.0.1"))
      :ring-port (if netns? (constantly 7000) #(first (ports %)))
      :client-port (if netns? (constantly 2181) #(second (ports %)))
@@ -116,7 +128,12 @@
       (.mkdirs (io/file (:dir c) (str "zk-" i)))
       (spit (io/file (:dir c) (str "zk-" i) "myid") (str i "\n"))
       (spit (io/file (:dir c) (str "zoo-" i ".cfg")) (zookeeper-config c i)))
-    (spit (io/file (:dir c) "cluster.cfg") (volery-config c)))
+    (do
+      (when (:tls? c)
+        (let [ca (io.eyrie.multicast.DevCertificates/create (.toPath (io/file (:dir c) "tls")) tls-password)]
+          (.signed ca "node" "CN=volery jepsen node"
+                   (str/join "," (distinct (concat (for [i (:nodes c)] (str "ip:" ((:addr c) i))) ["dns:localhost" "ip:127.0.0.1"]))))))
+      (spit (io/file (:dir c) "cluster.cfg") (volery-config c))))
   c)
 
 (defn start-node! [c i]

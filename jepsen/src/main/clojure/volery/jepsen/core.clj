@@ -150,7 +150,7 @@
                        :valid? (checker/merge-valid [(:valid? checked) (:valid? recovery)])
                        :recovery recovery
                        :test test-name :seed seed :time-limit (:time-limit opts)
-                       :nemesis faults :signals-off? (:signals-off? opts) :dir (str dir))]
+                       :nemesis faults :signals-off? (:signals-off? opts) :tls? (boolean (:tls? opts)) :dir (str dir))]
     (spit (io/file dir "results.edn") (with-out-str (pprint/pprint results)))
     (log "results" test-name ":valid?" (:valid? results) "->" (str (io/file dir "results.edn")))
     results))
@@ -180,7 +180,8 @@
         several? (> (count names) 1)
         test-name (str (name (:system opts)) "-" (str/join "+" (map name names)) "-"
                        (if (seq faults) (str/join "+" (map name faults)) "none")
-                       (when (:signals-off? opts) "-signals-off"))
+                       (when (:signals-off? opts) "-signals-off")
+                       (when (and (:tls? opts) (not= :zookeeper (:system opts))) "-tls"))
         dir (io/file (:store opts "store") test-name (.format (LocalDateTime/now) (DateTimeFormatter/ofPattern "yyyyMMdd'T'HHmmss")))
         _ (.mkdirs dir)
         c (cluster/create {:system (:system opts) :dir (io/file dir "cluster")
@@ -190,6 +191,7 @@
                                                             (System/getProperty "java.class.path")))
                            :signals-off? (:signals-off? opts) :root-reads-anywhere? (:root-reads-anywhere? opts)
                            :partitions (:partitions opts 2)
+                           :tls? (:tls? opts)
                            :netns? (true? netns)})
         runs (vec (for [wn names]
                     {:name wn :w (workloads/workload wn opts) :rec (atom nil)
@@ -271,6 +273,7 @@
         "--nemesis-interval" (recur more (assoc opts :nemesis-interval-s (parse-long b)))
         "--signals-off" (recur (if (some? b) (cons b more) more) (assoc opts :signals-off? true))
         "--no-netns" (recur (if (some? b) (cons b more) more) (assoc opts :no-netns? true))
+        "--tls" (recur (if (some? b) (cons b more) more) (assoc opts :tls? true))
         (throw (ex-info (str "unknown option " a) {}))))))
 
 (defn -main [& args]

@@ -1,6 +1,7 @@
 (ns volery.jepsen.ci-test
-  "The short version CI runs (about 3 minutes): registers over both partitions under a network
-  partition and a kill -9 must be linearizable; and the mutation check: with Eyrie's signals off
+  "The short version CI runs (about 4 minutes): registers over both partitions under a network
+  partition and a kill -9 must be linearizable, with plain TCP and with TLS between the nodes; and the
+  mutation check: with Eyrie's signals off
   the same register workload must show a violation, with them on none, under the same fault."
   (:require [clojure.test :refer [deftest is testing]]
             [volery.jepsen.cluster :as cluster]
@@ -26,6 +27,20 @@
         (str "expected a partition (or, without namespaces, a pause) to be injected, faults were " faults))
     (is (pos? (get faults :start-kill 0)) (str "expected a kill -9 to be injected, faults were " faults))
     (is (< 100 (get-in r [:stats :ok-count] 0)) (str "expected over 100 acknowledged operations, stats " (:stats r)))))
+
+(deftest with-tls-between-the-nodes-registers-stay-linearizable-through-a-partition-and-a-kill
+  ;; sslQuorum with host names verified (ADRs 061, 065): every ring link is redialled through TLS after the
+  ;; cuts heal and the killed node restarts
+  (let [r (core/run-test (merge base {:workload :register :nemesis [:partition-halves :kill] :tls? true
+                                      :time-limit 30 :nemesis-interval-s 3 :fault-duration-s 5}))
+        faults (faults-injected r)
+        logs (->> (file-seq (java.io.File. (str (:dir r) "/cluster/logs"))) (filter #(.isFile %)) (map slurp)
+                  (apply str))]
+    (is (= true (:valid? r)) (str "expected a linearizable history over TLS, got :valid? " (:valid? r) ": "
+                                  (:workload r) " (history in " (:dir r) ")"))
+    (is (pos? (get faults :start-kill 0)) (str "expected a kill -9 to be injected, faults were " faults))
+    (is (re-find #"TLS between nodes, host names verified" logs) "the nodes did not talk TLS")
+    (is (< 50 (get-in r [:stats :ok-count] 0)) (str "expected over 50 acknowledged operations, stats " (:stats r)))))
 
 (def mutation
   "Every operation on the root znode, which every partition writes and, here, each front end reads

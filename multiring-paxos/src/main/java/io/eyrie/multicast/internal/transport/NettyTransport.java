@@ -248,8 +248,12 @@ public final class NettyTransport implements Transport {
         }
         serverChannel = bound.channel();
 
-        LOG.info("node={} transport listening on {} ({}, {} io threads, max frame {} bytes)", nodeId,
-                serverChannel.localAddress(), flavor, options.ioThreads(), maxFrameBytes);
+        io.eyrie.multicast.PeerTls tls = config.peerTls();
+        LOG.info("node={} transport listening on {} ({}, {} io threads, max frame {} bytes, {})", nodeId,
+                serverChannel.localAddress(), flavor, options.ioThreads(), maxFrameBytes, tls == null ? "plain TCP"
+                        : "TLS between nodes, host names " + (tls.verifiesHostnames() ? "verified" : "not verified")
+                        + (tls.trustRevocation() == io.eyrie.multicast.TlsStore.Revocation.NONE ? ""
+                        : ", revocation checked: " + tls.trustRevocation()));
     }
 
     @Override
