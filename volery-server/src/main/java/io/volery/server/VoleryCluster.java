@@ -58,8 +58,23 @@ public final class VoleryCluster implements AutoCloseable {
         this(partitions, replicas, 0, tickTimeMillis, -1, rings, options);
     }
 
+    /**
+     * The same with each node's AdminServer commands (ADR 068) on {@code firstAdminPort} and the ports after it (0:
+     * free ports, -1: none).
+     */
+    public VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, int firstMetricsPort,
+                         int firstAdminPort) throws IOException {
+        this(partitions, replicas, firstClientPort, tickTimeMillis, firstMetricsPort, firstAdminPort, c -> c, o -> o);
+    }
+
     private VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, int firstMetricsPort,
                           java.util.function.UnaryOperator<ClusterConfig> rings,
+                          java.util.function.UnaryOperator<VoleryNode.Options> adjust) throws IOException {
+        this(partitions, replicas, firstClientPort, tickTimeMillis, firstMetricsPort, -1, rings, adjust);
+    }
+
+    private VoleryCluster(int partitions, int replicas, int firstClientPort, int tickTimeMillis, int firstMetricsPort,
+                          int firstAdminPort, java.util.function.UnaryOperator<ClusterConfig> rings,
                           java.util.function.UnaryOperator<VoleryNode.Options> adjust) throws IOException {
         if (partitions < 1 || replicas < 1) {
             throw new IllegalArgumentException("need at least one partition of one replica");
@@ -73,6 +88,10 @@ public final class VoleryCluster implements AutoCloseable {
                 if (firstMetricsPort >= 0) {
                     int metricsPort = firstMetricsPort == 0 ? 0 : firstMetricsPort + n - 1;
                     options = options.withMetrics(new InetSocketAddress("127.0.0.1", metricsPort));
+                }
+                if (firstAdminPort >= 0) {
+                    int adminPort = firstAdminPort == 0 ? 0 : firstAdminPort + n - 1;
+                    options = options.withAdminServer(new InetSocketAddress("127.0.0.1", adminPort));
                 }
                 nodes.add(new VoleryNode(config, n, adjust.apply(options)));
             }

@@ -92,6 +92,9 @@ public final class VoleryMain implements Runnable {
         @Option(names = "--metrics-port", defaultValue = "-1",
                 description = "the first node's Prometheus port; the others follow (default: off; 0: free ports)")
         int metricsPort;
+        @Option(names = "--admin-port", defaultValue = "-1",
+                description = "the first node's AdminServer port (/commands); the others follow (default: off; 0: free ports)")
+        int adminPort;
         @Option(names = "--tick", defaultValue = "2000", description = "tickTime in ms (default ${DEFAULT-VALUE})")
         int tick;
 
@@ -103,13 +106,14 @@ public final class VoleryMain implements Runnable {
             if (partitions < 1 || replicas < 1) {
                 throw new IllegalArgumentException("--partitions and --replicas must be at least 1");
             }
-            VoleryCluster cluster = new VoleryCluster(partitions, replicas, port, tick, metricsPort);
+            VoleryCluster cluster = new VoleryCluster(partitions, replicas, port, tick, metricsPort, adminPort);
             PrintWriter out = spec.commandLine().getOut();
             out.println("Volery dev cluster: " + partitions + " partition(s) x " + replicas + " replica(s), in memory");
             for (VoleryNode n : cluster.nodes()) {
                 out.println("  node " + n.nodeId() + ": partition " + n.monitor().facts().partition() + ", client port "
                         + n.clientAddress().getPort()
-                        + (n.metricsAddress() == null ? "" : ", metrics http://127.0.0.1:" + n.metricsAddress().getPort() + "/metrics"));
+                        + (n.metricsAddress() == null ? "" : ", metrics http://127.0.0.1:" + n.metricsAddress().getPort() + "/metrics")
+                        + (n.adminAddress() == null ? "" : ", admin http://127.0.0.1:" + n.adminAddress().getPort() + "/commands"));
             }
             out.println("connect string: " + cluster.connectString());
             out.println("try: zkCli.sh -server " + cluster.connectString() + "   (stop with Ctrl-C)");

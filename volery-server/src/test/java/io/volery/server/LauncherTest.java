@@ -49,13 +49,18 @@ class LauncherTest {
         int port = freePortRun(6);
         java.io.File stderr = java.io.File.createTempFile("volery-dev", ".err");
         stderr.deleteOnExit();
-        Process dev = volery("dev", "--port", String.valueOf(port)).redirectError(stderr).start();
+        Process dev = volery("dev", "--port", String.valueOf(port), "--admin-port", "0").redirectError(stderr).start();
+        List<String> adminUrls = new java.util.concurrent.CopyOnWriteArrayList<>();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(dev.getInputStream(), StandardCharsets.UTF_8));
             CompletableFuture<String> connect = CompletableFuture.supplyAsync(() -> {
                 try {
                     String line;
                     while ((line = out.readLine()) != null) {
+                        java.util.regex.Matcher admin = java.util.regex.Pattern.compile("admin (http://\\S+/commands)").matcher(line);
+                        if (admin.find()) {
+                            adminUrls.add(admin.group(1));
+                        }
                         if (line.startsWith("connect string: ")) {
                             return line.substring("connect string: ".length());
                         }
@@ -76,6 +81,11 @@ class LauncherTest {
             assertTrue(created.contains("Created /launcher"), "zkCli create said:\n" + created);
             String read = zkCli(connectString, "get", "/launcher");
             assertTrue(read.lines().anyMatch(l -> l.equals("hello-volery")), "zkCli get said:\n" + read);
+            // --admin-port: every node serves ZooKeeper's AdminServer commands (ADR 068)
+            assertEquals(6, adminUrls.size(), "admin URLs printed: " + adminUrls);
+            java.net.HttpURLConnection ruok = (java.net.HttpURLConnection) new java.net.URL(adminUrls.get(0) + "/ruok").openConnection();
+            String answer = new String(ruok.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(answer.contains("\"command\" : \"ruok\"") && answer.contains("\"error\" : null"), answer);
         } finally {
             dev.destroy();
             if (!dev.waitFor(20, TimeUnit.SECONDS)) {
