@@ -56,6 +56,10 @@ import java.util.TreeMap;
  * ssl.ciphersuites =             # optional: comma list (default: the JVM's)
  * client.portUnification = false # true: the plain clientPort accepts TLS too
  * X509AuthenticationProvider.superUser = CN=admin,O=example  # a certificate subject DN that is super
+ * ssl.clientHostnameVerification = false  # true: a client certificate must name the client's address (ADR 065)
+ * client.certReload = false      # true: replaced key and trust stores are taken up without a restart (ADR 066)
+ * ssl.crl = false                # true: client certificates are checked against their CA's CRL (ADR 067);
+ * ssl.ocsp = false               #   and/or its OCSP responder
  * eyrie.sentPositionsMax = 4096   # recent commands whose exchanges a replica keeps for lagging partitions;
  *                                 # a replica further behind catches up by state transfer from a peer
  * </pre>
