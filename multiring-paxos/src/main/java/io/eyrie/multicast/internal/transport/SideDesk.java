@@ -13,17 +13,21 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Answers side requests (ADR 063) that reached this node's ring port: one at a time, on a thread of its own,
- * with what the node's {@link SideChannel.Server} gives. Without TLS it answers only the cluster's hosts.
+ * with what the node's {@link SideChannel.Server} gives. Without TLS it answers only the cluster's hosts. At
+ * most {@link #MAX_WAITING} requests wait for their turn; more are refused as busy, so that peers asking
+ * faster than it answers cannot make it hold their connections and requests without bound, and a request
+ * whose asker hung up before its turn is not answered.
  */
 public final class SideDesk implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SideDesk.class);
+    /** Requests that may wait behind the one being answered. */
+    public static final int MAX_WAITING = 8;
 
     private final int nodeId;
     private final boolean tls;
@@ -53,9 +57,14 @@ public final class SideDesk implements AutoCloseable {
         return served.get();
     }
 
-    /** Requests refused (not a cluster host, no server, the server failed). */
+    /** Requests refused (not a cluster host, no server, the server failed, busy) or given up by their askers. */
     public long refused() {
         return refused.get();
+    }
+
+    /** Requests waiting behind the one being answered. */
+    public synchronized int waiting() {
+        return executor instanceof java.util.concurrent.ThreadPoolExecutor t ? t.getQueue().size() : 0;
     }
 
     /** Answers {@code request}, which came on {@code ctx}'s connection and passed the hello's checks, then closes it. */
@@ -72,6 +81,10 @@ public final class SideDesk implements AutoCloseable {
         }
         try {
             executor().execute(() -> {
+                if (!ctx.channel().isActive()) {
+                    refused.incrementAndGet(); // the asker gave up while it waited: nothing to compute
+                    return;
+                }
                 byte[] bytes;
                 try {
                     bytes = s.answer(request.nodeId(), request.kind());
@@ -85,7 +98,11 @@ public final class SideDesk implements AutoCloseable {
                 send(ctx, bytes == null ? SideRequest.STATUS_NONE : SideRequest.STATUS_OK, bytes == null ? new byte[0] : bytes);
             });
         } catch (RejectedExecutionException e) {
-            ctx.close(); // closing
+            if (isClosed()) {
+                ctx.close();
+            } else {
+                refuse(ctx, request, "node " + nodeId + " is busy: " + MAX_WAITING + " side requests wait already");
+            }
         }
     }
 
@@ -106,13 +123,18 @@ public final class SideDesk implements AutoCloseable {
             throw new RejectedExecutionException("closed");
         }
         if (executor == null) {
-            executor = Executors.newSingleThreadExecutor(r -> {
+            executor = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, java.util.concurrent.TimeUnit.MILLISECONDS,
+                    new java.util.concurrent.ArrayBlockingQueue<>(MAX_WAITING), r -> {
                 Thread t = new Thread(r, "eyrie-side-" + nodeId);
                 t.setDaemon(true);
                 return t;
             });
         }
         return executor;
+    }
+
+    private synchronized boolean isClosed() {
+        return closed;
     }
 
     @Override

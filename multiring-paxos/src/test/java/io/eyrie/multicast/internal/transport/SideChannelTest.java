@@ -188,4 +188,48 @@ class SideChannelTest {
         assertTrue(dialled instanceof javax.net.ssl.SSLException, "not a failed handshake: " + dialled);
         assertEquals(0, wrong.sideDesk().served());
     }
+
+    @Test
+    void askersBeyondTheWaitingLimitAreToldTheNodeIsBusy() throws Exception {
+        ClusterConfig config = TestCluster.config(TestCluster.freePorts(2));
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger entered = new java.util.concurrent.atomic.AtomicInteger();
+        NettyTransport n1 = new NettyTransport(config, 1, MAX_FRAME);
+        started.add(n1);
+        n1.start((from, message) -> { });
+        n1.serveSideRequests((from, kind) -> {
+            entered.incrementAndGet();
+            release.await(); // the first request holds the desk
+            return secret(64);
+        });
+        int limit = SideDesk.MAX_WAITING;
+        java.util.concurrent.ExecutorService askers = java.util.concurrent.Executors.newFixedThreadPool(limit + 1);
+        try {
+            List<java.util.concurrent.Future<byte[]>> answers = new ArrayList<>();
+            answers.add(askers.submit(() -> SideChannel.ask(config, 2, 1, KIND, 30_000, 4096)));
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (entered.get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            for (int i = 0; i < limit; i++) {
+                answers.add(askers.submit(() -> SideChannel.ask(config, 2, 1, KIND, 30_000, 4096)));
+            }
+            while (n1.sideDesk().waiting() < limit && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(limit, n1.sideDesk().waiting(), "requests waiting");
+            SideChannel.Refused busy = assertThrows(SideChannel.Refused.class,
+                    () -> SideChannel.ask(config, 2, 1, KIND, 10_000, 4096));
+            assertTrue(busy.getMessage().contains("busy"), busy.getMessage());
+            release.countDown();
+            for (java.util.concurrent.Future<byte[]> a : answers) {
+                assertArrayEquals(secret(64), a.get(30, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertEquals(limit + 1, n1.sideDesk().served());
+            assertEquals(1, n1.sideDesk().refused());
+        } finally {
+            release.countDown();
+            askers.shutdownNow();
+        }
+    }
 }
