@@ -361,7 +361,7 @@ public final class VoleryNode implements AutoCloseable {
             if (options.clientTls() != null) {
                 monitor.clientTlsStores(options.clientTls().stores());
             }
-            monitor.connectionGate(frontEnd.connectionGate());
+            monitor.connectionGates(frontEnd.connectionGates());
             words[0] = new FourLetterWords(monitor, options.fourLetterWords());
             monitor.replicaCounters(replica);
             monitor.durability(new NodeMonitor.Durability() {

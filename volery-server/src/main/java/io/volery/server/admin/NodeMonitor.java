@@ -342,23 +342,25 @@ public final class NodeMonitor {
         return resent.getAsLong();
     }
 
-    private volatile io.volery.server.frontend.ConnectionGate connectionGate;
+    private volatile List<io.volery.server.frontend.ConnectionGate> connectionGates = List.of();
 
-    /** The client port's connection limits (maxClientCnxns, maxCnxns) and their count of refused connections. */
-    public void connectionGate(io.volery.server.frontend.ConnectionGate gate) {
-        this.connectionGate = java.util.Objects.requireNonNull(gate, "gate");
+    /**
+     * The client ports' connection limits (maxClientCnxns, maxCnxns; each port counts its own) and their counts
+     * of refused connections.
+     */
+    public void connectionGates(List<io.volery.server.frontend.ConnectionGate> gates) {
+        this.connectionGates = List.copyOf(gates);
     }
 
-    /** The client port's connection limits; none before {@link #connectionGate} is set. */
+    /** The client port's connection limits; none before {@link #connectionGates} is set. */
     public io.volery.server.frontend.ConnectionLimits connectionLimits() {
-        io.volery.server.frontend.ConnectionGate g = connectionGate;
-        return g == null ? io.volery.server.frontend.ConnectionLimits.NONE : g.limits();
+        List<io.volery.server.frontend.ConnectionGate> g = connectionGates;
+        return g.isEmpty() ? io.volery.server.frontend.ConnectionLimits.NONE : g.get(0).limits();
     }
 
-    /** Connections closed as accepted because of a connection limit (ZooKeeper's connection_rejected). */
+    /** Connections closed as accepted because of a connection limit, on every port (ZooKeeper's connection_rejected). */
     public long connectionsRejected() {
-        io.volery.server.frontend.ConnectionGate g = connectionGate;
-        return g == null ? 0 : g.rejected();
+        return connectionGates.stream().mapToLong(io.volery.server.frontend.ConnectionGate::rejected).sum();
     }
 
     public long localReplyFallbacks() {

@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -31,6 +32,7 @@ public final class ZkFrontEnd implements AutoCloseable {
     private final FrontEndStats stats = new FrontEndStats();
     private final ReadThrottle readThrottle = new ReadThrottle();
     private final ConnectionGate gate;
+    private final ConnectionGate secureGate;
     private final ClientTls tls;
     private final java.util.concurrent.ScheduledExecutorService storeWatch;
     /** The TLS-only client port, or null. */
@@ -88,6 +90,8 @@ public final class ZkFrontEnd implements AutoCloseable {
             throw new IllegalArgumentException("a secure client port needs TLS settings (ssl.keyStore.location)");
         }
         this.gate = new ConnectionGate(limits);
+        // as ZooKeeper's secure port, a factory of its own: its connections count apart from the plain port's
+        this.secureGate = new ConnectionGate(limits);
         this.tls = tls;
         boolean epoll = Epoll.isAvailable();
         boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
@@ -96,11 +100,11 @@ public final class ZkFrontEnd implements AutoCloseable {
         Channel secure = null;
         InetSocketAddress binding = bind;
         try {
-            plain = listen(bind, epoll, tls != null && tls.portUnification() ? Security.DETECT : Security.PLAIN,
+            plain = listen(bind, epoll, tls != null && tls.portUnification() ? Security.DETECT : Security.PLAIN, gate,
                     service, maxFrameBytes, preface, sasl, enforcement);
             if (secureBind != null) {
                 binding = secureBind;
-                secure = listen(secureBind, epoll, Security.TLS, service, maxFrameBytes, preface, sasl, enforcement);
+                secure = listen(secureBind, epoll, Security.TLS, secureGate, service, maxFrameBytes, preface, sasl, enforcement);
             }
         } catch (RuntimeException e) {
             if (plain != null) {
@@ -123,7 +127,8 @@ public final class ZkFrontEnd implements AutoCloseable {
     /** What a listener's connections speak. */
     private enum Security { PLAIN, TLS, DETECT }
 
-    private Channel listen(InetSocketAddress at, boolean epoll, Security security, ZkService service, int maxFrameBytes,
+    private Channel listen(InetSocketAddress at, boolean epoll, Security security, ConnectionGate limitGate,
+                           ZkService service, int maxFrameBytes,
                            Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement) {
         return new ServerBootstrap()
                 .group(boss, workers)
@@ -133,7 +138,7 @@ public final class ZkFrontEnd implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("limits", gate.handler());
+                        ch.pipeline().addLast("limits", limitGate.handler());
                         switch (security) {
                             case TLS -> ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
                             case DETECT -> ch.pipeline().addLast("tls", new TlsDetector(tls));
@@ -166,9 +171,12 @@ public final class ZkFrontEnd implements AutoCloseable {
         return readThrottle;
     }
 
-    /** The connection limits and how many connections they refused. */
-    public ConnectionGate connectionGate() {
-        return gate;
+    /**
+     * The connection limits and how many connections they refused: the client port's, then the TLS-only port's,
+     * which counts its connections apart, as ZooKeeper's secure port does.
+     */
+    public List<ConnectionGate> connectionGates() {
+        return List.of(gate, secureGate);
     }
 
     public FrontEndStats stats() {

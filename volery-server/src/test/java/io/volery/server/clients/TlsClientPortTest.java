@@ -172,6 +172,49 @@ class TlsClientPortTest {
         }
     }
 
+    /**
+     * ZooKeeper's maxClientCnxns counts each port's connections apart (the secure port is a factory of its own):
+     * with a limit of 2, one address holds two plaintext and two TLS sessions, and a third plaintext one is refused.
+     */
+    @Test
+    void eachPortCountsItsOwnConnectionsAsZooKeeper() throws Exception {
+        List<String> oracle;
+        try (TlsZooKeeper zookeeper = TlsZooKeeper.start(dir.resolve("zk-limits"), tls, "want", false, List.of(),
+                "maxClientCnxns=2\n")) {
+            oracle = limitScript(zookeeper.plainConnect(), zookeeper.secureConnect());
+        }
+        assertEquals(List.of("plaintext 1: true", "plaintext 2: true", "TLS 1: true", "TLS 2: true", "plaintext 3: false"),
+                oracle, "ZooKeeper's admissions");
+        try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000, o -> o.withConnectionLimits(2, 0)
+                .withTls(voleryTls(ClientTls.Auth.WANT, false), new InetSocketAddress("127.0.0.1", 0)))) {
+            VoleryNode node = cluster.nodes().get(0);
+            assertEquals(oracle, limitScript(connect(node.clientAddress()), connect(node.secureClientAddress())),
+                    "Volery's admissions against ZooKeeper's");
+        }
+    }
+
+    private static List<String> limitScript(String plain, String secure) throws Exception {
+        List<String> out = new ArrayList<>();
+        List<Session> open = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 2; i++) {
+                open.add(Session.open(plain, new ZKClientConfig()));
+                out.add("plaintext " + i + ": " + (open.get(open.size() - 1).zk != null));
+            }
+            for (int i = 1; i <= 2; i++) {
+                open.add(Session.open(secure, tlsClient("alice")));
+                out.add("TLS " + i + ": " + (open.get(open.size() - 1).zk != null));
+            }
+            open.add(Session.open(plain, new ZKClientConfig()));
+            out.add("plaintext 3: " + (open.get(open.size() - 1).zk != null));
+        } finally {
+            for (Session s : open) {
+                s.close();
+            }
+        }
+        return out;
+    }
+
     /** The subject of the certificate the server at {@code at} presents to a new TLS connection. */
     private static String serverSubject(InetSocketAddress at) throws Exception {
         javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");

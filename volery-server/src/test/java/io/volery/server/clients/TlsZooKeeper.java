@@ -35,6 +35,12 @@ final class TlsZooKeeper implements AutoCloseable {
     /** The same with more {@code -D} settings for the server's JVM. */
     static TlsZooKeeper start(Path dir, TlsFiles tls, String clientAuth, boolean portUnification, List<String> properties)
             throws IOException, InterruptedException {
+        return start(dir, tls, clientAuth, portUnification, properties, "");
+    }
+
+    /** The same with more lines for zoo.cfg. */
+    static TlsZooKeeper start(Path dir, TlsFiles tls, String clientAuth, boolean portUnification, List<String> properties,
+                              String extraConfig) throws IOException, InterruptedException {
         int plain = io.eyrie.multicast.LoopbackPorts.free();
         int secure = io.eyrie.multicast.LoopbackPorts.free();
         Files.createDirectories(dir);
@@ -42,7 +48,7 @@ final class TlsZooKeeper implements AutoCloseable {
         Path log = dir.resolve("zookeeper.log");
         Files.writeString(cfg, "tickTime=2000\ndataDir=" + dir.resolve("zk-data") + "\nclientPort=" + plain
                 + "\nclientPortAddress=127.0.0.1\nsecureClientPort=" + secure + "\nsecureClientPortAddress=127.0.0.1"
-                + "\nadmin.enableServer=false\n");
+                + "\nadmin.enableServer=false\n" + extraConfig);
         List<String> command = new ArrayList<>(List.of(SaslZooKeeper.JAVA, "-cp", SaslZooKeeper.CLASSPATH,
                 "-Dzookeeper.admin.enableServer=false",
                 "-Dzookeeper.serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
