@@ -125,6 +125,7 @@ public final class AdminCommands {
 
     private Map<String, Object> connections() {
         List<Map<String, Object>> list = new ArrayList<>();
+        List<Map<String, Object>> secure = new ArrayList<>();
         for (MonitoredService.ConnectionView c : monitor.service().connections()) {
             MonitoredService.ConnectionStats s = c.stats();
             Map<String, Object> m = new LinkedHashMap<>();
@@ -148,10 +149,9 @@ public final class AdminCommands {
                 m.put("avg_latency", lat[1]);
                 m.put("max_latency", lat[2]);
             }
-            list.add(m);
+            (c.secure() ? secure : list).add(m);
         }
-        // the front end does not tell plaintext from TLS connections apart here: all are listed under connections
-        return object("connections", list, "secure_connections", List.of());
+        return object("connections", list, "secure_connections", secure);
     }
 
     private Map<String, Object> configuration() {

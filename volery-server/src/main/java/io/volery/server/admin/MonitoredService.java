@@ -190,12 +190,12 @@ public final class MonitoredService implements ZkService {
     /** The connections with a handshake under way or done. */
     public List<ConnectionView> connections() {
         List<ConnectionView> out = new ArrayList<>();
-        connections.forEach((c, s) -> out.add(new ConnectionView(c.remoteAddress(), c.sessionId(), s)));
+        connections.forEach((c, s) -> out.add(new ConnectionView(c.remoteAddress(), c.sessionId(), s, c.secure())));
         return out;
     }
 
-    /** What {@code cons} and {@code dump} show of one connection. */
-    public record ConnectionView(InetSocketAddress remote, long sessionId, ConnectionStats stats) {
+    /** What {@code cons} and {@code dump} show of one connection; {@code secure}: over TLS. */
+    public record ConnectionView(InetSocketAddress remote, long sessionId, ConnectionStats stats, boolean secure) {
     }
 
     /** One connection's counters. */

@@ -24,6 +24,11 @@ public interface ClientConnection {
         return null;
     }
 
+    /** Whether the connection speaks TLS (ADR 060). */
+    default boolean secure() {
+        return false;
+    }
+
     /** Queues a watch notification; it is written before any reply that completes after this call. */
     void notify(long zxid, int eventType, String path);
 

@@ -532,6 +532,12 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     }
 
     @Override
+    public boolean secure() {
+        Channel c = channel;
+        return c != null && c.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
+    }
+
+    @Override
     public String x509Identity() {
         return x509Identity;
     }

@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -190,6 +191,26 @@ class TlsClientPortTest {
             VoleryNode node = cluster.nodes().get(0);
             assertEquals(oracle, limitScript(connect(node.clientAddress()), connect(node.secureClientAddress())),
                     "Volery's admissions against ZooKeeper's");
+        }
+    }
+
+    /** AdminServer's {@code connections} lists TLS connections under {@code secure_connections}, as ZooKeeper's. */
+    @Test
+    void adminConnectionsTellTlsConnectionsApart() throws Exception {
+        try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000, o -> o
+                .withTls(voleryTls(ClientTls.Auth.WANT, false), new InetSocketAddress("127.0.0.1", 0))
+                .withAdminServer(new InetSocketAddress("127.0.0.1", 0)));
+             Session plain = Session.open(connect(cluster.nodes().get(0).clientAddress()), new ZKClientConfig());
+             Session secure = Session.open(connect(cluster.nodes().get(0).secureClientAddress()), tlsClient("alice"))) {
+            java.net.URL url = new java.net.URL("http://127.0.0.1:" + cluster.nodes().get(0).adminAddress().getPort()
+                    + "/commands/connections");
+            @SuppressWarnings("unchecked")
+            Map<String, List<Map<String, Object>>> answer = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readValue(url.openStream(), Map.class);
+            assertEquals(List.of(plain.zk.getSessionId()),
+                    answer.get("connections").stream().map(c -> ((Number) c.get("session_id")).longValue()).toList());
+            assertEquals(List.of(secure.zk.getSessionId()),
+                    answer.get("secure_connections").stream().map(c -> ((Number) c.get("session_id")).longValue()).toList());
         }
     }
 
