@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -138,7 +137,7 @@ public final class AdminCommands {
             if (c.sessionId() != 0) {
                 long[] lat = s.latencies();
                 m.put("session_id", c.sessionId());
-                m.put("last_operation", s.lastOp == Integer.MIN_VALUE ? "NA" : s.lastOp == 11 ? "PING" : OpNames.code(s.lastOp));
+                m.put("last_operation", FourLetterWords.lastOperation(s));
                 m.put("established", s.established);
                 m.put("session_timeout", s.timeout);
                 m.put("last_cxid", s.lastCxid);
@@ -190,9 +189,7 @@ public final class AdminCommands {
 
     private Map<String, Object> watchSummary() {
         TreeCensus c = monitor.census();
-        java.util.Set<String> paths = new TreeSet<>();
-        c.dataWatchedPaths().values().forEach(paths::addAll);
-        return object("num_connections", c.dataWatchedPaths().size(), "num_paths", paths.size(),
+        return object("num_connections", c.dataWatchedPaths().size(), "num_paths", c.watchedPaths().size(),
                 "num_total_watches", c.dataWatchCount());
     }
 
@@ -203,24 +200,19 @@ public final class AdminCommands {
     }
 
     private Map<String, Object> watchesByPath() {
-        Map<String, SortedSet<Long>> byPath = new TreeMap<>();
-        monitor.census().dataWatchedPaths().forEach((session, paths) ->
-                paths.forEach(p -> byPath.computeIfAbsent(p, k -> new TreeSet<>()).add(session)));
-        return object("path_to_session_ids", new LinkedHashMap<String, Object>(byPath));
+        return object("path_to_session_ids", new LinkedHashMap<String, Object>(monitor.census().sessionsByWatchedPath()));
     }
 
     private Map<String, Object> dump() {
         TreeCensus c = monitor.census();
-        Map<Long, List<Long>> byDeadline = new TreeMap<>();
         Map<String, Object> ephemerals = new LinkedHashMap<>();
         for (TreeCensus.SessionInfo s : c.sessions()) {
-            byDeadline.computeIfAbsent(s.deadline(), k -> new ArrayList<>()).add(s.id());
             if (!s.ephemerals().isEmpty()) {
                 ephemerals.put(Long.toString(s.id()), new ArrayList<>(new TreeSet<>(s.ephemerals())));
             }
         }
         Map<String, Object> expiry = new LinkedHashMap<>();
-        byDeadline.forEach((deadline, ids) -> expiry.put(Long.toString(deadline), ids));
+        c.sessionsByDeadline().forEach((deadline, ids) -> expiry.put(Long.toString(deadline), ids));
         return object("expiry_time_to_session_ids", expiry, "session_id_to_ephemeral_paths", ephemerals);
     }
 }

@@ -8,7 +8,6 @@ import java.lang.management.OperatingSystemMXBean;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.SimpleDateFormat;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Locale;
@@ -16,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TimeZone;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -227,7 +225,7 @@ public final class FourLetterWords {
             if (c.sessionId() != 0) {
                 long[] lat = s.latencies();
                 b.append(",sid=0x").append(Long.toHexString(c.sessionId()))
-                        .append(",lop=").append(s.lastOp == Integer.MIN_VALUE ? "NA" : s.lastOp == 11 ? "PING" : OpNames.code(s.lastOp))
+                        .append(",lop=").append(lastOperation(s))
                         .append(",est=").append(s.established)
                         .append(",to=").append(s.timeout)
                         .append(",lcxid=0x").append(Integer.toHexString(s.lastCxid))
@@ -243,9 +241,7 @@ public final class FourLetterWords {
 
     private String wchs() {
         TreeCensus c = monitor.census();
-        Set<String> paths = new TreeSet<>();
-        c.dataWatchedPaths().values().forEach(paths::addAll);
-        return c.dataWatchedPaths().size() + " connections watching " + paths.size() + " paths\nTotal watches:"
+        return c.dataWatchedPaths().size() + " connections watching " + c.watchedPaths().size() + " paths\nTotal watches:"
                 + c.dataWatchCount() + "\n";
     }
 
@@ -259,11 +255,8 @@ public final class FourLetterWords {
     }
 
     private String wchp() {
-        Map<String, SortedSet<Long>> byPath = new TreeMap<>();
-        monitor.census().dataWatchedPaths().forEach((session, paths) ->
-                paths.forEach(p -> byPath.computeIfAbsent(p, k -> new TreeSet<>()).add(session)));
         StringBuilder b = new StringBuilder();
-        byPath.forEach((p, sessions) -> {
+        monitor.census().sessionsByWatchedPath().forEach((p, sessions) -> {
             b.append(p).append('\n');
             sessions.forEach(s -> b.append("\t0x").append(Long.toHexString(s)).append('\n'));
         });
@@ -272,10 +265,7 @@ public final class FourLetterWords {
 
     private String dump() {
         TreeCensus c = monitor.census();
-        Map<Long, List<Long>> byDeadline = new TreeMap<>();
-        for (TreeCensus.SessionInfo s : c.sessions()) {
-            byDeadline.computeIfAbsent(s.deadline(), k -> new ArrayList<>()).add(s.id());
-        }
+        Map<Long, List<Long>> byDeadline = c.sessionsByDeadline();
         StringBuilder b = new StringBuilder("SessionTracker dump:\n")
                 .append("Session Sets (").append(byDeadline.size()).append(")/(").append(c.sessions().size()).append("):\n");
         byDeadline.forEach((deadline, ids) -> {
@@ -338,6 +328,11 @@ public final class FourLetterWords {
                 .append("os.memory.max=").append(rt.maxMemory() / (1024 * 1024)).append("MB\n")
                 .append("os.memory.total=").append(rt.totalMemory() / (1024 * 1024)).append("MB\n");
         return b.toString();
+    }
+
+    /** A connection's last operation as cons names it: NA before any, PING, or the op's four-letter code. */
+    static String lastOperation(MonitoredService.ConnectionStats s) {
+        return s.lastOp == Integer.MIN_VALUE ? "NA" : s.lastOp == 11 ? "PING" : OpNames.code(s.lastOp);
     }
 
     static String address(InetSocketAddress a) {

@@ -35,6 +35,30 @@ public record TreeCensus(long lastZxid, int nodeCount, int watchCount, long appr
         return dataWatchedPaths.values().stream().mapToInt(java.util.Set::size).sum();
     }
 
+    /** The paths some session watches (wchs counts them). */
+    public java.util.Set<String> watchedPaths() {
+        java.util.Set<String> paths = new java.util.TreeSet<>();
+        dataWatchedPaths.values().forEach(paths::addAll);
+        return paths;
+    }
+
+    /** The sessions watching each path, by path (wchp). */
+    public Map<String, SortedSet<Long>> sessionsByWatchedPath() {
+        Map<String, SortedSet<Long>> byPath = new java.util.TreeMap<>();
+        dataWatchedPaths.forEach((session, paths) ->
+                paths.forEach(p -> byPath.computeIfAbsent(p, k -> new java.util.TreeSet<>()).add(session)));
+        return byPath;
+    }
+
+    /** The sessions' ids by deadline, earliest first (dump). */
+    public Map<Long, List<Long>> sessionsByDeadline() {
+        Map<Long, List<Long>> byDeadline = new java.util.TreeMap<>();
+        for (SessionInfo s : sessions) {
+            byDeadline.computeIfAbsent(s.deadline(), k -> new ArrayList<>()).add(s.id());
+        }
+        return byDeadline;
+    }
+
     public int ephemeralsCount() {
         return sessions.stream().mapToInt(s -> s.ephemerals().size()).sum();
     }

@@ -189,10 +189,6 @@ public final class ClientTls {
         return clientHostnameVerification;
     }
 
-    SslContext context() {
-        return context.current();
-    }
-
     public Auth auth() {
         return auth;
     }
