@@ -37,8 +37,13 @@ import java.util.TreeMap;
  * session.touchMillis = 500
  * snapCount = 100000              # deliveries between replica snapshots (storage = durable only)
  * snapMaxAgeSeconds = 60          # and a snapshot at the first delivery this long after the last (0: off)
- * sasl.jaasFile = /etc/volery/jaas.conf  # optional: SASL DIGEST-MD5 users (user_NAME="password"), as ZooKeeper
+ * sasl.jaasFile = /etc/volery/jaas.conf  # optional: SASL DIGEST-MD5 users (user_NAME="password") and/or a
+ *                                 #   Krb5LoginModule keytab login (GSSAPI, ADR 069), as ZooKeeper
  * sasl.jaasSection = Server       # the JAAS file's section (ZooKeeper's zookeeper.sasl.serverconfig)
+ * sasl.krb5Conf = /etc/krb5.conf  # optional: the Kerberos configuration (sets java.security.krb5.conf)
+ * kerberos.removeHostFromPrincipal = false   # as ZooKeeper's zookeeper.kerberos.*: a Kerberos client's
+ * kerberos.removeRealmFromPrincipal = false  #   identity without its principal's host / realm
+ * security.auth_to_local = DEFAULT           # principal-to-short-name rules (zookeeper.security.auth_to_local)
  * sasl.superUsers = admin         # SASL identities that are super users (ZooKeeper's zookeeper.superUser)
  * enforce.auth.enabled = true     # optional: serve only connections authenticated by one of these schemes
  * enforce.auth.schemes = digest   # (ip, digest, sasl), as ZooKeeper's zookeeper.enforce.auth.*
@@ -77,7 +82,8 @@ public final class VoleryConfig {
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
             "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount", "snapMaxAgeSeconds",
-            "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers", "enforce.auth.enabled",
+            "eyrie.sentPositionsMax", "sasl.jaasFile", "sasl.jaasSection", "sasl.superUsers", "sasl.krb5Conf",
+            "kerberos.removeHostFromPrincipal", "kerberos.removeRealmFromPrincipal", "security.auth_to_local", "enforce.auth.enabled",
             "enforce.auth.schemes", "sessionRequireClientSASLAuth", "maxClientCnxns", "maxCnxns", "globalOutstandingLimit", "ssl.keyStore.location",
             "ssl.keyStore.password", "ssl.keyStore.passwordPath", "ssl.keyStore.type", "ssl.trustStore.location",
             "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
@@ -90,9 +96,9 @@ public final class VoleryConfig {
             java.util.List.of("ruok", "srvr", "stat", "mntr", "cons", "wchs", "wchc", "wchp", "dump", "conf", "envi", "isro", "dgst")));
 
     /**
-     * SASL DIGEST-MD5 authentication of clients: who may authenticate, and which of them are super users.
+     * SASL authentication of clients (DIGEST-MD5, GSSAPI): who may authenticate, and which of them are super users.
      */
-    public record Sasl(io.volery.server.frontend.SaslDigest users, Set<String> superUsers) {
+    public record Sasl(io.volery.server.frontend.SaslAuthentication users, Set<String> superUsers) {
         public Sasl {
             java.util.Objects.requireNonNull(users, "users");
             superUsers = Set.copyOf(superUsers);
@@ -564,7 +570,8 @@ public final class VoleryConfig {
     private static Sasl sasl(Reader r, String source) {
         String file = r.values().get("sasl.jaasFile");
         if (file == null) {
-            for (String key : java.util.List.of("sasl.jaasSection", "sasl.superUsers")) {
+            for (String key : java.util.List.of("sasl.jaasSection", "sasl.superUsers", "sasl.krb5Conf",
+                    "kerberos.removeHostFromPrincipal", "kerberos.removeRealmFromPrincipal", "security.auth_to_local")) {
                 if (r.values().containsKey(key)) {
                     throw r.error(key, "needs sasl.jaasFile (the JAAS file with the SASL users)");
                 }
@@ -572,9 +579,28 @@ public final class VoleryConfig {
             return null;
         }
         Path path = ClusterConfig.relativeTo(source, file);
-        io.volery.server.frontend.SaslDigest users;
+        String krb5 = r.values().get("sasl.krb5Conf");
+        if (krb5 != null) {
+            Path krb5Path = ClusterConfig.relativeTo(source, krb5);
+            if (!Files.isRegularFile(krb5Path)) {
+                throw r.error("sasl.krb5Conf", "no such file: " + krb5Path);
+            }
+            // JVM-wide, as ZooKeeper's -Djava.security.krb5.conf; read at the JVM's first Kerberos use
+            System.setProperty("java.security.krb5.conf", krb5Path.toString());
+        }
+        io.volery.server.frontend.KerberosNames names;
         try {
-            users = io.volery.server.frontend.SaslDigest.fromJaas(path, r.values().getOrDefault("sasl.jaasSection", "Server"));
+            names = new io.volery.server.frontend.KerberosNames(
+                    r.values().getOrDefault("security.auth_to_local", io.volery.server.frontend.KerberosNames.DEFAULT_RULES),
+                    r.booleanValue("kerberos.removeHostFromPrincipal"),
+                    r.booleanValue("kerberos.removeRealmFromPrincipal"), null);
+        } catch (IllegalArgumentException e) {
+            throw r.error("security.auth_to_local", e.getMessage());
+        }
+        io.volery.server.frontend.SaslAuthentication users;
+        try {
+            users = io.volery.server.frontend.SaslAuthentication.fromJaas(path,
+                    r.values().getOrDefault("sasl.jaasSection", "Server"), names);
         } catch (IllegalArgumentException e) {
             throw r.error("sasl.jaasFile", e.getMessage());
         }

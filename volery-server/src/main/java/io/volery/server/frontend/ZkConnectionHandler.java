@@ -48,7 +48,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private final FrontEndStats stats;
     private final ReadThrottle throttle;
     /** SASL DIGEST-MD5 users, or null when SASL is not configured. */
-    private final SaslDigest sasl;
+    private final SaslAuthentication sasl;
     /** The schemes a connection must authenticate with before its requests are served (ADR 052). */
     private final AuthEnforcement enforcement;
     /** The schemes this connection holds identities of (event loop only): ip, then addAuth's and SASL's. */
@@ -87,7 +87,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     }
 
     /** @param sasl the SASL DIGEST-MD5 users, or null for a server without SASL */
-    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl) {
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslAuthentication sasl) {
         this(service, stats, throttle, sasl, AuthEnforcement.OFF);
     }
 
@@ -95,13 +95,13 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
      * @param sasl        the SASL DIGEST-MD5 users, or null for a server without SASL
      * @param enforcement the schemes a connection must authenticate with before anything else
      */
-    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslAuthentication sasl,
                                AuthEnforcement enforcement) {
         this(service, stats, throttle, sasl, enforcement, null);
     }
 
     /** @param tls the client port's TLS settings, for the checks after a handshake; null without TLS */
-    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslDigest sasl,
+    public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslAuthentication sasl,
                                AuthEnforcement enforcement, ClientTls tls) {
         this.tls = tls;
         this.service = service;
@@ -153,6 +153,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         throttle.answered(unansweredBytes); // requests of a closed connection are no longer waited for here
         unansweredBytes = 0;
         inactive = true;
+        disposeSasl();
         if (handshakeDone) {
             service.disconnected(this);
         }
@@ -325,17 +326,19 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         byte[] challenge;
         String identity = null;
         try {
+            byte[] token = q.getToken() == null ? new byte[0] : q.getToken();
             if (saslServer == null || saslServer.isComplete()) {
-                saslServer = sasl.newServer();
+                saslServer = sasl.newServer(token);
             }
-            challenge = saslServer.evaluateResponse(q.getToken() == null ? new byte[0] : q.getToken());
+            challenge = saslServer.evaluateResponse(token);
             if (saslServer.isComplete()) {
                 identity = saslServer.getAuthorizationID();
+                disposeSasl();
             }
         } catch (javax.security.sasl.SaslException | RuntimeException e) {
             log.warn("SASL authentication failed from {} (session 0x{}): {}", remoteAddress(), Long.toHexString(sessionId),
                     e.getMessage());
-            saslServer = null;
+            disposeSasl();
             // a server that requires SASL says so (ZooKeeper's SessionClosedRequireAuth), others AuthFailed
             enqueue(ctx, CompletableFuture.completedFuture(saslFailed(r.xid(), 0,
                     enforcement.requiresSasl() ? ERR_REQUIRE_AUTH : ERR_AUTH_FAILED)));
@@ -365,6 +368,18 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             return ZkReply.ok(r.xid(), rep.zxid(), answer);
         });
         enqueue(ctx, f, 0, true);
+    }
+
+    /** Lets go of the negotiation's state (a GSSAPI server holds a security context). */
+    private void disposeSasl() {
+        if (saslServer != null) {
+            try {
+                saslServer.dispose();
+            } catch (javax.security.sasl.SaslException e) {
+                log.debug("disposing a SASL server: {}", e.getMessage());
+            }
+            saslServer = null;
+        }
     }
 
     /**

@@ -56,7 +56,7 @@ public final class ZkFrontEnd implements AutoCloseable {
 
     /** @param sasl the users clients may authenticate as by SASL DIGEST-MD5, or null for none */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
-                      Supplier<? extends ChannelHandler> preface, SaslDigest sasl) {
+                      Supplier<? extends ChannelHandler> preface, SaslAuthentication sasl) {
         this(bind, service, maxFrameBytes, ioThreads, preface, sasl, AuthEnforcement.OFF);
     }
 
@@ -65,7 +65,7 @@ public final class ZkFrontEnd implements AutoCloseable {
      * @param enforcement the schemes a connection must authenticate with before its requests are served
      */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
-                      Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement) {
+                      Supplier<? extends ChannelHandler> preface, SaslAuthentication sasl, AuthEnforcement enforcement) {
         this(bind, service, maxFrameBytes, ioThreads, preface, sasl, enforcement, ConnectionLimits.NONE);
     }
 
@@ -73,7 +73,7 @@ public final class ZkFrontEnd implements AutoCloseable {
      * @param limits ZooKeeper's maxClientCnxns and maxCnxns: a connection past them is closed as accepted
      */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
-                      Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement,
+                      Supplier<? extends ChannelHandler> preface, SaslAuthentication sasl, AuthEnforcement enforcement,
                       ConnectionLimits limits) {
         this(bind, service, maxFrameBytes, ioThreads, preface, sasl, enforcement, limits, null, null);
     }
@@ -84,7 +84,7 @@ public final class ZkFrontEnd implements AutoCloseable {
      *                   none; needs {@code tls}
      */
     public ZkFrontEnd(InetSocketAddress bind, ZkService service, int maxFrameBytes, int ioThreads,
-                      Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement,
+                      Supplier<? extends ChannelHandler> preface, SaslAuthentication sasl, AuthEnforcement enforcement,
                       ConnectionLimits limits, ClientTls tls, InetSocketAddress secureBind) {
         if (secureBind != null && tls == null) {
             throw new IllegalArgumentException("a secure client port needs TLS settings (ssl.keyStore.location)");
@@ -129,7 +129,7 @@ public final class ZkFrontEnd implements AutoCloseable {
 
     private Channel listen(InetSocketAddress at, boolean epoll, Security security, ConnectionGate limitGate,
                            ZkService service, int maxFrameBytes,
-                           Supplier<? extends ChannelHandler> preface, SaslDigest sasl, AuthEnforcement enforcement) {
+                           Supplier<? extends ChannelHandler> preface, SaslAuthentication sasl, AuthEnforcement enforcement) {
         return new ServerBootstrap()
                 .group(boss, workers)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)

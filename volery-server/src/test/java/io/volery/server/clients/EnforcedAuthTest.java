@@ -4,7 +4,7 @@ import io.volery.server.VoleryCluster;
 import io.volery.server.clients.ExternalProcess.Outcome;
 import io.volery.server.config.VoleryConfig;
 import io.volery.server.frontend.AuthEnforcement;
-import io.volery.server.frontend.SaslDigest;
+import io.volery.server.frontend.SaslAuthentication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,7 +85,7 @@ class EnforcedAuthTest {
             oracle = script(jaas, zookeeper.connectString(), mode);
         }
         assertEquals(0, oracle.exit(), "the script against ZooKeeper; its output:\n" + oracle.output());
-        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslDigest.fromJaas(jaas, "Server"), Set.of());
+        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslAuthentication.fromJaas(jaas, "Server"), Set.of());
         Outcome volery;
         try (VoleryCluster cluster = new VoleryCluster(2, 1, 0, 2000,
                 o -> o.withSasl(sasl).withAuthEnforcement(enforcement))) {

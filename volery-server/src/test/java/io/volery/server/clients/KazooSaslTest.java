@@ -3,7 +3,7 @@ package io.volery.server.clients;
 import io.volery.server.VoleryCluster;
 import io.volery.server.clients.ExternalProcess.Outcome;
 import io.volery.server.config.VoleryConfig;
-import io.volery.server.frontend.SaslDigest;
+import io.volery.server.frontend.SaslAuthentication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,7 +76,7 @@ class KazooSaslTest {
             oracle = run(script, zookeeper.connectString(), "/kazoo-sasl-zk-");
         }
         assertEquals(0, oracle.exit(), "the script against ZooKeeper; its output:\n" + oracle.output());
-        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslDigest.fromJaas(jaas, "Server"), Set.of(SaslZooKeeper.SUPER_USER));
+        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslAuthentication.fromJaas(jaas, "Server"), Set.of(SaslZooKeeper.SUPER_USER));
         Outcome volery;
         try (VoleryCluster cluster = new VoleryCluster(2, 1, 0, 2000, o -> o.withSasl(sasl))) {
             volery = run(script, cluster.connectString(), "/kazoo-sasl-volery-");

@@ -3,7 +3,7 @@ package io.volery.server.clients;
 import io.volery.server.VoleryCluster;
 import io.volery.server.clients.ExternalProcess.Outcome;
 import io.volery.server.config.VoleryConfig;
-import io.volery.server.frontend.SaslDigest;
+import io.volery.server.frontend.SaslAuthentication;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -130,7 +130,7 @@ class SaslDigestTest {
     void sameSaslSessionOnZooKeeperAndVolery() throws Exception {
         Outcome oracle = script(zookeeper.connectString());
         assertEquals(0, oracle.exit(), "the script against ZooKeeper; its output:\n" + oracle.output());
-        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslDigest.fromJaas(jaas, "Server"), Set.of(SaslZooKeeper.SUPER_USER));
+        VoleryConfig.Sasl sasl = new VoleryConfig.Sasl(SaslAuthentication.fromJaas(jaas, "Server"), Set.of(SaslZooKeeper.SUPER_USER));
         Outcome volery;
         try (VoleryCluster cluster = new VoleryCluster(2, 1, 0, 2000, o -> o.withSasl(sasl))) {
             volery = script(cluster.connectString());

@@ -113,7 +113,7 @@ public final class SaslScript {
         say("done");
     }
 
-    private static List<ACL> acl(ACL... entries) {
+    static List<ACL> acl(ACL... entries) {
         return new ArrayList<>(List.of(entries));
     }
 

@@ -224,6 +224,34 @@ class VoleryConfigTest {
     }
 
     @Test
+    void kerberosNamingKeys(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("jaas.conf"), "Server {\n"
+                + "  org.apache.zookeeper.server.auth.DigestLoginModule required user_bob=\"b\";\n};\n");
+        java.nio.file.Path cfg = dir.resolve("volery.cfg");
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = jaas.conf\nkerberos.removeHostFromPrincipal = true\n"
+                + "kerberos.removeRealmFromPrincipal = TRUE\nsecurity.auth_to_local = RULE:[1:$1] DEFAULT\n");
+        assertEquals(new io.volery.server.frontend.KerberosNames("RULE:[1:$1] DEFAULT", true, true, null),
+                VoleryConfig.load(cfg).sasl().users().names());
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = jaas.conf\n");
+        assertEquals(io.volery.server.frontend.KerberosNames.defaults(), VoleryConfig.load(cfg).sasl().users().names());
+
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = jaas.conf\nsecurity.auth_to_local = RULE:[1:$1] NONSENSE\n");
+        ConfigException rule = assertThrows(ConfigException.class, () -> VoleryConfig.load(cfg));
+        assertTrue(rule.getMessage().contains(":32: security.auth_to_local: not an auth_to_local rule: 'NONSENSE'"),
+                rule.getMessage());
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = jaas.conf\nsasl.krb5Conf = nowhere/krb5.conf\n");
+        ConfigException krb5 = assertThrows(ConfigException.class, () -> VoleryConfig.load(cfg));
+        assertTrue(krb5.getMessage().contains("sasl.krb5Conf: no such file:"), krb5.getMessage());
+        java.nio.file.Files.writeString(cfg, GOOD + "sasl.jaasFile = jaas.conf\nkerberos.removeHostFromPrincipal = maybe\n");
+        ConfigException notBoolean = assertThrows(ConfigException.class, () -> VoleryConfig.load(cfg));
+        assertTrue(notBoolean.getMessage().contains("kerberos.removeHostFromPrincipal: must be true or false"),
+                notBoolean.getMessage());
+        ConfigException alone = assertThrows(ConfigException.class,
+                () -> VoleryConfig.parse(GOOD + "security.auth_to_local = DEFAULT\n", "volery.cfg"));
+        assertTrue(alone.getMessage().contains("security.auth_to_local: needs sasl.jaasFile"), alone.getMessage());
+    }
+
+    @Test
     void authEnforcementAsZooKeepersKeys(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         assertEquals(io.volery.server.frontend.AuthEnforcement.OFF, VoleryConfig.parse(GOOD, "volery.cfg").authEnforcement());
         assertEquals(io.volery.server.frontend.AuthEnforcement.OFF, VoleryConfig.parse(GOOD
