@@ -25,7 +25,7 @@ public final class VoleryRequest {
     public int timeoutMillis;
     /** CREATE_SESSION / RECONNECT: the session password. */
     public byte[] passwd;
-    /** CREATE_SESSION: the client's address, for the ip scheme. TOUCH: unused. */
+    /** CREATE_SESSION / RECONNECT: the client's address, for the ip scheme. TOUCH: unused. */
     public String clientAddress;
     /**
      * CREATE_SESSION / RECONNECT: the subject DN of the client's TLS certificate (ADR 060), or null; the

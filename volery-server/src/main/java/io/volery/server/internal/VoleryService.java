@@ -100,13 +100,13 @@ public final class VoleryService implements ZkService, AutoCloseable {
             r.sessionId = newSessionId();
             r.passwd = new byte[16];
             random.nextBytes(r.passwd);
-            r.clientAddress = connection.remoteAddress() == null ? null
-                    : connection.remoteAddress().getAddress().getHostAddress();
         } else {
             r.kind = VoleryRequest.RECONNECT;
             r.sessionId = request.getSessionId();
             r.passwd = request.getPasswd();
         }
+        r.clientAddress = connection.remoteAddress() == null ? null
+                : connection.remoteAddress().getAddress().getHostAddress();
         r.x509Identity = connection.x509Identity();
         long sessionId = r.sessionId;
         byte[] passwd = r.passwd;

@@ -232,12 +232,14 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
 
     // ---- sessions ----------------------------------------------------------------------------
 
+    /** The identities a client's connection brings by itself: {@code ip:<address>}, as ZooKeeper's. */
+    private static List<Id> connectionIds(VoleryRequest r) {
+        return r.clientAddress == null ? List.of() : List.of(new Id("ip", r.clientAddress));
+    }
+
     private Object createSession(VoleryRequest r, long zxid) {
-        List<Id> ids = new ArrayList<>();
-        if (r.clientAddress != null) {
-            ids.add(new Id("ip", r.clientAddress));
-        }
-        Result res = tree.apply(new io.volery.server.tree.Command.CreateSession(r.sessionId, r.timeoutMillis, ids),
+        Result res = tree.apply(new io.volery.server.tree.Command.CreateSession(r.sessionId, r.timeoutMillis,
+                        connectionIds(r)),
                 zxid, sessionTime(r.timeMillis));
         if (!res.isOk()) {
             return new SessionReply(false, 0);
@@ -275,6 +277,10 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (e == null || s == null || !Arrays.equals(e.passwd, r.passwd)) {
             return new SessionReply(false, 0);
         }
+        // identities belong to the connection (ADR 070): the new one starts with its own, and the client
+        // proves the others again; a reconnect with the session's password alone carries none of them
+        tree.apply(new io.volery.server.tree.Command.ConnectionIdentities(r.sessionId, connectionIds(r)), zxid,
+                sessionTime(r.timeMillis));
         if (!x509Identity(r, zxid)) {
             return new SessionReply(false, 0);
         }

@@ -147,6 +147,17 @@ public sealed interface Command {
     }
 
     /**
+     * The session's client connected anew (a reconnect, ADR 070): its identities become {@code connectionIds},
+     * those the new connection brings ({@code ip:<address>}), as ZooKeeper keeps identities in the connection
+     * and a reconnecting client proves the others again (addAuth, SASL, its certificate).
+     */
+    record ConnectionIdentities(long sessionId, List<Id> connectionIds) implements Command {
+        public ConnectionIdentities {
+            connectionIds = List.copyOf(connectionIds);
+        }
+    }
+
+    /**
      * Opens a session under an id the front end chose (unique, non-zero). {@code initialIds} are the
      * identities the connection brings (ZooKeeper adds {@code ip:<address>}).
      */

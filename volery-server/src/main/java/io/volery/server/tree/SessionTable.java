@@ -108,6 +108,19 @@ public final class SessionTable {
             }
         }
 
+        /** The session's identities become these alone (a new connection's, {@link Command.ConnectionIdentities}). */
+        void resetIds(List<Id> fresh) {
+            if (!ids.equals(fresh)) {
+                ids.clear();
+                for (Id id : fresh) {
+                    if (!ids.contains(id)) {
+                        ids.add(id);
+                    }
+                }
+                changed();
+            }
+        }
+
         void touch(long now) {
             if (now + timeoutMs > deadline) {
                 deadline = now + timeoutMs;

@@ -322,6 +322,9 @@ public final class ZnodeTree {
             return saslIdentity(c);
         } else if (command instanceof Command.X509Identity c) {
             return x509Identity(c);
+        } else if (command instanceof Command.ConnectionIdentities c) {
+            sessions.get(sid).resetIds(c.connectionIds());
+            return Result.ok(Reply.Empty.INSTANCE);
         } else if (command instanceof Command.CreateSession c) {
             return createSession(c, time);
         } else if (command instanceof Command.AttachSession c) {

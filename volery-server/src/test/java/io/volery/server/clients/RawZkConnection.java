@@ -36,6 +36,16 @@ final class RawZkConnection implements AutoCloseable {
 
     /** @param local the local address to connect from (e.g. 127.0.0.2), or null for any */
     RawZkConnection(InetSocketAddress server, int sessionTimeoutMillis, java.net.InetAddress local) throws IOException {
+        this(server, sessionTimeoutMillis, local, 0, new byte[16]);
+    }
+
+    /**
+     * Connects to session {@code session} with its password (0 and any password: a new session).
+     *
+     * @throws IOException when the server refuses the session (its answer names session 0)
+     */
+    RawZkConnection(InetSocketAddress server, int sessionTimeoutMillis, java.net.InetAddress local, long session,
+                    byte[] password) throws IOException {
         socket = new Socket();
         if (local != null) {
             socket.bind(new InetSocketAddress(local, 0));
@@ -45,13 +55,38 @@ final class RawZkConnection implements AutoCloseable {
         socket.setTcpNoDelay(true);
         in = new DataInputStream(socket.getInputStream());
         out = new DataOutputStream(socket.getOutputStream());
-        sendFrame(serialize(new ConnectRequest(0, 0, sessionTimeoutMillis, 0, new byte[16], false)));
+        sendFrame(serialize(new ConnectRequest(0, 0, sessionTimeoutMillis, session, password, false)));
         ConnectResponse r = new ConnectResponse();
         r.deserialize(BinaryInputArchive.getArchive(new ByteArrayInputStream(readFrame())), "connect");
         if (r.getSessionId() == 0) {
-            throw new IOException("the server refused a new session");
+            throw new IOException("the server refused " + (session == 0 ? "a new session" : "the session"));
         }
         sessionId = r.getSessionId();
+        this.password = r.getPasswd();
+    }
+
+    /** The session's password, from the server's answer to the handshake. */
+    private final byte[] password;
+
+    byte[] password() {
+        return password.clone();
+    }
+
+    /** Sends a request and reads its answer: the header, then {@code body} read from the rest (when not null). */
+    ReplyHeader call(int xid, int op, Record request, Record body) throws IOException {
+        sendFrame(request(xid, op, request));
+        while (true) {
+            BinaryInputArchive a = BinaryInputArchive.getArchive(new ByteArrayInputStream(readFrame()));
+            ReplyHeader h = new ReplyHeader();
+            h.deserialize(a, "header");
+            if (h.getXid() == -1) {
+                continue; // a watch event
+            }
+            if (h.getErr() == 0 && body != null) {
+                body.deserialize(a, "body");
+            }
+            return h;
+        }
     }
 
     static byte[] serialize(Record... records) {
