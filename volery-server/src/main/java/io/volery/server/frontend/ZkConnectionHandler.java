@@ -336,8 +336,9 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 disposeSasl();
             }
         } catch (javax.security.sasl.SaslException | RuntimeException e) {
-            log.warn("SASL authentication failed from {} (session 0x{}): {}", remoteAddress(), Long.toHexString(sessionId),
-                    e.getMessage());
+            // the cause says why (GSSAPI: "GSS initiate failed" caused by a wrong key, another service's ticket...)
+            log.warn("SASL authentication failed from {} (session 0x{}): {}{}", remoteAddress(), Long.toHexString(sessionId),
+                    e.getMessage(), e.getCause() == null ? "" : " (" + e.getCause().getMessage() + ")");
             disposeSasl();
             // a server that requires SASL says so (ZooKeeper's SessionClosedRequireAuth), others AuthFailed
             enqueue(ctx, CompletableFuture.completedFuture(saslFailed(r.xid(), 0,

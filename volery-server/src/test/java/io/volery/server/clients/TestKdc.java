@@ -39,9 +39,10 @@ final class TestKdc implements AutoCloseable {
         kdc.start();
         Path conf = dir.resolve("krb5.conf");
         Files.writeString(conf, "[libdefaults]\n default_realm = " + REALM + "\n udp_preference_limit = 1\n"
-                + " dns_lookup_kdc = false\n dns_lookup_realm = false\n rdns = false\n"
+                + " dns_lookup_kdc = false\n dns_lookup_realm = false\n rdns = false\n dns_canonicalize_hostname = false\n"
                 + " ticket_lifetime = 24h\n forwardable = true\n"
-                + "[realms]\n " + REALM + " = {\n  kdc = 127.0.0.1:" + port + "\n }\n");
+                + "[realms]\n " + REALM + " = {\n  kdc = 127.0.0.1:" + port + "\n }\n"
+                + "[domain_realm]\n localhost = " + REALM + "\n");
         TestKdc k = new TestKdc(kdc, dir, conf);
         for (String p : principals) {
             kdc.createPrincipal(p); // a random key
