@@ -42,6 +42,7 @@ public final class VoleryNode implements AutoCloseable {
      * @param minSessionTimeout the least session timeout granted, 0 for ZooKeeper's 2 ticks
      * @param maxSessionTimeout the largest session timeout granted, 0 for ZooKeeper's 20 ticks
      * @param adminAddress      where ZooKeeper's AdminServer commands are served over HTTP (ADR 068), or null for none
+     * @param auditLog          the file of ZooKeeper's audit log (ADR 071), or null for none
      */
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
                           long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
@@ -50,7 +51,7 @@ public final class VoleryNode implements AutoCloseable {
                           io.volery.server.frontend.AuthEnforcement authEnforcement,
                           io.volery.server.frontend.ConnectionLimits connectionLimits,
                           io.volery.server.frontend.ClientTls clientTls, InetSocketAddress secureClientAddress,
-                          int outstandingLimit, InetSocketAddress adminAddress) {
+                          int outstandingLimit, InetSocketAddress adminAddress, java.nio.file.Path auditLog) {
         /** ZooKeeper's globalOutstandingLimit default. */
         public static final int DEFAULT_OUTSTANDING_LIMIT = 1000;
 
@@ -76,61 +77,61 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
                     VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null,
                     io.volery.server.frontend.AuthEnforcement.OFF,
-                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null, DEFAULT_OUTSTANDING_LIMIT, null);
+                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null, DEFAULT_OUTSTANDING_LIMIT, null, null);
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
         public Options withPartitioning(VoleryConfig.Partitioning p) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         /** SASL DIGEST-MD5 authentication of clients (null: none); every node of a cluster must use the same. */
         public Options withSasl(VoleryConfig.Sasl settings) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         /**
@@ -140,7 +141,7 @@ public final class VoleryNode implements AutoCloseable {
         public Options withAuthEnforcement(io.volery.server.frontend.AuthEnforcement enforcement) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress);
+                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         /**
@@ -151,7 +152,7 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
                     sasl, authEnforcement, new io.volery.server.frontend.ConnectionLimits(perAddress, total), clientTls,
-                    secureClientAddress, outstandingLimit, adminAddress);
+                    secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         /**
@@ -167,20 +168,28 @@ public final class VoleryNode implements AutoCloseable {
         public Options withOutstandingLimit(int limit) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, limit, adminAddress);
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, limit, adminAddress, auditLog);
         }
 
         /** ZooKeeper's AdminServer commands over HTTP at {@code address} (ADR 068; port 0 picks one; null: none). */
         public Options withAdminServer(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, address);
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, address, auditLog);
+        }
+
+        /** ZooKeeper's audit log (ADR 071), appended to {@code file}; null: none. */
+        public Options withAuditLog(java.nio.file.Path file) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress,
+                    file);
         }
 
         public Options withTls(io.volery.server.frontend.ClientTls tls, InetSocketAddress secureAddress) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, tls, secureAddress, outstandingLimit, adminAddress);
+                    sasl, authEnforcement, connectionLimits, tls, secureAddress, outstandingLimit, adminAddress, auditLog);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -195,7 +204,7 @@ public final class VoleryNode implements AutoCloseable {
                             : new InetSocketAddress(n.clientHost(), n.secureClientPort()), config.globalOutstandingLimit(),
                     n.adminPort() == 0 || !config.adminServer().enabled() ? null
                             : new InetSocketAddress(config.adminServer().address() == null ? n.clientHost()
-                            : config.adminServer().address(), n.adminPort()));
+                            : config.adminServer().address(), n.adminPort()), config.auditLog(nodeId));
         }
     }
 
@@ -287,7 +296,9 @@ public final class VoleryNode implements AutoCloseable {
         if (options.clientTls() != null) {
             treeConfig = treeConfig.withX509(options.clientTls().superUser());
         }
+        this.audit = openAudit(options.auditLog(), options.sasl());
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
+        replica.setAudit(audit, auditUser);
         replica.setSentPositionsMax(sentPositionsMax);
         if (config.parameters().storage() == ClusterConfig.StorageMode.DURABLE) {
             // the acceptor logs are durable: snapshots make a restart replay only what follows them,
@@ -327,6 +338,7 @@ public final class VoleryNode implements AutoCloseable {
         // runs, instead of queueing behind the replicas' executors until timers multicast copies of them
         client.setServiceLimit(options.outstandingLimit());
         this.service = new VoleryService(multicast, client, oracle, options.touchIntervalMillis());
+        service.setAudit(audit);
         int tick = options.tickTimeMillis();
         int minTimeout = options.minSessionTimeout() > 0 ? options.minSessionTimeout() : 2 * tick;
         int maxTimeout = options.maxSessionTimeout() > 0 ? options.maxSessionTimeout() : 20 * tick;
@@ -475,8 +487,47 @@ public final class VoleryNode implements AutoCloseable {
         return multicast;
     }
 
+    /**
+     * ZooKeeper's audit log at {@code file} (ADR 071), its serverStart line written; null for no file.
+     *
+     * @throws IllegalArgumentException when the file cannot be opened
+     */
+    private io.volery.server.audit.AuditLog openAudit(java.nio.file.Path file, VoleryConfig.Sasl sasl) {
+        // ZooKeeper's server user: its Kerberos login's principal, else the OS user
+        auditUser = sasl != null && sasl.users().servicePrincipal() != null ? sasl.users().servicePrincipal()
+                : System.getProperty("user.name", "<NA>");
+        if (file == null) {
+            return null;
+        }
+        try {
+            io.volery.server.audit.AuditLog a = io.volery.server.audit.AuditLog.open(file);
+            a.log(null, auditUser, null, "serverStart", null, null, null, io.volery.server.audit.AuditLog.Result.SUCCESS);
+            return a;
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot open the audit log " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private final io.volery.server.audit.AuditLog audit;
+    private String auditUser;
+
+    /** The node's audit log (ADR 071), or null when auditing is off. */
+    public io.volery.server.audit.AuditLog audit() {
+        return audit;
+    }
+
     @Override
     public void close() {
+        if (audit != null) {
+            audit.log(null, auditUser, null, "serverStop", null, null, null, io.volery.server.audit.AuditLog.Result.INVOKED);
+        }
+        closeParts();
+        if (audit != null) {
+            audit.close();
+        }
+    }
+
+    private void closeParts() {
         if (metricsEndpoint != null) {
             metricsEndpoint.close();
         }

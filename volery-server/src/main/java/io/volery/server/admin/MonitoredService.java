@@ -230,4 +230,9 @@ public final class MonitoredService implements ZkService {
             return new long[] {countLat == 0 ? 0 : minLat, countLat == 0 ? 0 : sumLat / countLat, maxLat};
         }
     }
+
+    @Override
+    public io.volery.server.audit.AuditLog audit() {
+        return delegate.audit();
+    }
 }

@@ -63,6 +63,7 @@ import java.util.TreeMap;
  * X509AuthenticationProvider.superUser = CN=admin,O=example  # a certificate subject DN that is super
  * ssl.clientHostnameVerification = false  # true: a client certificate must name the client's address (ADR 065)
  * client.certReload = false      # true: replaced key and trust stores are taken up without a restart (ADR 066)
+ * audit.enable = false           # true: ZooKeeper's audit log, volery-ID-audit.log in audit.logDir (default: logDir)
  * ssl.crl = false                # true: client certificates are checked against their CA's CRL (ADR 067);
  * ssl.ocsp = false               #   and/or its OCSP responder
  * eyrie.sentPositionsMax = 4096   # recent commands whose exchanges a replica keeps for lagging partitions;
@@ -89,7 +90,7 @@ public final class VoleryConfig {
             "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
             "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
             "ssl.clientHostnameVerification", "client.certReload", "ssl.crl", "ssl.ocsp", "admin.enableServer",
-            "admin.serverAddress");
+            "admin.serverAddress", "audit.enable", "audit.logDir");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -325,7 +326,27 @@ public final class VoleryConfig {
                 io.volery.server.VoleryNode.Options.DEFAULT_OUTSTANDING_LIMIT, 1, Integer.MAX_VALUE);
         config.adminServer = new AdminServer(!values.containsKey("admin.enableServer") || r.booleanValue("admin.enableServer"),
                 values.containsKey("admin.serverAddress") ? values.get("admin.serverAddress").strip() : null);
+        if (r.booleanValue("audit.enable")) {
+            String dir = values.containsKey("audit.logDir") ? values.get("audit.logDir").strip()
+                    : logDir == null ? null : logDir.toString();
+            if (dir == null) {
+                throw r.error("audit.enable", "needs audit.logDir or logDir (where volery-ID-audit.log goes)");
+            }
+            config.auditLogDir = Path.of(dir);
+        } else if (values.containsKey("audit.logDir")) {
+            throw r.error("audit.logDir", "needs audit.enable = true");
+        }
         return config;
+    }
+
+    private Path auditLogDir;
+
+    /**
+     * The file of node {@code nodeId}'s audit log ({@code volery-ID-audit.log} in {@code audit.logDir}, else in
+     * {@code logDir}; ADR 071), or null when {@code audit.enable} is not true.
+     */
+    public Path auditLog(int nodeId) {
+        return auditLogDir == null ? null : auditLogDir.resolve("volery-" + nodeId + "-audit.log");
     }
 
     public String source() {

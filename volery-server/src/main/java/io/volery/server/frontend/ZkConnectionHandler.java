@@ -59,7 +59,8 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private final java.util.concurrent.atomic.AtomicBoolean drainScheduled = new java.util.concurrent.atomic.AtomicBoolean();
     /** Between the connect request and the service's answer: nothing else may be read. */
     private boolean awaitingSession;
-    private final List<Id> authInfo = new CopyOnWriteArrayList<>();
+    /** The connection's identities in the order proven, each once (ZooKeeper keeps a set). */
+    private final CopyOnWriteArrayList<Id> authInfo = new CopyOnWriteArrayList<>();
     private final ArrayDeque<Queued> inOrder = new ArrayDeque<>();
 
     /**
@@ -138,7 +139,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         channel = ctx.channel();
         InetSocketAddress remote = remoteAddress();
         if (remote != null) {
-            authInfo.add(new Id("ip", remote.getAddress().getHostAddress()));
+            authInfo.addIfAbsent(new Id("ip", remote.getAddress().getHostAddress()));
             heldSchemes.add("ip");
         }
         stats.connectionOpened();
@@ -200,7 +201,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
             if (dn != null) {
                 x509Identity = dn;
                 heldSchemes.add("x509");
-                authInfo.add(new Id("x509", dn));
+                authInfo.addIfAbsent(new Id("x509", dn));
             }
         }
         service.connect(req, this).whenComplete((outcome, err) -> ctx.executor().execute(() -> {
@@ -263,6 +264,19 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                     log.error("service failed on {} session=0x{}", r, Long.toHexString(sessionId), e);
                     f = CompletableFuture.failedFuture(e);
                 }
+                io.volery.server.audit.AuditLog audit = service.audit();
+                if (audit != null && io.volery.server.audit.RequestAudit.audits(r.opCode())) {
+                    // the identities the request was sent with, as ZooKeeper takes them at the request
+                    List<Id> ids = List.copyOf(authInfo);
+                    long session = sessionId;
+                    InetSocketAddress remote = remoteAddress();
+                    String ip = remote == null ? null : remote.getAddress().getHostAddress();
+                    f.whenComplete((rep, err) -> {
+                        if (rep != null) {
+                            io.volery.server.audit.RequestAudit.log(audit, session, ip, ids, r, rep);
+                        }
+                    });
+                }
                 enqueue(ctx, f, bytes, true);
                 if (r.opCode() == OpCodes.CLOSE_SESSION) {
                     closeAfterReplies(ctx);
@@ -296,7 +310,16 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private void auth(ChannelHandlerContext ctx, ZkRequest r) {
         // held from now on, as ZooKeeper, which authenticates inline, holds it for the next request; if the
         // partitions refuse it the connection closes
-        heldSchemes.add(((AuthPacket) r.body()).getScheme());
+        AuthPacket packet = (AuthPacket) r.body();
+        heldSchemes.add(packet.getScheme());
+        if ("digest".equals(packet.getScheme()) && packet.getAuth() != null) {
+            String userPassword = new String(packet.getAuth(), StandardCharsets.UTF_8);
+            int colon = userPassword.indexOf(':');
+            if (colon > 0) {
+                // the connection's identity from now on, as ZooKeeper adds it inline (cons, the audit log)
+                authInfo.addIfAbsent(new Id("digest", digestId(userPassword.substring(0, colon), userPassword.substring(colon + 1))));
+            }
+        }
         CompletableFuture<ZkReply> f = service.submit(this, r);
         enqueue(ctx, f, 0, true);
         f.whenComplete((rep, err) -> ctx.executor().execute(() -> {
@@ -353,6 +376,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         }
         log.info("session 0x{} from {} authenticated by SASL as '{}'", Long.toHexString(sessionId), remoteAddress(), identity);
         heldSchemes.add("sasl");
+        authInfo.addIfAbsent(new Id("sasl", identity));
         // the request the replicas run: the identity in a SASL frame, which no client frame reaches them as
         org.apache.zookeeper.proto.GetSASLRequest ordered =
                 new org.apache.zookeeper.proto.GetSASLRequest(identity.getBytes(StandardCharsets.UTF_8));

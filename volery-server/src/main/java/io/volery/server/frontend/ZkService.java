@@ -46,4 +46,9 @@ public interface ZkService {
             return new ConnectOutcome(false, 0, 0, new byte[16]);
         }
     }
+
+    /** ZooKeeper's audit log of this server's clients' changes (ADR 071), or null when auditing is off. */
+    default io.volery.server.audit.AuditLog audit() {
+        return null;
+    }
 }

@@ -342,6 +342,18 @@ public final class VoleryService implements ZkService, AutoCloseable {
         return CompletableFuture.completedFuture(bytes);
     }
 
+    private volatile io.volery.server.audit.AuditLog audit;
+
+    /** ZooKeeper's audit log of this node's clients' changes (ADR 071); null: none. */
+    public void setAudit(io.volery.server.audit.AuditLog audit) {
+        this.audit = audit;
+    }
+
+    @Override
+    public io.volery.server.audit.AuditLog audit() {
+        return audit;
+    }
+
     @Override
     public void close() {
         timer.shutdownNow();

@@ -127,8 +127,29 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
                 && Boolean.parseBoolean(System.getProperty(DEFER_TOP_LEVEL_PROPERTY, "true"));
     }
 
+    private io.volery.server.audit.AuditLog audit;
+    private String auditUser;
+
+    /**
+     * Writes ZooKeeper's audit line for every ephemeral node a session's end removes here (ADR 071), with
+     * {@code user} (the server's) as ZooKeeper does; null: none.
+     */
+    public void setAudit(io.volery.server.audit.AuditLog audit, String user) {
+        this.audit = audit;
+        this.auditUser = user;
+        tree.setEphemeralRemovals(audit == null ? null : this::ephemeralRemoved);
+    }
+
+    private void ephemeralRemoved(long sessionId, String path) {
+        audit.log("0x" + Long.toHexString(sessionId), auditUser, null, "ephemeralZNodeDeletionOnSessionCloseOrExpire",
+                path, null, null, io.volery.server.audit.AuditLog.Result.SUCCESS);
+    }
+
     private ZnodeTree newTree() {
         ZnodeTree t = new ZnodeTree(treeConfig);
+        if (audit != null) {
+            t.setEphemeralRemovals(this::ephemeralRemoved);
+        }
         t.setTouchOnCommand(false);
         if (partitioner.isHash()) {
             // only a node's owner applies its setData, so only the owner knows when its TTL runs out

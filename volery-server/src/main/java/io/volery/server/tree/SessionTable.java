@@ -11,6 +11,22 @@ import java.util.TreeMap;
 public final class SessionTable {
 
     /** One session; mutable, owned by the table. */
+    /**
+     * Identities listed in the order a ZooKeeper server lists a connection's (its set backed by a
+     * ConcurrentHashMap: the map's bins for the jute Id hash, insertion order within a bin), from
+     * identities in the order they were proven.
+     */
+    public static List<Id> inZooKeeperOrder(List<Id> provenOrder) {
+        int tableSize = 16;
+        while (provenOrder.size() >= tableSize * 3 / 4) {
+            tableSize *= 2;
+        }
+        int mask = tableSize - 1;
+        List<Id> out = new ArrayList<>(provenOrder);
+        out.sort(java.util.Comparator.comparingInt(id -> Session.serverHashBin(id, mask)));
+        return out;
+    }
+
     public static final class Session {
         private final long id;
         private final int timeoutMs;
@@ -66,14 +82,7 @@ public final class SessionTable {
          * any real session.
          */
         public List<Id> ids() {
-            int tableSize = 16;
-            while (ids.size() >= tableSize * 3 / 4) {
-                tableSize *= 2;
-            }
-            int mask = tableSize - 1;
-            List<Id> out = new ArrayList<>(ids);
-            out.sort(java.util.Comparator.comparingInt(id -> serverHashBin(id, mask)));
-            return out;
+            return inZooKeeperOrder(ids);
         }
 
         private static int serverHashBin(Id id, int mask) {

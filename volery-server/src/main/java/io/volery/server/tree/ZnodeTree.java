@@ -883,6 +883,13 @@ public final class ZnodeTree {
         return Result.ok(Reply.Empty.INSTANCE);
     }
 
+    /** Told of each ephemeral node a session's end removes (the audit log, ADR 071); null: nobody. */
+    private java.util.function.BiConsumer<Long, String> ephemeralRemovals;
+
+    public void setEphemeralRemovals(java.util.function.BiConsumer<Long, String> listener) {
+        this.ephemeralRemovals = listener;
+    }
+
     /** Drops the session's watches first (it hears nothing more), then deletes its ephemerals. */
     private void closeSession(long sid, String why) {
         watches.dropSession(sid);
@@ -890,6 +897,9 @@ public final class ZnodeTree {
         // ZooKeeper's order, since it decides the order of the watch events
         for (String path : s.ephemerals()) {
             remove(path);
+            if (ephemeralRemovals != null) {
+                ephemeralRemovals.accept(sid, path);
+            }
         }
         sessions.remove(sid);
         LOG.debug("session={} {}", Long.toHexString(sid), why);

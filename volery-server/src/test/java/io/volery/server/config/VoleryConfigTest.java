@@ -224,6 +224,19 @@ class VoleryConfigTest {
     }
 
     @Test
+    void auditLogKeys() {
+        assertNull(VoleryConfig.parse(GOOD, "volery.cfg").auditLog(1), "no audit log unless enabled");
+        assertEquals(java.nio.file.Path.of("/var/log/volery/volery-2-audit.log"),
+                VoleryConfig.parse(GOOD + "logDir = /var/log/volery\naudit.enable = true\n", "volery.cfg").auditLog(2));
+        assertEquals(java.nio.file.Path.of("/audit/volery-1-audit.log"), VoleryConfig.parse(GOOD
+                + "logDir = /var/log/volery\naudit.enable = true\naudit.logDir = /audit\n", "volery.cfg").auditLog(1));
+        assertError(GOOD + "audit.enable = true\n",
+                "volery.cfg:31: audit.enable: needs audit.logDir or logDir");
+        assertError(GOOD + "audit.logDir = /audit\n", "volery.cfg:31: audit.logDir: needs audit.enable = true");
+        assertError(GOOD + "audit.enable = on\n", "volery.cfg:31: audit.enable: must be true or false");
+    }
+
+    @Test
     void kerberosNamingKeys(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Files.writeString(dir.resolve("jaas.conf"), "Server {\n"
                 + "  org.apache.zookeeper.server.auth.DigestLoginModule required user_bob=\"b\";\n};\n");
