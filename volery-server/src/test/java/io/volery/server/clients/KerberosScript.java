@@ -1,7 +1,6 @@
 package io.volery.server.clients;
 
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
@@ -10,12 +9,8 @@ import org.apache.zookeeper.data.Id;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import static io.volery.server.clients.SaslScript.acl;
-import static io.volery.server.clients.SaslScript.await;
 import static io.volery.server.clients.SaslScript.outcome;
 import static io.volery.server.clients.SaslScript.say;
 import static io.volery.server.clients.SaslScript.whoAmI;
@@ -118,22 +113,6 @@ public final class KerberosScript {
     private static ZooKeeper connect(String connect, String section, String server, String who) throws Exception {
         ZKClientConfig config = SaslScript.config(section);
         config.setProperty(ZKClientConfig.ZOOKEEPER_SERVER_PRINCIPAL, server);
-        BlockingQueue<Watcher.Event.KeeperState> states = new LinkedBlockingQueue<>();
-        ZooKeeper z = new ZooKeeper(connect, 10_000, e -> {
-            if (e.getType() == Watcher.Event.EventType.None) {
-                states.add(e.getState());
-            }
-        }, config);
-        await(states, Watcher.Event.KeeperState.SyncConnected, who);
-        Watcher.Event.KeeperState end = null;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (end == null && System.nanoTime() < deadline) {
-            Watcher.Event.KeeperState s = states.poll(100, TimeUnit.MILLISECONDS);
-            if (s == Watcher.Event.KeeperState.SaslAuthenticated || s == Watcher.Event.KeeperState.AuthFailed) {
-                end = s;
-            }
-        }
-        say(who + " sasl " + end);
-        return z;
+        return SaslScript.connect(connect, config, true, who);
     }
 }

@@ -133,14 +133,19 @@ public final class SaslScript {
      * negotiation ended; prints how the negotiation ended.
      */
     static ZooKeeper connect(String connect, String loginContext, String who) throws Exception {
+        return connect(connect, config(loginContext), loginContext != null, who);
+    }
+
+    /** The same with a client configuration of the caller's; {@code sasl}: it negotiates SASL. */
+    static ZooKeeper connect(String connect, ZKClientConfig config, boolean sasl, String who) throws Exception {
         BlockingQueue<Watcher.Event.KeeperState> states = new LinkedBlockingQueue<>();
         ZooKeeper z = new ZooKeeper(connect, 10_000, e -> {
             if (e.getType() == Watcher.Event.EventType.None) {
                 states.add(e.getState());
             }
-        }, config(loginContext));
+        }, config);
         await(states, Watcher.Event.KeeperState.SyncConnected, who);
-        if (loginContext != null) {
+        if (sasl) {
             Watcher.Event.KeeperState end = null;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (end == null && System.nanoTime() < deadline) {
