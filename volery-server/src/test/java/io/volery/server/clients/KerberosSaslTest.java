@@ -187,6 +187,41 @@ class KerberosSaslTest {
                 volery.stdout().lines().toList(), volery.output());
     }
 
+    /** zkCli (ZooKeeper 3.9.5's shell) set up for Kerberos: the same identities and ACLs on both servers. */
+    @Test
+    void zkCliAuthenticatesByKerberosAsAgainstZooKeeper() throws Exception {
+        String script = String.join("\n", "whoami", "create /krb-cli x sasl:" + BOB + ":cdrwa", "getAcl /krb-cli",
+                "get /krb-cli", "delete /krb-cli", "quit", "");
+        List<String> options = List.of("-Djava.security.auth.login.config=" + jaas,
+                "-Djava.security.krb5.conf=" + kdc.krb5Conf(), "-Dzookeeper.sasl.clientconfig=Bob",
+                "-Dzookeeper.server.principal=" + SERVICE);
+        List<String> oracle;
+        try (SaslZooKeeper zookeeper = zooKeeper("zk-cli")) {
+            oracle = said(ZkCliSessionTest.zkCli(zookeeper.connectString(), script, 90, options));
+        }
+        List<String> volery;
+        VoleryConfig.Sasl sasl = sasl("Server", KerberosNames.defaults());
+        try (VoleryCluster cluster = new VoleryCluster(2, 1, 0, 2000, o -> o.withSasl(sasl))) {
+            volery = said(ZkCliSessionTest.zkCli(cluster.connectString(), script, 90, options));
+        }
+        assertEquals(List.of("Auth scheme: User", "ip: 127.0.0.1", "sasl: bob@EXAMPLE.COM", "Created /krb-cli",
+                "'sasl,'bob@EXAMPLE.COM", ": cdrwa", "x"), oracle, "zkCli against ZooKeeper");
+        assertEquals(oracle, volery, "zkCli against Volery");
+    }
+
+    /** What zkCli printed of its commands' results, prompts and log lines aside. */
+    private static List<String> said(ZkCliSessionTest.Result r) {
+        assertEquals(0, r.exit(), r.describe());
+        List<String> out = new ArrayList<>();
+        for (String line : r.stdout().lines().toList()) {
+            String l = line.replaceAll("^(\\[zk: [^\\]]*\\] ?)+", "").strip();
+            if (l.matches("Auth scheme: User|ip: .*|sasl: .*|Created .*|'sasl,.*|: [cdrwa]+|x")) {
+                out.add(l);
+            }
+        }
+        return out;
+    }
+
     /** A Kerberos section the server cannot log in with is a configuration error that says why. */
     @Test
     void aServerLoginThatFailsSaysWhy() throws Exception {

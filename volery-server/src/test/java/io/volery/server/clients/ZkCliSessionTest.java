@@ -109,11 +109,17 @@ class ZkCliSessionTest {
 
     /** ZooKeeperMain in a fresh JVM on this test's class path, {@code script} on its stdin. */
     static Result zkCli(String connect, String script, int timeoutSeconds) throws Exception {
+        return zkCli(connect, script, timeoutSeconds, List.of());
+    }
+
+    /** The same with more JVM options ({@code -Dkey=value}: a JAAS file, a Kerberos configuration...). */
+    static Result zkCli(String connect, String script, int timeoutSeconds, List<String> jvmOptions) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "org.apache.zookeeper.ZooKeeperMain", "-server", connect));
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("org.apache.zookeeper.ZooKeeperMain", "-server", connect));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         StringBuilder out = new StringBuilder();
         Thread o = drain(p.getInputStream(), out);
