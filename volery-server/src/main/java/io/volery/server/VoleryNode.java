@@ -127,7 +127,7 @@ public final class VoleryNode implements AutoCloseable {
                     fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
         }
 
-        /** SASL DIGEST-MD5 authentication of clients (null: none); every node of a cluster must use the same. */
+        /** SASL authentication of clients (DIGEST-MD5, Kerberos; null: none); every node of a cluster must use the same. */
         public Options withSasl(VoleryConfig.Sasl settings) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,

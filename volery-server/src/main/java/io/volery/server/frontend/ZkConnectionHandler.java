@@ -47,7 +47,7 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     private volatile String x509Identity;
     private final FrontEndStats stats;
     private final ReadThrottle throttle;
-    /** SASL DIGEST-MD5 users, or null when SASL is not configured. */
+    /** SASL authentication (DIGEST-MD5 users, a Kerberos login), or null when SASL is not configured. */
     private final SaslAuthentication sasl;
     /** The schemes a connection must authenticate with before its requests are served (ADR 052). */
     private final AuthEnforcement enforcement;
@@ -87,13 +87,13 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         this(service, stats, throttle, null);
     }
 
-    /** @param sasl the SASL DIGEST-MD5 users, or null for a server without SASL */
+    /** @param sasl SASL authentication (DIGEST-MD5, GSSAPI), or null for a server without SASL */
     public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslAuthentication sasl) {
         this(service, stats, throttle, sasl, AuthEnforcement.OFF);
     }
 
     /**
-     * @param sasl        the SASL DIGEST-MD5 users, or null for a server without SASL
+     * @param sasl        SASL authentication (DIGEST-MD5, GSSAPI), or null for a server without SASL
      * @param enforcement the schemes a connection must authenticate with before anything else
      */
     public ZkConnectionHandler(ZkService service, FrontEndStats stats, ReadThrottle throttle, SaslAuthentication sasl,
@@ -313,12 +313,12 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         AuthPacket packet = (AuthPacket) r.body();
         heldSchemes.add(packet.getScheme());
         if ("digest".equals(packet.getScheme()) && packet.getAuth() != null) {
+            // the connection's identity from now on, as ZooKeeper adds it inline (cons, the audit log): the user
+            // (up to the first colon) and the SHA-1 of the whole "user:password"
             String userPassword = new String(packet.getAuth(), StandardCharsets.UTF_8);
             int colon = userPassword.indexOf(':');
-            if (colon > 0) {
-                // the connection's identity from now on, as ZooKeeper adds it inline (cons, the audit log)
-                authInfo.addIfAbsent(new Id("digest", digestId(userPassword.substring(0, colon), userPassword.substring(colon + 1))));
-            }
+            String user = colon < 0 ? userPassword : userPassword.substring(0, colon);
+            authInfo.addIfAbsent(new Id("digest", user + ":" + sha1Base64(userPassword)));
         }
         CompletableFuture<ZkReply> f = service.submit(this, r);
         enqueue(ctx, f, 0, true);
@@ -418,9 +418,12 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
 
     /** The digest scheme's id: {@code user:base64(sha1(user:password))}. */
     public static String digestId(String user, String password) {
+        return user + ":" + sha1Base64(user + ":" + password);
+    }
+
+    private static String sha1Base64(String text) {
         try {
-            byte[] sha = MessageDigest.getInstance("SHA1").digest((user + ":" + password).getBytes(StandardCharsets.UTF_8));
-            return user + ":" + Base64.getEncoder().encodeToString(sha);
+            return Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA1").digest(text.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-1", e);
         }
