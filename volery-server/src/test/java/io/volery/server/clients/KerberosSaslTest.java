@@ -222,6 +222,27 @@ class KerberosSaslTest {
         return out;
     }
 
+    /**
+     * A Volery configuration file sets it all up as an operator would: the JAAS file and the Kerberos
+     * configuration relative to it, the principal rules; the server logs in when the file is read.
+     */
+    @Test
+    void aConfigurationFileSetsUpKerberos() throws Exception {
+        Path conf = dir.resolve("conf");
+        Files.createDirectories(conf);
+        Files.copy(jaas, conf.resolve("jaas.conf"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(kdc.krb5Conf(), conf.resolve("krb5.conf"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Path cfg = conf.resolve("volery.cfg");
+        Files.writeString(cfg, io.volery.server.config.VoleryConfigTest.GOOD + "sasl.jaasFile = jaas.conf\n"
+                + "sasl.krb5Conf = krb5.conf\nsasl.superUsers = " + ADMIN + "\nkerberos.removeRealmFromPrincipal = true\n");
+        VoleryConfig config = VoleryConfig.load(cfg);
+        assertEquals(conf.resolve("krb5.conf").toString(), System.getProperty("java.security.krb5.conf"));
+        assertEquals(SERVICE, config.sasl().users().servicePrincipal());
+        assertEquals("bob", config.sasl().users().names().identity(BOB));
+        assertEquals(Set.of(ADMIN), config.sasl().superUsers());
+        System.setProperty("java.security.krb5.conf", kdc.krb5Conf().toString());
+    }
+
     /** A Kerberos section the server cannot log in with is a configuration error that says why. */
     @Test
     void aServerLoginThatFailsSaysWhy() throws Exception {

@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class VoleryConfigTest {
+public class VoleryConfigTest {
 
     /** Two partitions of two replicas; line numbers below refer to this text. */
-    static final String GOOD = String.join("\n",
+    public static final String GOOD = String.join("\n",
             "# a Volery cluster",                    // 1
             "node.1 = 10.0.0.1:7001",                 // 2
             "node.1.groups = 1",                      // 3
