@@ -296,7 +296,10 @@ public final class VoleryNode implements AutoCloseable {
         if (options.clientTls() != null) {
             treeConfig = treeConfig.withX509(options.clientTls().superUser());
         }
-        this.audit = openAudit(options.auditLog(), options.sasl());
+        // ZooKeeper's server user in its audit log: its Kerberos login's principal, else the OS user
+        this.auditUser = options.sasl() != null && options.sasl().users().servicePrincipal() != null
+                ? options.sasl().users().servicePrincipal() : System.getProperty("user.name", "<NA>");
+        this.audit = openAudit(options.auditLog());
         this.replica = new VoleryStateMachine(multicast, oracle, treeConfig);
         replica.setAudit(audit, auditUser);
         replica.setSentPositionsMax(sentPositionsMax);
@@ -492,10 +495,7 @@ public final class VoleryNode implements AutoCloseable {
      *
      * @throws IllegalArgumentException when the file cannot be opened
      */
-    private io.volery.server.audit.AuditLog openAudit(java.nio.file.Path file, VoleryConfig.Sasl sasl) {
-        // ZooKeeper's server user: its Kerberos login's principal, else the OS user
-        auditUser = sasl != null && sasl.users().servicePrincipal() != null ? sasl.users().servicePrincipal()
-                : System.getProperty("user.name", "<NA>");
+    private io.volery.server.audit.AuditLog openAudit(java.nio.file.Path file) {
         if (file == null) {
             return null;
         }
@@ -509,7 +509,7 @@ public final class VoleryNode implements AutoCloseable {
     }
 
     private final io.volery.server.audit.AuditLog audit;
-    private String auditUser;
+    private final String auditUser;
 
     /** The node's audit log (ADR 071), or null when auditing is off. */
     public io.volery.server.audit.AuditLog audit() {

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * ZooKeeper's audit log (3.6+, {@code audit.enable}; ADR 071): one line per change a client asked for and how
@@ -35,7 +34,6 @@ public final class AuditLog implements AutoCloseable {
     private final Path file;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final Thread writer;
-    private final AtomicLong written = new AtomicLong();
     private volatile boolean closed;
 
     private AuditLog(Path file) throws IOException {
@@ -61,11 +59,6 @@ public final class AuditLog implements AutoCloseable {
 
     public Path file() {
         return file;
-    }
-
-    /** Lines written to the file so far. */
-    public long written() {
-        return written.get();
     }
 
     /**
@@ -144,7 +137,6 @@ public final class AuditLog implements AutoCloseable {
                     out.write(l.endsWith("result=failure") ? " ERROR " : " INFO ");
                     out.write(l);
                     out.newLine();
-                    written.incrementAndGet();
                 }
                 batch.clear();
                 out.flush();

@@ -110,7 +110,11 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
         this.throttle = throttle;
         this.sasl = sasl;
         this.enforcement = java.util.Objects.requireNonNull(enforcement, "enforcement");
+        this.audit = service.audit();
     }
+
+    /** The service's audit log (ADR 071), read once: null when auditing is off. */
+    private final io.volery.server.audit.AuditLog audit;
 
     /** The throttle's condition may have changed: (un)pause reading, on this connection's event loop. */
     void readStateChanged() {
@@ -264,7 +268,6 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                     log.error("service failed on {} session=0x{}", r, Long.toHexString(sessionId), e);
                     f = CompletableFuture.failedFuture(e);
                 }
-                io.volery.server.audit.AuditLog audit = service.audit();
                 if (audit != null && io.volery.server.audit.RequestAudit.audits(r.opCode())) {
                     // the identities the request was sent with, as ZooKeeper takes them at the request
                     List<Id> ids = List.copyOf(authInfo);
