@@ -43,6 +43,8 @@ public final class VoleryNode implements AutoCloseable {
      * @param maxSessionTimeout the largest session timeout granted, 0 for ZooKeeper's 20 ticks
      * @param adminAddress      where ZooKeeper's AdminServer commands are served over HTTP (ADR 068), or null for none
      * @param auditLog          the file of ZooKeeper's audit log (ADR 071), or null for none
+     * @param enforceQuota      ZooKeeper's {@code zookeeper.enforceQuota}: creates and setData past a quota's hard
+     *                          limit fail with QuotaExceeded (ADR 072); every node of a cluster must use the same
      */
     public record Options(InetSocketAddress clientAddress, int tickTimeMillis, int juteMaxBuffer, String superDigest,
                           long touchIntervalMillis, Set<String> fourLetterWords, InetSocketAddress metricsAddress,
@@ -51,7 +53,8 @@ public final class VoleryNode implements AutoCloseable {
                           io.volery.server.frontend.AuthEnforcement authEnforcement,
                           io.volery.server.frontend.ConnectionLimits connectionLimits,
                           io.volery.server.frontend.ClientTls clientTls, InetSocketAddress secureClientAddress,
-                          int outstandingLimit, InetSocketAddress adminAddress, java.nio.file.Path auditLog) {
+                          int outstandingLimit, InetSocketAddress adminAddress, java.nio.file.Path auditLog,
+                          boolean enforceQuota) {
         /** ZooKeeper's globalOutstandingLimit default. */
         public static final int DEFAULT_OUTSTANDING_LIMIT = 1000;
 
@@ -77,61 +80,61 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, 2000, TreeConfig.DEFAULT_MAX_BUFFER, null, 500,
                     VoleryConfig.FOUR_LETTER_WORDS, null, 0, 0, true, VoleryConfig.Partitioning.SUBTREE, null,
                     io.volery.server.frontend.AuthEnforcement.OFF,
-                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null, DEFAULT_OUTSTANDING_LIMIT, null, null);
+                    io.volery.server.frontend.ConnectionLimits.DEFAULT, null, null, DEFAULT_OUTSTANDING_LIMIT, null, null, false);
         }
 
         /** How paths map to partitions; every node of a cluster must use the same. */
         public Options withPartitioning(VoleryConfig.Partitioning p) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, p, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         /** Off only to compare with a ZooKeeper whose container manager is off: containers and TTL nodes stay. */
         public Options withContainerReaping(boolean reaps) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reaps, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         public Options withTickTime(int millis) {
             return new Options(clientAddress, millis, juteMaxBuffer, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         public Options withSuperDigest(String digest) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, digest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         public Options withJuteMaxBuffer(int bytes) {
             return new Options(clientAddress, tickTimeMillis, bytes, superDigest, touchIntervalMillis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         public Options withTouchInterval(long millis) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, millis, fourLetterWords,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         public Options withFourLetterWords(Set<String> words) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis, words,
-                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         public Options withMetrics(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    fourLetterWords, address, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         public Options withSessionTimeouts(int min, int max) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
-                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    fourLetterWords, metricsAddress, min, max, reapsContainers, partitioning, sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         /** SASL authentication of clients (DIGEST-MD5, Kerberos; null: none); every node of a cluster must use the same. */
         public Options withSasl(VoleryConfig.Sasl settings) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    settings, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         /**
@@ -141,7 +144,7 @@ public final class VoleryNode implements AutoCloseable {
         public Options withAuthEnforcement(io.volery.server.frontend.AuthEnforcement enforcement) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    sasl, enforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         /**
@@ -152,7 +155,7 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
                     sasl, authEnforcement, new io.volery.server.frontend.ConnectionLimits(perAddress, total), clientTls,
-                    secureClientAddress, outstandingLimit, adminAddress, auditLog);
+                    secureClientAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         /**
@@ -168,14 +171,22 @@ public final class VoleryNode implements AutoCloseable {
         public Options withOutstandingLimit(int limit) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, limit, adminAddress, auditLog);
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, limit, adminAddress, auditLog, enforceQuota);
         }
 
         /** ZooKeeper's AdminServer commands over HTTP at {@code address} (ADR 068; port 0 picks one; null: none). */
         public Options withAdminServer(InetSocketAddress address) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, address, auditLog);
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, address, auditLog, enforceQuota);
+        }
+
+        /** ZooKeeper's {@code zookeeper.enforceQuota} (ADR 072); every node of a cluster must use the same. */
+        public Options withQuotaEnforcement(boolean enforce) {
+            return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
+                    fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
+                    sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress,
+                    auditLog, enforce);
         }
 
         /** ZooKeeper's audit log (ADR 071), appended to {@code file}; null: none. */
@@ -183,13 +194,13 @@ public final class VoleryNode implements AutoCloseable {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
                     sasl, authEnforcement, connectionLimits, clientTls, secureClientAddress, outstandingLimit, adminAddress,
-                    file);
+                    file, enforceQuota);
         }
 
         public Options withTls(io.volery.server.frontend.ClientTls tls, InetSocketAddress secureAddress) {
             return new Options(clientAddress, tickTimeMillis, juteMaxBuffer, superDigest, touchIntervalMillis,
                     fourLetterWords, metricsAddress, minSessionTimeout, maxSessionTimeout, reapsContainers, partitioning,
-                    sasl, authEnforcement, connectionLimits, tls, secureAddress, outstandingLimit, adminAddress, auditLog);
+                    sasl, authEnforcement, connectionLimits, tls, secureAddress, outstandingLimit, adminAddress, auditLog, enforceQuota);
         }
 
         /** A node's options as a Volery configuration file sets them. */
@@ -204,7 +215,7 @@ public final class VoleryNode implements AutoCloseable {
                             : new InetSocketAddress(n.clientHost(), n.secureClientPort()), config.globalOutstandingLimit(),
                     n.adminPort() == 0 || !config.adminServer().enabled() ? null
                             : new InetSocketAddress(config.adminServer().address() == null ? n.clientHost()
-                            : config.adminServer().address(), n.adminPort()), config.auditLog(nodeId));
+                            : config.adminServer().address(), n.adminPort()), config.auditLog(nodeId), config.enforceQuota());
         }
     }
 
@@ -289,7 +300,7 @@ public final class VoleryNode implements AutoCloseable {
         VoleryOracle oracle = new VoleryOracle(new PathPartitioner(partitions, options.partitioning()), groups[0]);
         this.multicast = MulticastNode.builder(config, nodeId).build();
         TreeConfig treeConfig = new TreeConfig(options.tickTimeMillis(), options.juteMaxBuffer(), options.superDigest(), true,
-                options.reapsContainers());
+                options.reapsContainers()).withQuotaEnforcement(options.enforceQuota());
         if (options.sasl() != null) {
             treeConfig = treeConfig.withSasl(options.sasl().superUsers());
         }

@@ -51,6 +51,7 @@ import java.util.TreeMap;
  * maxClientCnxns = 60            # connections to one node from one IP address (0: no limit), as ZooKeeper's
  * maxCnxns = 0                   # connections to one node in all (0: no limit), as ZooKeeper's
  * globalOutstandingLimit = 1000  # requests of one node's clients ordered and not yet answered (ADR 064)
+ * enforceQuota = false           # creates and setData past a quota's hard limit fail (zookeeper.enforceQuota; ADR 072)
  * node.1.secureClientPort = 2281 # optional: a TLS-only client port (ZooKeeper's secureClientPort; ADR 060)
  * ssl.keyStore.location = server.p12   # TLS for clients: the server's key (PKCS12 or JKS), as ZooKeeper's
  * ssl.keyStore.password = secret       #   zookeeper.ssl.* (also ssl.keyStore.passwordPath, ssl.keyStore.type)
@@ -90,7 +91,7 @@ public final class VoleryConfig {
             "ssl.trustStore.password", "ssl.trustStore.passwordPath", "ssl.trustStore.type", "ssl.clientAuth",
             "ssl.enabledProtocols", "ssl.ciphersuites", "client.portUnification", "X509AuthenticationProvider.superUser", "ssl.hostnameVerification",
             "ssl.clientHostnameVerification", "client.certReload", "ssl.crl", "ssl.ocsp", "admin.enableServer",
-            "admin.serverAddress", "audit.enable", "audit.logDir");
+            "admin.serverAddress", "audit.enable", "audit.logDir", "enforceQuota");
 
     /** The four-letter words Volery knows. */
     public static final Set<String> FOUR_LETTER_WORDS = Collections.unmodifiableSet(new LinkedHashSet<>(
@@ -324,6 +325,7 @@ public final class VoleryConfig {
                 r.intValue("maxCnxns", 0, 0, Integer.MAX_VALUE));
         config.globalOutstandingLimit = r.intValue("globalOutstandingLimit",
                 io.volery.server.VoleryNode.Options.DEFAULT_OUTSTANDING_LIMIT, 1, Integer.MAX_VALUE);
+        config.enforceQuota = r.booleanValue("enforceQuota");
         config.adminServer = new AdminServer(!values.containsKey("admin.enableServer") || r.booleanValue("admin.enableServer"),
                 values.containsKey("admin.serverAddress") ? values.get("admin.serverAddress").strip() : null);
         if (r.booleanValue("audit.enable")) {
@@ -414,6 +416,12 @@ public final class VoleryConfig {
 
     private io.volery.server.frontend.ConnectionLimits connectionLimits;
     private int globalOutstandingLimit;
+    private boolean enforceQuota;
+
+    /** ZooKeeper's {@code zookeeper.enforceQuota} (key {@code enforceQuota}, default false; ADR 072). */
+    public boolean enforceQuota() {
+        return enforceQuota;
+    }
     private AdminServer adminServer = AdminServer.DEFAULT;
 
     /** ZooKeeper's AdminServer settings (ADR 068). */

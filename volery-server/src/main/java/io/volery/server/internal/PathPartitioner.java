@@ -20,6 +20,11 @@ import java.util.zip.CRC32;
  * </ul>
  * The root belongs to the lowest partition; every partition keeps it whole (root writes go to all), and
  * under subtree partitioning it is read there alone (ADR 053).
+ *
+ * <p>Under {@code subtree}, ZooKeeper's quota nodes live with what they count (ADR 072): the quota of
+ * {@code /a/...} is {@code /zookeeper/quota/a/...}, placed by {@code a} like {@code /a}, so that a quota's stats
+ * follow its subtree and its limits are checked where the subtree changes. {@code /zookeeper/quota} is then a
+ * second node whose children every partition lists, as the root's.
  */
 public final class PathPartitioner {
     private final int[] partitions;
@@ -67,19 +72,22 @@ public final class PathPartitioner {
 
     /**
      * The partitions whose part of a top-level create's or delete's events every partition waits for
-     * (ADR 053): the node's owner and the root's, or null when every partition's part counts.
+     * (ADR 053): the node's owner and its parent's (the root's, or for a quota node directly below
+     * {@code /zookeeper/quota}, ADR 072, that node's), or null when every partition's part counts.
      */
     public int[] topLevelEventSenders(String path) {
         if (!rootHome()) {
             return null;
         }
         int owner = ownerOf(path);
-        return owner == partitions[0] ? new int[] {owner} : new int[] {partitions[0], owner};
+        int parentOwner = ownerOf(parentOf(path));
+        return owner == parentOwner ? new int[] {owner}
+                : new int[] {Math.min(owner, parentOwner), Math.max(owner, parentOwner)};
     }
 
     /** The partition owning {@code path}; the lowest partition for "/" and malformed paths. */
     public int ownerOf(String path) {
-        String key = strategy == Partitioning.HASH ? wholePath(path) : firstComponent(path);
+        String key = strategy == Partitioning.HASH ? wholePath(path) : placingComponent(path);
         if (key == null) {
             return partitions[0];
         }
@@ -97,7 +105,16 @@ public final class PathPartitioner {
         if (strategy == Partitioning.HASH) {
             return path != null && path.length() > 1 && path.charAt(0) == '/';
         }
-        return isTopLevel(path);
+        return isTopLevel(path) || isQuotaLevel(path);
+    }
+
+    /**
+     * True when the nodes below {@code path} live in several partitions under {@code subtree}: the root, and
+     * {@code /zookeeper} and {@code /zookeeper/quota}, whose quota nodes are placed by what they count (ADR 072).
+     */
+    public boolean spansPartitions(String path) {
+        return strategy == Partitioning.SUBTREE
+                && (isRoot(path) || QUOTA_ROOT.equals(path) || "/zookeeper".equals(path));
     }
 
     /**
@@ -105,7 +122,36 @@ public final class PathPartitioner {
      * because the nodes it watches may live in any of them.
      */
     public boolean persistentWatchEverywhere(String path, boolean recursive) {
-        return strategy == Partitioning.HASH || (recursive && isRoot(path));
+        return strategy == Partitioning.HASH || (recursive && spansPartitions(path));
+    }
+
+    /** ZooKeeper's quota tree (ADR 072). */
+    public static final String QUOTA_ROOT = "/zookeeper/quota";
+    private static final String QUOTA_PREFIX = QUOTA_ROOT + "/";
+
+    /** True for "/zookeeper/quota/x": quota nodes every partition lists under {@code subtree} (ADR 072). */
+    public static boolean isQuotaLevel(String path) {
+        return path != null && path.length() > QUOTA_PREFIX.length() && path.startsWith(QUOTA_PREFIX)
+                && path.indexOf('/', QUOTA_PREFIX.length()) < 0;
+    }
+
+    /** True for the nodes whose children every partition lists under {@code subtree}: "/" and "/zookeeper/quota". */
+    public static boolean listsEverywhere(String path) {
+        return isRoot(path) || QUOTA_ROOT.equals(path);
+    }
+
+    /**
+     * The node every partition lists at or above {@code path} under {@code subtree}: "/x" for "/x" and any path
+     * below it, "/zookeeper/quota/x" for that and any path below it (ADR 072); null for the root and malformed paths.
+     */
+    public static String listedAncestorOf(String path) {
+        String quota = quotaComponent(path);
+        return quota != null ? QUOTA_PREFIX + quota : topLevelOf(path);
+    }
+
+    private static String parentOf(String path) {
+        int slash = path == null ? -1 : path.lastIndexOf('/');
+        return slash <= 0 ? "/" : path.substring(0, slash);
     }
 
     /** True for "/x": nodes whose parent is the root. */
@@ -125,6 +171,21 @@ public final class PathPartitioner {
 
     private static String wholePath(String path) {
         return path == null || path.length() < 2 || path.charAt(0) != '/' ? null : path;
+    }
+
+    /** The component that places a path under {@code subtree}: the first, or for a quota node the one after the quota root. */
+    private static String placingComponent(String path) {
+        String quota = quotaComponent(path);
+        return quota != null ? quota : firstComponent(path);
+    }
+
+    /** "a" for "/zookeeper/quota/a" and any path below it; null for other paths. */
+    private static String quotaComponent(String path) {
+        if (path == null || path.length() <= QUOTA_PREFIX.length() || !path.startsWith(QUOTA_PREFIX)) {
+            return null;
+        }
+        int slash = path.indexOf('/', QUOTA_PREFIX.length());
+        return slash < 0 ? path.substring(QUOTA_PREFIX.length()) : path.substring(QUOTA_PREFIX.length(), slash);
     }
 
     private static String firstComponent(String path) {

@@ -68,14 +68,15 @@ public enum Scope {
             case OpCodes.DELETE, OpCodes.DELETE_CONTAINER -> everywhere ? OWNER_VERDICT : OWNER;
             case OpCodes.SET_DATA -> root ? EVERY : OWNER;
             // under hash a node's ACL guards the creation and deletion of its children, which every partition decides
-            case OpCodes.SET_ACL -> root || hash ? EVERY : OWNER;
+            // and the quota root's ACL guards creates of quota nodes below it, which every partition lists (ADR 072)
+            case OpCodes.SET_ACL -> root || hash || PathPartitioner.listsEverywhere(path) ? EVERY : OWNER;
             case OpCodes.ADD_WATCH -> {
                 int mode = ((AddWatchRequest) q.body()).getMode();
                 boolean persistent = mode == 0 || mode == 1;
                 yield persistent && p.persistentWatchEverywhere(path, mode == 1) ? EVERY : root && !p.rootHome() ? LOCAL : OWNER;
             }
             // under hash every partition holds the whole tree's shape
-            case OpCodes.GET_ALL_CHILDREN_NUMBER -> root ? (hash ? LOCAL : GATHER) : OWNER;
+            case OpCodes.GET_ALL_CHILDREN_NUMBER -> hash ? (root ? LOCAL : OWNER) : p.spansPartitions(path) ? GATHER : OWNER;
             // under hash a path's watches may sit in its owner (one-shot) or everywhere (persistent)
             case OpCodes.REMOVE_WATCHES, OpCodes.CHECK_WATCHES -> hash ? GATHER : root && !p.rootHome() ? LOCAL : OWNER;
             // the root's owner, where the root's readers and watches are (ADR 053), or any partition

@@ -151,6 +151,8 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             t.setEphemeralRemovals(this::ephemeralRemoved);
         }
         t.setTouchOnCommand(false);
+        // under hash a node's copies lack its later data, so no partition can count a quota's bytes (ADR 072)
+        t.setQuotaTracking(!partitioner.isHash());
         if (partitioner.isHash()) {
             // only a node's owner applies its setData, so only the owner knows when its TTL runs out
             t.setTtlArbiter(this::ttlsTheOwnersExpire);
@@ -477,13 +479,13 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
 
     /** Whether a request (or one of a multi's operations) names the root. */
     private static boolean namesRoot(ZkRequest q) {
-        return namesAny(q, PathPartitioner::isRoot);
+        return namesAny(q, PathPartitioner::listsEverywhere);
     }
 
     /** Whether a request on owned subtrees names a top-level node a pending command created or deleted here. */
     private boolean namesPendingTopLevel(ZkRequest q) {
         return !pendingTopLevel.isEmpty()
-                && namesAny(q, path -> pendingTopLevel.contains(PathPartitioner.topLevelOf(path)));
+                && namesAny(q, path -> pendingTopLevel.contains(PathPartitioner.listedAncestorOf(path)));
     }
 
     /**
@@ -1000,8 +1002,10 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (cmd instanceof io.volery.server.tree.Command.GetEphemerals g) {
             return encode(JuteTranslator.toReply(q, gatherEphemerals(g, res), zxid));
         }
-        // getAllChildrenNumber of the root: every partition counts the nodes it owns.
-        int mineCount = res.isOk() ? res.reply(Reply.Count.class).count() - followerCopies() : 0;
+        // getAllChildrenNumber of the root (or of /zookeeper, /zookeeper/quota: ADR 072): every partition
+        // counts the nodes it owns below it
+        String below = ((io.volery.server.tree.Command.GetAllChildrenNumber) cmd).path();
+        int mineCount = res.isOk() ? tree.countBelow(below, p -> partitioner.ownerOf(p) == me) : 0;
         int total = mineCount;
         for (Object v : timedExchange(mineCount).values()) {
             total += (Integer) v;
@@ -1092,17 +1096,6 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
         all.sort(java.util.Comparator.comparingLong(Created::zxid)); // stable
         return SessionTable.ephemeralOrder(all.stream().map(Created::path).toList(), table);
-    }
-
-    /** Top-level nodes this partition lists under the root but does not own. */
-    private int followerCopies() {
-        int n = 0;
-        for (String child : tree.children("/")) {
-            if (partitioner.ownerOf("/" + child) != me) {
-                n++;
-            }
-        }
-        return n;
     }
 
     // ---- events ------------------------------------------------------------------------------

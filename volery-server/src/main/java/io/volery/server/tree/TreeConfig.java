@@ -16,9 +16,12 @@ package io.volery.server.tree;
  * @param x509SuperUser        null when clients cannot authenticate by certificate (no TLS: the {@code x509}
  *                             ACL scheme is then unknown); otherwise the subject DN that is a super user
  *                             (ZooKeeper's {@code zookeeper.X509AuthenticationProvider.superUser}), "" for none
+ * @param enforceQuota         ZooKeeper's {@code zookeeper.enforceQuota}: a create or setData past a quota's hard
+ *                             limit fails with QuotaExceeded (ADR 072)
  */
 public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled,
-                         boolean reapsContainers, java.util.Set<String> saslSuperUsers, String x509SuperUser) {
+                         boolean reapsContainers, java.util.Set<String> saslSuperUsers, String x509SuperUser,
+                         boolean enforceQuota) {
 
     public static final int DEFAULT_MAX_BUFFER = 0xfffff;
 
@@ -34,7 +37,7 @@ public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, b
 
     public TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled,
                       boolean reapsContainers) {
-        this(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers, null, null);
+        this(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers, null, null, false);
     }
 
     public TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, boolean extendedTypesEnabled) {
@@ -46,31 +49,37 @@ public record TreeConfig(int tickTimeMs, int maxDataBytes, String superDigest, b
     }
 
     public TreeConfig withSuperDigest(String digest) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, digest, extendedTypesEnabled, reapsContainers, saslSuperUsers, x509SuperUser);
+        return new TreeConfig(tickTimeMs, maxDataBytes, digest, extendedTypesEnabled, reapsContainers, saslSuperUsers, x509SuperUser, enforceQuota);
     }
 
     public TreeConfig withMaxDataBytes(int bytes) {
-        return new TreeConfig(tickTimeMs, bytes, superDigest, extendedTypesEnabled, reapsContainers, saslSuperUsers, x509SuperUser);
+        return new TreeConfig(tickTimeMs, bytes, superDigest, extendedTypesEnabled, reapsContainers, saslSuperUsers, x509SuperUser, enforceQuota);
     }
 
     public TreeConfig withExtendedTypes(boolean enabled) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, enabled, reapsContainers, saslSuperUsers, x509SuperUser);
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, enabled, reapsContainers, saslSuperUsers, x509SuperUser, enforceQuota);
     }
 
     public TreeConfig withContainerReaping(boolean reaps) {
-        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reaps, saslSuperUsers, x509SuperUser);
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reaps, saslSuperUsers, x509SuperUser, enforceQuota);
     }
 
     /** SASL authentication on, with {@code superUsers} as super users (none: an empty set). */
     public TreeConfig withSasl(java.util.Set<String> superUsers) {
         return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers,
-                superUsers == null ? java.util.Set.of() : superUsers, x509SuperUser);
+                superUsers == null ? java.util.Set.of() : superUsers, x509SuperUser, enforceQuota);
     }
 
     /** Authentication by client certificate on (TLS), with the subject DN {@code superUser} (or null) a super user. */
     public TreeConfig withX509(String superUser) {
         return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers,
-                saslSuperUsers, superUser == null ? "" : superUser);
+                saslSuperUsers, superUser == null ? "" : superUser, enforceQuota);
+    }
+
+    /** ZooKeeper's {@code zookeeper.enforceQuota} on or off (ADR 072). */
+    public TreeConfig withQuotaEnforcement(boolean enforce) {
+        return new TreeConfig(tickTimeMs, maxDataBytes, superDigest, extendedTypesEnabled, reapsContainers,
+                saslSuperUsers, x509SuperUser, enforce);
     }
 
     /** Whether clients may authenticate by certificate, so that {@code x509} ACLs are valid. */

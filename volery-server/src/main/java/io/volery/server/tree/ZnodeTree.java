@@ -54,6 +54,13 @@ public final class ZnodeTree {
     private TreeChanges changes;
     /** The writer side of this tree's captures; null until {@link #enableCaptures()}. */
     private TreeMirror mirror;
+    /** The paths with a quota: those whose {@code zookeeper_limits} node exists (ZooKeeper's quota trie). */
+    private final TreeSet<String> quotaRoots = new TreeSet<>();
+    /** Whether this tree keeps the quotas' stats nodes up to date (ADR 072). */
+    private boolean quotasTracked = true;
+    /** While an enforcing multi runs: the stats nodes' data before it, which its checks read (as ZooKeeper's do). */
+    private Map<String, byte[]> statsBeforeMulti;
+    private long lastQuotaWarning;
 
     public ZnodeTree(TreeConfig config) {
         this.config = config;
@@ -170,15 +177,48 @@ public final class ZnodeTree {
     }
 
     /**
-     * Whether creating or deleting the top-level node {@code path} could fire a watch here: one on the
-     * node itself, the root's child watches, or a watch on the root in the data table (exist, data or
-     * persistent, recursive ones included).
+     * Whether creating or deleting the top-level node {@code path} (or another node every partition lists, a
+     * quota node below {@code /zookeeper/quota}) could fire a watch here: one on the node itself, its parent's
+     * child watches, or a watch on its parent or an ancestor in the data table (exist, data or persistent,
+     * recursive ones included).
      */
     public boolean topLevelChangeWatched(String path) {
-        return !watches.registrationsOf(WatchRegistry.Table.CHILD, "/").isEmpty()
-                || !watches.registrationsOf(WatchRegistry.Table.DATA, "/").isEmpty()
+        String parent = path.lastIndexOf('/') <= 0 ? "/" : path.substring(0, path.lastIndexOf('/'));
+        if (!watches.registrationsOf(WatchRegistry.Table.CHILD, parent).isEmpty()
                 || !watches.registrationsOf(WatchRegistry.Table.DATA, path).isEmpty()
-                || !watches.registrationsOf(WatchRegistry.Table.CHILD, path).isEmpty();
+                || !watches.registrationsOf(WatchRegistry.Table.CHILD, path).isEmpty()) {
+            return true;
+        }
+        for (String p = parent; ; p = p.lastIndexOf('/') <= 0 ? "/" : p.substring(0, p.lastIndexOf('/'))) {
+            if (!watches.registrationsOf(WatchRegistry.Table.DATA, p).isEmpty()) {
+                return true;
+            }
+            if (p.equals("/")) {
+                return false;
+            }
+        }
+    }
+
+    /** How many nodes below {@code path} (itself excluded) {@code counted} accepts; 0 when it does not exist. */
+    public int countBelow(String path, java.util.function.Predicate<String> counted) {
+        Znode top = nodes.get(path);
+        if (top == null) {
+            return 0;
+        }
+        int n = 0;
+        Deque<String> todo = new ArrayDeque<>();
+        todo.push(path);
+        while (!todo.isEmpty()) {
+            String p = todo.pop();
+            for (String child : nodes.get(p).children.inInsertionOrder()) {
+                String c = PathRules.child(p, child);
+                if (counted.test(c)) {
+                    n++;
+                }
+                todo.push(c);
+            }
+        }
+        return n;
     }
 
     /** Watches as ZooKeeper counts them: (table, path, session) registrations; for monitoring. */
@@ -191,6 +231,19 @@ public final class ZnodeTree {
     }
 
     private boolean touchOnCommand = true;
+
+    /**
+     * Whether stats nodes follow their subtrees (ADR 072): on (the default) in a tree that holds the subtrees
+     * of the quotas it holds; off where copies of nodes lack their data (hash partitioning), and then no quota
+     * is enforced either ({@link TreeConfig#enforceQuota}). Every replica of a partition must use the same.
+     */
+    public void setQuotaTracking(boolean tracked) {
+        this.quotasTracked = tracked;
+    }
+
+    private boolean quotasEnforced() {
+        return quotasTracked && config.enforceQuota();
+    }
 
     /**
      * Whether any command of a session keeps it alive (ZooKeeper's rule, the default). A partitioned
@@ -404,6 +457,7 @@ public final class ZnodeTree {
         if (parent.kind == Znode.Kind.EPHEMERAL) {
             throw new Failure(ErrorCode.NOCHILDRENFOREPHEMERALS);
         }
+        checkQuota(path, null, data, true);
         Znode.Kind kind;
         long owner;
         if (mode.isEphemeral()) {
@@ -421,7 +475,9 @@ public final class ZnodeTree {
         }
         Znode node = new Znode(data, acl, kind, owner, zxid, time);
         insert(path, parentPath, parent, node, zxid);
-        return Result.ok(new Reply.Created(path, node.stat()));
+        Stat stat = node.stat(); // as ZooKeeper answers: before a new stats node is filled in
+        quotaAfterCreate(path, parentPath, data);
+        return Result.ok(new Reply.Created(path, stat));
     }
 
     private void delete(Command.Delete c) {
@@ -452,6 +508,7 @@ public final class ZnodeTree {
         checkSize(data);
         Znode node = existingValid(c.path());
         requirePerm(node, Perms.WRITE, c.sessionId());
+        checkQuota(c.path(), node.data, data, false);
         checkVersion(node.version, c.version());
         byte[] oldData = node.data;
         long oldMzxid = node.mzxid;
@@ -468,6 +525,12 @@ public final class ZnodeTree {
             node.mtime = oldMtime;
             node.version = oldVersion;
         });
+        if (quotasTracked && !quotaRoots.isEmpty()) {
+            String quoted = quotaOf(c.path());
+            if (quoted != null) {
+                addToStats(quoted, length(data) - length(oldData), 0);
+            }
+        }
         triggers.add(new Trigger(EventType.NODE_DATA_CHANGED, c.path(), node.acl, null));
         return Result.ok(new Reply.StatReply(node.stat()));
     }
@@ -497,6 +560,7 @@ public final class ZnodeTree {
 
     private Result multi(Command.Multi c, long zxid, long time) {
         undo = new ArrayDeque<>();
+        statsBeforeMulti = quotasEnforced() ? new HashMap<>(4) : null;
         try {
             List<Result> results = new ArrayList<>();
             for (int i = 0; i < c.ops().size(); i++) {
@@ -510,6 +574,7 @@ public final class ZnodeTree {
             return Result.ok(new Reply.MultiResults(results));
         } finally {
             undo = null;
+            statsBeforeMulti = null;
         }
     }
 
@@ -616,7 +681,164 @@ public final class ZnodeTree {
                 }
             }
         });
+        quotaAfterRemove(path, parentPath, node);
         triggers.add(new Trigger(EventType.NODE_DELETED, path, node.acl, parent.acl));
+    }
+
+    // ---- quotas (ADR 072) --------------------------------------------------------------------------
+
+    /** After a create: a new limits node adds its quota, a new stats node is filled in, an enclosing quota counts it. */
+    private void quotaAfterCreate(String path, String parentPath, byte[] data) {
+        if (!quotasTracked) {
+            return;
+        }
+        String quoted = Quotas.quotedPath(parentPath);
+        if (quoted != null && !quoted.isEmpty()) { // ZooKeeper has no quota on the root
+            String name = PathRules.name(path);
+            if (Quotas.LIMITS.equals(name) && quotaRoots.add(quoted)) {
+                recordUndo(() -> quotaRoots.remove(quoted));
+            }
+            if (Quotas.STATS.equals(name)) {
+                long[] counts = new long[2];
+                countSubtree(quoted, counts);
+                setStats(Quotas.statPath(quoted), Quotas.counted(counts[0], counts[1]));
+            }
+        }
+        if (!quotaRoots.isEmpty()) {
+            String enclosing = quotaOf(path);
+            if (enclosing != null) {
+                addToStats(enclosing, length(data), 1);
+            }
+        }
+    }
+
+    /** After a removal: a removed limits node ends its quota (and, as in ZooKeeper's trie, those below it). */
+    private void quotaAfterRemove(String path, String parentPath, Znode node) {
+        if (!quotasTracked || quotaRoots.isEmpty()) {
+            return;
+        }
+        String quoted = Quotas.quotedPath(parentPath);
+        if (quoted != null && !quoted.isEmpty() && Quotas.LIMITS.equals(PathRules.name(path))) {
+            List<String> ended = new ArrayList<>();
+            for (String q : quotaRoots.tailSet(quoted, true)) {
+                if (!q.equals(quoted) && !q.startsWith(quoted + "/")) {
+                    break;
+                }
+                ended.add(q);
+            }
+            quotaRoots.removeAll(ended);
+            recordUndo(() -> quotaRoots.addAll(ended));
+        }
+        String enclosing = quotaOf(path);
+        if (enclosing != null) {
+            addToStats(enclosing, -length(node.data), -1);
+        }
+    }
+
+    /** The deepest path with a quota at or above {@code path}; null for none. */
+    private String quotaOf(String path) {
+        if (quotaRoots.isEmpty()) {
+            return null;
+        }
+        String p = path;
+        while (p.length() > 1) {
+            if (quotaRoots.contains(p)) {
+                return p;
+            }
+            int slash = p.lastIndexOf('/');
+            if (slash <= 0) {
+                return null;
+            }
+            p = p.substring(0, slash);
+        }
+        return null;
+    }
+
+    private void addToStats(String quoted, long bytesDiff, long countDiff) {
+        String statPath = Quotas.statPath(quoted);
+        Znode stats = nodes.get(statPath);
+        if (stats == null) {
+            return; // ZooKeeper logs a missing stats node and goes on
+        }
+        byte[] next = Quotas.added(stats.data, bytesDiff, countDiff);
+        if (next == null) {
+            LOG.warn("quota stats node {} does not hold count=...,bytes=...; left as it is", statPath);
+            return;
+        }
+        setStats(statPath, next);
+    }
+
+    /** A stats node's new data: ZooKeeper changes it in place, without a new version, mzxid or watch event. */
+    private void setStats(String statPath, byte[] data) {
+        Znode stats = nodes.get(statPath);
+        byte[] old = stats.data;
+        if (statsBeforeMulti != null) {
+            statsBeforeMulti.putIfAbsent(statPath, old);
+        }
+        stats.data = data;
+        changedNode(statPath);
+        recordUndo(() -> {
+            stats.data = old;
+            changedNode(statPath);
+        });
+    }
+
+    /** Count and bytes of the subtree at {@code path} (the node included), as ZooKeeper counts them. */
+    private void countSubtree(String path, long[] counts) {
+        Deque<String> todo = new ArrayDeque<>();
+        todo.push(path);
+        while (!todo.isEmpty()) {
+            String p = todo.pop();
+            Znode n = nodes.get(p);
+            if (n == null) {
+                continue;
+            }
+            counts[0]++;
+            counts[1] += length(n.data);
+            for (String child : n.children.inInsertionOrder()) {
+                todo.push("/".equals(p) ? "/" + child : p + "/" + child);
+            }
+        }
+    }
+
+    /**
+     * ZooKeeper's {@code zookeeper.enforceQuota} check of a create or setData under a quota: refused with
+     * QuotaExceeded past a hard limit, logged past a soft one. A multi's operations are checked against the
+     * stats as they were before it, as ZooKeeper checks them before any is applied.
+     */
+    private void checkQuota(String path, byte[] lastData, byte[] data, boolean create) {
+        if (!quotasEnforced() || quotaRoots.isEmpty()) {
+            return;
+        }
+        String quoted = quotaOf(path);
+        if (quoted == null) {
+            return;
+        }
+        Znode limits = nodes.get(Quotas.limitPath(quoted));
+        String statPath = Quotas.statPath(quoted);
+        Znode stats = nodes.get(statPath);
+        if (limits == null || stats == null) {
+            return;
+        }
+        byte[] current = statsBeforeMulti == null ? stats.data : statsBeforeMulti.getOrDefault(statPath, stats.data);
+        long bytesDiff = create ? length(data) : length(data) - length(lastData);
+        boolean[] hard = new boolean[1];
+        String exceeded = Quotas.exceeded(quoted, limits.data, current, bytesDiff, create ? 1 : 0, hard);
+        if (exceeded == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (hard[0] || now - lastQuotaWarning > 1_000_000_000L) {
+            lastQuotaWarning = now;
+            LOG.warn(exceeded);
+        }
+        if (hard[0]) {
+            throw new Failure(ErrorCode.QUOTAEXCEEDED);
+        }
+    }
+
+    private static long length(byte[] data) {
+        return data == null ? 0 : data.length;
     }
 
     private void register(String path, Znode node) {
@@ -1157,6 +1379,7 @@ public final class ZnodeTree {
         watches.clear();
         containers.clear();
         ttls.clear();
+        quotaRoots.clear();
         lastZxid = zxid;
         lastTime = time;
     }
@@ -1165,6 +1388,11 @@ public final class ZnodeTree {
     void restoreNode(String path, Znode node) {
         nodes.put(path, node);
         register(path, node);
+        String parentPath = PathRules.parent(path);
+        String quoted = parentPath == null ? null : Quotas.quotedPath(parentPath);
+        if (quoted != null && !quoted.isEmpty() && Quotas.LIMITS.equals(PathRules.name(path))) {
+            quotaRoots.add(quoted);
+        }
     }
 
     private record Trigger(EventType type, String path, List<Acl> acl, List<Acl> parentAcl) {

@@ -224,6 +224,15 @@ public class VoleryConfigTest {
     }
 
     @Test
+    void enforceQuotaKey() {
+        assertFalse(VoleryConfig.parse(GOOD, "volery.cfg").enforceQuota(), "off unless set, as in ZooKeeper");
+        VoleryConfig on = VoleryConfig.parse(GOOD + "enforceQuota = true\n", "volery.cfg");
+        assertTrue(on.enforceQuota());
+        assertTrue(io.volery.server.VoleryNode.Options.of(on, 1).enforceQuota(), "a node's options carry it");
+        assertError(GOOD + "enforceQuota = yes\n", "volery.cfg:31: enforceQuota: must be true or false");
+    }
+
+    @Test
     void auditLogKeys() {
         assertNull(VoleryConfig.parse(GOOD, "volery.cfg").auditLog(1), "no audit log unless enabled");
         assertEquals(java.nio.file.Path.of("/var/log/volery/volery-2-audit.log"),

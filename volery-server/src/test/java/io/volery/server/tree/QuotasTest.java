@@ -1,0 +1,139 @@
+package io.volery.server.tree;
+
+import static io.volery.server.tree.TreeFixture.bytes;
+import static io.volery.server.tree.TreeFixture.expect;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ZooKeeper's quota bookkeeping in one tree (ADR 072), as DataTree and ZooKeeperServer.checkQuota do it: the
+ * stats node filled in when created, kept up to date by creates, setData, deletes and a session's end, left
+ * alone once the limits node goes, enforced only past hard limits, checked against the stats before a multi,
+ * undone with a failed multi, and carried by a snapshot. QuotaTest compares the whole against ZooKeeper 3.9.5.
+ */
+class QuotasTest {
+
+    private static String stats(TreeFixture f, String quoted) {
+        return new String(f.tree.data("/zookeeper/quota" + quoted + "/zookeeper_stats"), StandardCharsets.UTF_8);
+    }
+
+    /** What zkCli's setquota creates: the quota path, the limits node, then a zeroed stats node. */
+    private static void setQuota(TreeFixture f, long s, String quoted, String limits) {
+        String p = "/zookeeper/quota";
+        for (String part : quoted.substring(1).split("/")) {
+            p = p + "/" + part;
+            if (f.tree.stat(p) == null) {
+                f.created(s, p, CreateMode.PERSISTENT);
+            }
+        }
+        expect(ErrorCode.OK, f.createWithData(s, p + "/zookeeper_limits", limits), "limits");
+        expect(ErrorCode.OK, f.createWithData(s, p + "/zookeeper_stats", "count=0,bytes=0"), "stats");
+    }
+
+    @Test
+    void statsFollowTheSubtree() {
+        TreeFixture f = new TreeFixture();
+        long s = f.session();
+        f.createWithData(s, "/a", "12345");
+        f.createWithData(s, "/a/b", "xy");
+        f.createWithData(s, "/other", "zzz");
+        setQuota(f, s, "/a", "count=10,bytes=-1");
+        assertEquals("count=2,bytes=7", stats(f, "/a"), "the new stats node counts what the subtree holds");
+        f.createWithData(s, "/a/b/c", "abc");
+        assertEquals("count=3,bytes=10", stats(f, "/a"));
+        f.run(new Command.SetData(s, "/a/b", bytes("x"), -1));
+        assertEquals("count=3,bytes=9", stats(f, "/a"));
+        f.createWithData(s, "/other/x", "more");
+        assertEquals("count=3,bytes=9", stats(f, "/a"), "outside the quota");
+        f.createWithData(s, "/ab", "0");
+        assertEquals("count=3,bytes=9", stats(f, "/a"), "a sibling with a longer name is not below /a");
+        f.run(new Command.Delete(s, "/a/b/c", -1));
+        assertEquals("count=2,bytes=6", stats(f, "/a"));
+        Stat before = f.stat("/zookeeper/quota/a/zookeeper_stats");
+        f.createWithData(s, "/a/d", "");
+        assertEquals(before.version(), f.stat("/zookeeper/quota/a/zookeeper_stats").version(),
+                "stats change in place: no new version");
+
+        long e = f.session();
+        f.run(new Command.Create(e, "/a/eph", bytes("1234"), Acl.OPEN, CreateMode.EPHEMERAL));
+        assertEquals("count=4,bytes=10", stats(f, "/a"));
+        f.run(new Command.CloseSession(e));
+        assertEquals("count=3,bytes=6", stats(f, "/a"), "a session's end removes its ephemerals from the count");
+
+        f.run(new Command.Delete(s, "/zookeeper/quota/a/zookeeper_limits", -1));
+        f.createWithData(s, "/a/after", "1");
+        assertEquals("count=3,bytes=6", stats(f, "/a"), "without its limits node a quota counts nothing");
+    }
+
+    @Test
+    void onlyHardLimitsAreEnforcedAndOnlyWhenAskedTo() {
+        TreeFixture loose = new TreeFixture();
+        long s = loose.session();
+        loose.createWithData(s, "/q", "");
+        setQuota(loose, s, "/q", "count=-1,bytes=-1=;countHardLimit=2");
+        expect(ErrorCode.OK, loose.createWithData(s, "/q/1", ""), "one");
+        expect(ErrorCode.OK, loose.createWithData(s, "/q/2", ""), "without enforcement nothing is refused");
+
+        TreeFixture f = new TreeFixture(TreeConfig.defaults().withQuotaEnforcement(true));
+        s = f.session();
+        f.createWithData(s, "/q", "");
+        f.createWithData(s, "/soft", "");
+        setQuota(f, s, "/q", "count=-1,bytes=-1=;byteHardLimit=5;countHardLimit=3");
+        setQuota(f, s, "/soft", "count=1,bytes=1");
+        expect(ErrorCode.OK, f.createWithData(s, "/q/1", "ab"), "count 2 of 3");
+        expect(ErrorCode.OK, f.createWithData(s, "/q/2", "c"), "count 3 of 3");
+        expect(ErrorCode.QUOTAEXCEEDED, f.createWithData(s, "/q/3", ""), "a fourth node");
+        assertNull(f.stat("/q/3"));
+        expect(ErrorCode.QUOTAEXCEEDED, f.run(new Command.SetData(s, "/q/2", bytes("cdef"), -1)), "6 bytes of 5");
+        expect(ErrorCode.OK, f.run(new Command.SetData(s, "/q/2", bytes("cd"), -1)), "4 bytes of 5");
+        expect(ErrorCode.OK, f.run(new Command.SetData(s, "/q/1", bytes(""), -1)), "shrinking always passes");
+        assertEquals("count=3,bytes=2", stats(f, "/q"));
+        // ZooKeeper checks a multi's operations against the stats before it: two creates that together pass the
+        // limit go through when each alone fits
+        f.run(new Command.Delete(s, "/q/2", -1));
+        Result both = f.run(new Command.Multi(s, List.of(
+                new Command.Create(s, "/q/m1", bytes(""), Acl.OPEN, CreateMode.PERSISTENT),
+                new Command.Create(s, "/q/m2", bytes(""), Acl.OPEN, CreateMode.PERSISTENT))));
+        expect(ErrorCode.OK, both, "each create of the multi is checked against count 2 of 3");
+        assertEquals("count=4,bytes=0", stats(f, "/q"));
+        // a failed multi leaves the stats as they were
+        Result failed = f.run(new Command.Multi(s, List.of(
+                new Command.Delete(s, "/q/m1", -1),
+                new Command.SetData(s, "/q/m2", bytes("zz"), -1),
+                new Command.Delete(s, "/nope", -1))));
+        expect(ErrorCode.NONODE, failed, "the last op fails");
+        assertEquals("count=4,bytes=0", stats(f, "/q"), "undone with the multi");
+        expect(ErrorCode.OK, f.createWithData(s, "/soft/1", "abc"), "soft limits only log");
+        assertEquals("count=2,bytes=3", stats(f, "/soft"));
+    }
+
+    @Test
+    void aRestoredTreeKeepsCountingAndEnforcing() throws Exception {
+        TreeFixture f = new TreeFixture(TreeConfig.defaults().withQuotaEnforcement(true));
+        long s = f.session();
+        f.createWithData(s, "/r", "");
+        setQuota(f, s, "/r", "count=-1,bytes=-1=;countHardLimit=2");
+        ZnodeTree copy = SnapshotTest.copyOf(f.tree);
+        assertEquals(f.tree.digest(), copy.digest());
+        Result one = copy.apply(new Command.Create(s, "/r/1", bytes("ab"), Acl.OPEN, CreateMode.PERSISTENT, -1), 500, 2_000_000);
+        expect(ErrorCode.OK, one, "count 2 of 2");
+        assertArrayEquals(bytes("count=2,bytes=2"), copy.data("/zookeeper/quota/r/zookeeper_stats"),
+                "the restored tree knows the quota");
+        Result two = copy.apply(new Command.Create(s, "/r/2", bytes(""), Acl.OPEN, CreateMode.PERSISTENT, -1), 501, 2_000_000);
+        expect(ErrorCode.QUOTAEXCEEDED, two, "and enforces it");
+    }
+
+    @Test
+    void statsTextAsZooKeeperWritesIt() {
+        assertEquals("count=1,bytes=2", new String(Quotas.added(bytes("count=0,bytes=0"), 2, 1), StandardCharsets.UTF_8));
+        assertEquals("count=-1,bytes=-1=;byteHardLimit=40;countHardLimit=3",
+                new String(Quotas.format(Quotas.parse(bytes("countHardLimit=3,byteHardLimit=40"))), StandardCharsets.UTF_8));
+        assertEquals(java.util.Map.of("count", 5L, "bytes", 7L, "x", 3L), Quotas.parse(bytes("count=5,bytes=7=;x=3")));
+        assertNull(Quotas.added(bytes("garbage"), 1, 1), "unreadable stats are left alone");
+    }
+}
