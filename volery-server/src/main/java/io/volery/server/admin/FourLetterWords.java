@@ -158,6 +158,20 @@ public final class FourLetterWords {
         m.put("zk_max_latency", s.maxLatencyMillis());
         m.put("zk_bytes_received_count", monitor.frontEnd().bytesReceived());
         m.put("zk_response_bytes", monitor.frontEnd().bytesSent());
+        // ZooKeeper's quota gauges and refusals, per namespace, for the quotas this node's partition holds (ADR 072)
+        c.quotas().forEach((namespace, q) -> {
+            if (q[5] == 1) {
+                m.put("zk_" + namespace + "_quota_count_limit_per_namespace", q[0]);
+                m.put("zk_" + namespace + "_quota_bytes_limit_per_namespace", q[1]);
+            }
+            if (q[6] == 1) {
+                m.put("zk_" + namespace + "_quota_count_usage_per_namespace", q[2]);
+                m.put("zk_" + namespace + "_quota_bytes_usage_per_namespace", q[3]);
+            }
+            if (q[4] > 0) {
+                m.put("zk_" + namespace + "_quota_exceeded_error_per_namespace", q[4]);
+            }
+        });
         NodeStatus st = monitor.ringStatus();
         m.put("volery_node", monitor.facts().nodeId());
         m.put("volery_partition", monitor.facts().partition());

@@ -10,13 +10,14 @@ import java.util.SortedSet;
 
 /** What monitoring reads of a replica's tree, taken at once on the replica's thread. */
 public record TreeCensus(long lastZxid, int nodeCount, int watchCount, long approximateDataSize,
-                         Map<Long, SortedSet<String>> dataWatchedPaths, List<SessionInfo> sessions) {
+                         Map<Long, SortedSet<String>> dataWatchedPaths, List<SessionInfo> sessions,
+                         Map<String, long[]> quotas) {
 
     /** A live session: its timeout, deadline (in ordered time) and ephemeral nodes. */
     public record SessionInfo(long id, int timeoutMillis, long deadline, List<String> ephemerals) {
     }
 
-    public static final TreeCensus EMPTY = new TreeCensus(0, 0, 0, 0, Map.of(), List.of());
+    public static final TreeCensus EMPTY = new TreeCensus(0, 0, 0, 0, Map.of(), List.of(), Map.of());
 
     static TreeCensus of(ZnodeTree tree) {
         if (tree == null) {
@@ -27,7 +28,7 @@ public record TreeCensus(long lastZxid, int nodeCount, int watchCount, long appr
             sessions.add(new SessionInfo(s.id(), s.timeoutMs(), s.deadline(), List.copyOf(s.ephemerals())));
         }
         return new TreeCensus(tree.lastZxid(), tree.nodeCount(), tree.watchCount(), tree.approximateDataSize(),
-                tree.dataWatchedPaths(), sessions);
+                tree.dataWatchedPaths(), sessions, tree.quotaGauges());
     }
 
     /** Data-table watches, as ZooKeeper's wchs totals them. */

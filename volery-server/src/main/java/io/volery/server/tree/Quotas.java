@@ -107,6 +107,30 @@ public final class Quotas {
         return format(stats);
     }
 
+    /** {count limit, bytes limit} of a limits node, a hard limit where set (ZooKeeper's metrics); null if unreadable. */
+    static long[] limitsOf(byte[] data) {
+        Map<String, Long> s = parse(data);
+        if (s == null) {
+            return null;
+        }
+        long countHard = value(s, COUNT_HARD_LIMIT);
+        long bytesHard = value(s, BYTE_HARD_LIMIT);
+        return new long[] {countHard > -1 ? countHard : value(s, COUNT), bytesHard > -1 ? bytesHard : value(s, BYTES)};
+    }
+
+    /** {count, bytes} of a stats node; null if unreadable. */
+    static long[] usageOf(byte[] data) {
+        Map<String, Long> s = parse(data);
+        return s == null ? null : new long[] {value(s, COUNT), value(s, BYTES)};
+    }
+
+    /** ZooKeeper's namespace of a path: its first component ("a" for "/a/b"). */
+    static String namespace(String path) {
+        int from = path.startsWith("/") ? 1 : 0;
+        int slash = path.indexOf('/', from);
+        return slash < 0 ? path.substring(from) : path.substring(from, slash);
+    }
+
     static byte[] counted(long count, long bytes) {
         Map<String, Long> stats = new HashMap<>();
         stats.put(COUNT, count);

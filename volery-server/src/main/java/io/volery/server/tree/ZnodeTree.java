@@ -61,6 +61,8 @@ public final class ZnodeTree {
     /** While an enforcing multi runs: the stats nodes' data before it, which its checks read (as ZooKeeper's do). */
     private Map<String, byte[]> statsBeforeMulti;
     private long lastQuotaWarning;
+    /** Creates and setData refused past a hard limit, by namespace (ZooKeeper's quota_exceeded_error_per_namespace). */
+    private final Map<String, Long> quotaRefusals = new java.util.TreeMap<>();
 
     public ZnodeTree(TreeConfig config) {
         this.config = config;
@@ -833,8 +835,49 @@ public final class ZnodeTree {
             LOG.warn(exceeded);
         }
         if (hard[0]) {
+            quotaRefusals.merge(Quotas.namespace(path), 1L, Long::sum);
             throw new Failure(ErrorCode.QUOTAEXCEEDED);
         }
+    }
+
+    /**
+     * ZooKeeper's quota gauges by namespace (a path's first component), from the leaves of this tree's quota
+     * tree as its QuotaMetricsUtils reads them: {count limit, bytes limit} summed over {@code zookeeper_limits}
+     * nodes (a hard limit where set, else the soft one), {count, bytes} over {@code zookeeper_stats} nodes, and
+     * the creates and setData refused past a hard limit, then whether limits nodes and stats nodes were found
+     * (1 or 0: ZooKeeper lists each gauge only for namespaces that have such nodes); in namespace order.
+     */
+    public Map<String, long[]> quotaGauges() {
+        Map<String, long[]> out = new java.util.TreeMap<>();
+        Deque<String> todo = new ArrayDeque<>();
+        todo.push(Quotas.QUOTA_ROOT);
+        while (!todo.isEmpty()) {
+            String p = todo.pop();
+            Znode n = nodes.get(p);
+            if (n == null) {
+                continue;
+            }
+            if (!n.children.isEmpty()) {
+                for (String child : n.children.inInsertionOrder()) {
+                    todo.push(PathRules.child(p, child));
+                }
+                continue;
+            }
+            String name = PathRules.name(p);
+            String quoted = Quotas.quotedPath(PathRules.parent(p));
+            long[] values = Quotas.LIMITS.equals(name) ? Quotas.limitsOf(n.data)
+                    : Quotas.STATS.equals(name) ? Quotas.usageOf(n.data) : null;
+            if (values == null || quoted == null || quoted.isEmpty()) {
+                continue;
+            }
+            long[] sums = out.computeIfAbsent(Quotas.namespace(quoted), k -> new long[7]);
+            int at = Quotas.LIMITS.equals(name) ? 0 : 2;
+            sums[Quotas.LIMITS.equals(name) ? 5 : 6] = 1;
+            sums[at] += values[0];
+            sums[at + 1] += values[1];
+        }
+        quotaRefusals.forEach((ns, refused) -> out.computeIfAbsent(ns, k -> new long[7])[4] = refused);
+        return out;
     }
 
     private static long length(byte[] data) {

@@ -77,8 +77,10 @@ class QuotaTest {
         Path jaas = dir.resolve("jaas.conf");
         Files.writeString(jaas, SaslZooKeeper.serverSection(Map.of("nobody", "unused")));
         List<String> oracle;
-        try (SaslZooKeeper zookeeper = SaslZooKeeper.start(dir.resolve("zk"), jaas, "-Dzookeeper.enforceQuota=true")) {
-            oracle = script(zookeeper.connectString());
+        try (SaslZooKeeper zookeeper = SaslZooKeeper.start(dir.resolve("zk"), jaas, "-Dzookeeper.enforceQuota=true",
+                "-Dzookeeper.4lw.commands.whitelist=*")) {
+            oracle = script(zookeeper.connectString(), () -> quotaLines(List.of(
+                    new java.net.InetSocketAddress("127.0.0.1", zookeeper.port()))));
         }
         System.out.println("--- ZooKeeper's quota outcomes (A=" + A + ", B=" + B + ")");
         oracle.forEach(System.out::println);
@@ -90,7 +92,9 @@ class QuotaTest {
             assertArrayEquals(PARTITIONS, cluster.partitions(), "VoleryCluster's partition ids");
             PathPartitioner partitioner = new PathPartitioner(cluster.partitions());
             assertNotEquals(partitioner.ownerOf(A), partitioner.ownerOf(B), A + " and " + B + " in one partition");
-            volery = script("127.0.0.1:" + cluster.nodes().get(0).clientAddress().getPort());
+            // each node reports the quotas its partition holds; together they must be ZooKeeper's
+            volery = script("127.0.0.1:" + cluster.nodes().get(0).clientAddress().getPort(), () -> quotaLines(
+                    cluster.nodes().stream().map(io.volery.server.VoleryNode::clientAddress).toList()));
         }
         System.out.println("--- Volery's quota outcomes");
         volery.forEach(System.out::println);
@@ -263,7 +267,25 @@ class QuotaTest {
     private static final byte[] NONE = new byte[0];
 
     /** The whole client script against {@code connect}: its outcomes, in order. */
-    private static List<String> script(String connect) throws Exception {
+    interface Lines {
+        List<String> get() throws Exception;
+    }
+
+    /** mntr's quota lines (ZooKeeper's quota gauges and refusal counters) of these servers, together and sorted. */
+    private static List<String> quotaLines(List<java.net.InetSocketAddress> servers) throws Exception {
+        List<String> out = new ArrayList<>();
+        for (java.net.InetSocketAddress a : servers) {
+            for (String line : io.volery.server.admin.FourLetterWordClient.ask(a, "mntr", 10_000).split("\n")) {
+                if (line.contains("_quota_")) {
+                    out.add(line.strip().replace('\t', ' '));
+                }
+            }
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static List<String> script(String connect, Lines mntrQuota) throws Exception {
         Recorder r = new Recorder();
         ZooKeeper zk = Clients.zooKeeper(connect, 10_000, null);
         try {
@@ -383,6 +405,7 @@ class QuotaTest {
             create(r, zk, A + "/s1", NONE);
             setData(r, zk, A + "/x1", bytes(120, 'x'));
             stats(r, zk, A);
+            r.record("mntr quota lines", mntrQuota::get);
 
             // 5. the quota nodes as a client lists them
             r.step = "[5] ";
@@ -468,6 +491,7 @@ class QuotaTest {
             }
             r.record("after the session closed: getData " + statsPath(A), () -> getData(zk, statsPath(A)));
             r.record("exists " + A + "/eph", () -> zk.exists(A + "/eph", false) != null);
+            r.record("mntr quota lines", mntrQuota::get);
         } finally {
             zk.close();
         }

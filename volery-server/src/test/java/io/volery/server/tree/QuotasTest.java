@@ -129,6 +129,25 @@ class QuotasTest {
     }
 
     @Test
+    void gaugesByNamespaceAsZooKeepersMetrics() {
+        TreeFixture f = new TreeFixture(TreeConfig.defaults().withQuotaEnforcement(true));
+        long s = f.session();
+        f.createWithData(s, "/n", "abc");
+        f.created(s, "/n/x", CreateMode.PERSISTENT);
+        f.createWithData(s, "/n/x/y", "12");
+        f.created(s, "/m", CreateMode.PERSISTENT);
+        setQuota(f, s, "/n/x", "count=-1,bytes=50=;byteHardLimit=-1;countHardLimit=2");
+        setQuota(f, s, "/m", "count=7,bytes=-1");
+        expect(ErrorCode.QUOTAEXCEEDED, f.createWithData(s, "/n/x/z", ""), "a third node");
+        java.util.Map<String, long[]> g = f.tree.quotaGauges();
+        assertEquals(List.of("m", "n"), List.copyOf(g.keySet()), "namespaces: a quota's first component");
+        assertArrayEquals(new long[] {2, 50, 2, 2, 1, 1, 1}, g.get("n"), "hard count limit, soft bytes, usage, one refusal");
+        assertArrayEquals(new long[] {7, -1, 1, 0, 0, 1, 1}, g.get("m"));
+        f.run(new Command.Delete(s, "/zookeeper/quota/m/zookeeper_limits", -1));
+        assertArrayEquals(new long[] {0, 0, 1, 0, 0, 0, 1}, f.tree.quotaGauges().get("m"), "a stats node alone: usage only");
+    }
+
+    @Test
     void statsTextAsZooKeeperWritesIt() {
         assertEquals("count=1,bytes=2", new String(Quotas.added(bytes("count=0,bytes=0"), 2, 1), StandardCharsets.UTF_8));
         assertEquals("count=-1,bytes=-1=;byteHardLimit=40;countHardLimit=3",
