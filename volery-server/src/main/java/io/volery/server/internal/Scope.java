@@ -77,8 +77,10 @@ public enum Scope {
             }
             // under hash every partition holds the whole tree's shape
             case OpCodes.GET_ALL_CHILDREN_NUMBER -> hash ? (root ? LOCAL : OWNER) : p.spansPartitions(path) ? GATHER : OWNER;
-            // under hash a path's watches may sit in its owner (one-shot) or everywhere (persistent)
-            case OpCodes.REMOVE_WATCHES, OpCodes.CHECK_WATCHES -> hash ? GATHER : root && !p.rootHome() ? LOCAL : OWNER;
+            // under hash a path's watches may sit in its owner (one-shot) or everywhere (persistent); so may those
+            // of a path whose subtree spans partitions (a recursive watch on the root is kept by every partition)
+            case OpCodes.REMOVE_WATCHES, OpCodes.CHECK_WATCHES -> hash || p.spansPartitions(path) ? GATHER
+                    : root && !p.rootHome() ? LOCAL : OWNER;
             // the root's owner, where the root's readers and watches are (ADR 053), or any partition
             default -> root && !p.rootHome() ? LOCAL : OWNER;
         };
