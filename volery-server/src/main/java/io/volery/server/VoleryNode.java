@@ -421,9 +421,12 @@ public final class VoleryNode implements AutoCloseable {
                     return multicast.sideRequestCounts();
                 }
             });
-            VoleryMetrics.bind(metrics, monitor, multicast);
+            Runnable quotaRows = VoleryMetrics.bind(metrics, monitor, multicast);
             this.metricsEndpoint = options.metricsAddress() == null ? null
-                    : new MetricsEndpoint(options.metricsAddress(), metrics, monitor::census);
+                    : new MetricsEndpoint(options.metricsAddress(), metrics, () -> {
+                        monitor.census();
+                        quotaRows.run();
+                    });
             this.adminServer = options.adminAddress() == null ? null
                     : new io.volery.server.admin.AdminServer(options.adminAddress(), "/commands",
                     new io.volery.server.admin.AdminCommands(monitor));

@@ -17,9 +17,23 @@ public final class VoleryMetrics {
     private VoleryMetrics() {
     }
 
-    public static void bind(MeterRegistry registry, NodeMonitor monitor, MulticastNode multicast) {
+    /**
+     * @return what brings the per-namespace quota gauges up to date with the monitor's last census (ZooKeeper's
+     *         quota_*_per_namespace, as {@code volery_quota_*{namespace=...}}; ADR 072): run it after each census
+     */
+    public static Runnable bind(MeterRegistry registry, NodeMonitor monitor, MulticastNode multicast) {
         Tags tags = Tags.of("node", String.valueOf(monitor.facts().nodeId()),
                 "partition", String.valueOf(monitor.facts().partition()));
+        String[] quotaNames = {"volery.quota.count.limit", "volery.quota.bytes.limit", "volery.quota.count.usage",
+            "volery.quota.bytes.usage", "volery.quota.exceeded.errors"};
+        String[] quotaHelp = {"a namespace's quota count limits (hard where set, else soft), summed",
+            "a namespace's quota byte limits (hard where set, else soft), summed", "nodes counted by a namespace's quotas",
+            "bytes counted by a namespace's quotas", "creates and setData refused past a hard limit, per namespace"};
+        java.util.List<io.micrometer.core.instrument.MultiGauge> quotaGauges = new java.util.ArrayList<>();
+        for (int i = 0; i < quotaNames.length; i++) {
+            quotaGauges.add(io.micrometer.core.instrument.MultiGauge.builder(quotaNames[i]).description(quotaHelp[i])
+                    .tags(tags).register(registry));
+        }
         gauge(registry, "volery.sessions", "live sessions in this replica's partition", tags, monitor,
                 m -> m.lastCensus().sessions().size());
         gauge(registry, "volery.watches", "watch registrations in this replica's partition", tags, monitor,
@@ -91,6 +105,7 @@ public final class VoleryMetrics {
         io.micrometer.core.instrument.Gauge.builder("volery.requests.in.service", monitor, NodeMonitor::requestsInService)
                 .description("this node's commands ordered and not yet answered (at most globalOutstandingLimit)")
                 .tags(tags).register(registry);
+        return () -> quotaRows(quotaGauges, monitor);
     }
 
     private enum RingField { DECIDED, LAG, COORDINATOR }
@@ -106,6 +121,18 @@ public final class VoleryMetrics {
             }
         }
         return Double.NaN;
+    }
+
+    private static void quotaRows(java.util.List<io.micrometer.core.instrument.MultiGauge> gauges, NodeMonitor monitor) {
+        java.util.Map<String, long[]> quotas = monitor.lastCensus().quotas();
+        for (int i = 0; i < gauges.size(); i++) {
+            int at = i;
+            // limits only where limits nodes are, usage only where stats nodes are, refusals once there are some
+            int present = i < 2 ? 5 : i < 4 ? 6 : 4;
+            gauges.get(i).register(quotas.entrySet().stream().filter(e -> e.getValue()[present] > 0)
+                    .map(e -> io.micrometer.core.instrument.MultiGauge.Row.of(Tags.of("namespace", e.getKey()),
+                            e.getValue()[at])).toList(), true);
+        }
     }
 
     private static <T> void gauge(MeterRegistry registry, String name, String help, Tags tags, T obj, ToDoubleFunction<T> f) {

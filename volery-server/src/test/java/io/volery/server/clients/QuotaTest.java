@@ -87,7 +87,8 @@ class QuotaTest {
         checkOracle(oracle);
 
         List<String> volery;
-        try (VoleryCluster cluster = new VoleryCluster(2, 1, 2000, c -> c, o -> o.withQuotaEnforcement(true))) {
+        try (VoleryCluster cluster = new VoleryCluster(2, 1, 2000, c -> c,
+                o -> o.withQuotaEnforcement(true).withMetrics(new java.net.InetSocketAddress("127.0.0.1", 0)))) {
             // the names were chosen for these partitions: A and B must live apart
             assertArrayEquals(PARTITIONS, cluster.partitions(), "VoleryCluster's partition ids");
             PathPartitioner partitioner = new PathPartitioner(cluster.partitions());
@@ -95,6 +96,9 @@ class QuotaTest {
             // each node reports the quotas its partition holds; together they must be ZooKeeper's
             volery = script("127.0.0.1:" + cluster.nodes().get(0).clientAddress().getPort(), () -> quotaLines(
                     cluster.nodes().stream().map(io.volery.server.VoleryNode::clientAddress).toList()));
+            // the Prometheus endpoint shows the same figures, a namespace per label
+            List<String> mntr = quotaLines(cluster.nodes().stream().map(io.volery.server.VoleryNode::clientAddress).toList());
+            assertEquals(mntr, prometheusQuotaLines(cluster), "the nodes' /metrics against their mntr");
         }
         System.out.println("--- Volery's quota outcomes");
         volery.forEach(System.out::println);
@@ -278,6 +282,30 @@ class QuotaTest {
             for (String line : io.volery.server.admin.FourLetterWordClient.ask(a, "mntr", 10_000).split("\n")) {
                 if (line.contains("_quota_")) {
                     out.add(line.strip().replace('\t', ' '));
+                }
+            }
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static final Pattern QUOTA_SAMPLE = Pattern.compile(
+            "volery_quota_(count_limit|bytes_limit|count_usage|bytes_usage|exceeded_errors)\\{(.*)} (\\S+)");
+
+    /** The nodes' volery_quota_* samples, written as the mntr lines they stand for. */
+    private static List<String> prometheusQuotaLines(VoleryCluster cluster) throws Exception {
+        List<String> out = new ArrayList<>();
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        for (io.volery.server.VoleryNode n : cluster.nodes()) {
+            String body = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                    + n.metricsAddress().getPort() + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            for (String line : body.split("\n")) {
+                java.util.regex.Matcher m = QUOTA_SAMPLE.matcher(line);
+                if (m.matches()) {
+                    java.util.regex.Matcher ns = Pattern.compile("namespace=\"([^\"]*)\"").matcher(m.group(2));
+                    assertTrue(ns.find(), "a quota sample without its namespace: " + line);
+                    String kind = m.group(1).equals("exceeded_errors") ? "exceeded_error" : m.group(1);
+                    out.add("zk_" + ns.group(1) + "_quota_" + kind + "_per_namespace " + (long) Double.parseDouble(m.group(3)));
                 }
             }
         }
