@@ -113,9 +113,7 @@ public final class Quotas {
         if (s == null) {
             return null;
         }
-        long countHard = value(s, COUNT_HARD_LIMIT);
-        long bytesHard = value(s, BYTE_HARD_LIMIT);
-        return new long[] {countHard > -1 ? countHard : value(s, COUNT), bytesHard > -1 ? bytesHard : value(s, BYTES)};
+        return new long[] {effectiveLimit(s, COUNT, COUNT_HARD_LIMIT), effectiveLimit(s, BYTES, BYTE_HARD_LIMIT)};
     }
 
     /** {count, bytes} of a stats node; null if unreadable. */
@@ -138,47 +136,48 @@ public final class Quotas {
         return format(stats);
     }
 
+    /** A limit a change passes: ZooKeeper's log message, and whether the limit is hard (the change is refused). */
+    record Exceeded(String message, boolean hard) {
+    }
+
     /**
      * What a change moving the subtree's count and bytes by these amounts passes (ZooKeeper's
-     * {@code zookeeper.enforceQuota} check): null for nothing, else a message saying which limit; the change is
-     * refused when {@code hard} is set on return. A soft limit (count, bytes) counts only where no hard limit of
-     * its kind is set, and is only logged. {@code limits} and {@code stats} are the quota's two nodes' data.
+     * {@code zookeeper.enforceQuota} check): null for nothing, else the first hard limit passed, else the soft
+     * ones (only logged). A soft limit (count, bytes) counts only where no hard limit of its kind is set.
+     * {@code limits} and {@code stats} are the quota's two nodes' data.
      */
-    static String exceeded(String quoted, byte[] limits, byte[] stats, long bytesDiff, long countDiff, boolean[] hard) {
+    static Exceeded exceeded(String quoted, byte[] limits, byte[] stats, long bytesDiff, long countDiff) {
         Map<String, Long> limit = parse(limits);
         Map<String, Long> now = parse(stats);
         if (limit == null || now == null) {
             return null;
         }
-        String soft = null;
-        if (countDiff != 0 && (value(limit, COUNT) > -1 || value(limit, COUNT_HARD_LIMIT) > -1)) {
-            boolean isHard = value(limit, COUNT_HARD_LIMIT) > -1;
-            long max = isHard ? value(limit, COUNT_HARD_LIMIT) : value(limit, COUNT);
-            long count = value(now, COUNT) + countDiff;
-            if (count > max) {
-                String msg = "Quota exceeded: " + quoted + " [current count=" + count + ", "
-                        + (isHard ? "hard" : "soft") + "CountLimit=" + max + "]";
-                if (isHard) {
-                    hard[0] = true;
-                    return msg;
-                }
-                soft = msg;
-            }
+        Exceeded count = countDiff == 0 ? null
+                : passed(quoted, "count", "Count", value(now, COUNT) + countDiff, limit, COUNT, COUNT_HARD_LIMIT);
+        if (count != null && count.hard()) {
+            return count;
         }
-        if (bytesDiff != 0 && (value(limit, BYTES) > -1 || value(limit, BYTE_HARD_LIMIT) > -1)) {
-            boolean isHard = value(limit, BYTE_HARD_LIMIT) > -1;
-            long max = isHard ? value(limit, BYTE_HARD_LIMIT) : value(limit, BYTES);
-            long bytes = value(now, BYTES) + bytesDiff;
-            if (bytes > max) {
-                String msg = "Quota exceeded: " + quoted + " [current bytes=" + bytes + ", "
-                        + (isHard ? "hard" : "soft") + "ByteLimit=" + max + "]";
-                if (isHard) {
-                    hard[0] = true;
-                    return msg;
-                }
-                soft = soft == null ? msg : soft + "; " + msg;
-            }
+        Exceeded bytes = bytesDiff == 0 ? null
+                : passed(quoted, "bytes", "Byte", value(now, BYTES) + bytesDiff, limit, BYTES, BYTE_HARD_LIMIT);
+        if (bytes != null && bytes.hard() || count == null) {
+            return bytes;
         }
-        return soft;
+        return bytes == null ? count : new Exceeded(count.message() + "; " + bytes.message(), false);
+    }
+
+    private static Exceeded passed(String quoted, String what, String limitName, long after, Map<String, Long> limit,
+                                   String softKey, String hardKey) {
+        boolean hard = value(limit, hardKey) > -1;
+        long max = effectiveLimit(limit, softKey, hardKey);
+        if (max <= -1 && !hard || after <= max) {
+            return null;
+        }
+        return new Exceeded("Quota exceeded: " + quoted + " [current " + what + "=" + after + ", "
+                + (hard ? "hard" : "soft") + limitName + "Limit=" + max + "]", hard);
+    }
+
+    /** The hard limit where one is set, else the soft one (-1: none). */
+    private static long effectiveLimit(Map<String, Long> limit, String softKey, String hardKey) {
+        return value(limit, hardKey) > -1 ? value(limit, hardKey) : value(limit, softKey);
     }
 }

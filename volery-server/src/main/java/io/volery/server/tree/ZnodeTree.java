@@ -824,17 +824,16 @@ public final class ZnodeTree {
         }
         byte[] current = statsBeforeMulti == null ? stats.data : statsBeforeMulti.getOrDefault(statPath, stats.data);
         long bytesDiff = create ? length(data) : length(data) - length(lastData);
-        boolean[] hard = new boolean[1];
-        String exceeded = Quotas.exceeded(quoted, limits.data, current, bytesDiff, create ? 1 : 0, hard);
+        Quotas.Exceeded exceeded = Quotas.exceeded(quoted, limits.data, current, bytesDiff, create ? 1 : 0);
         if (exceeded == null) {
             return;
         }
         long now = System.nanoTime();
-        if (hard[0] || now - lastQuotaWarning > 1_000_000_000L) {
+        if (exceeded.hard() || now - lastQuotaWarning > 1_000_000_000L) {
             lastQuotaWarning = now;
-            LOG.warn(exceeded);
+            LOG.warn(exceeded.message());
         }
-        if (hard[0]) {
+        if (exceeded.hard()) {
             quotaRefusals.merge(Quotas.namespace(path), 1L, Long::sum);
             throw new Failure(ErrorCode.QUOTAEXCEEDED);
         }

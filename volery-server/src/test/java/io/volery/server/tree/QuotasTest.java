@@ -154,5 +154,13 @@ class QuotasTest {
                 new String(Quotas.format(Quotas.parse(bytes("countHardLimit=3,byteHardLimit=40"))), StandardCharsets.UTF_8));
         assertEquals(java.util.Map.of("count", 5L, "bytes", 7L, "x", 3L), Quotas.parse(bytes("count=5,bytes=7=;x=3")));
         assertNull(Quotas.added(bytes("garbage"), 1, 1), "unreadable stats are left alone");
+        assertEquals(new Quotas.Exceeded("Quota exceeded: /a [current count=3, softCountLimit=2]; Quota exceeded: /a"
+                + " [current bytes=9, softByteLimit=8]", false), Quotas.exceeded("/a", bytes("count=2,bytes=8"),
+                bytes("count=2,bytes=7"), 2, 1), "ZooKeeper's messages; soft limits only logged");
+        assertEquals(new Quotas.Exceeded("Quota exceeded: /a [current bytes=9, hardByteLimit=8]", true),
+                Quotas.exceeded("/a", bytes("count=2,bytes=-1=;byteHardLimit=8"), bytes("count=2,bytes=7"), 2, 1),
+                "a hard limit wins");
+        assertNull(Quotas.exceeded("/a", bytes("count=2,bytes=-1"), bytes("count=5,bytes=7"), 2, 0),
+                "count is checked only when it changes");
     }
 }
