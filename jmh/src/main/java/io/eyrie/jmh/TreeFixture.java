@@ -25,11 +25,20 @@ public final class TreeFixture {
     /** Constant ordered time: sessions never expire because no time passes. */
     private static final long NOW = 1_000_000L;
 
-    private final ZnodeTree tree = new ZnodeTree(TreeConfig.defaults());
+    private final ZnodeTree tree;
     private final String[] paths;
     private long zxid;
 
     public TreeFixture(int znodes, int bytes) {
+        this(znodes, bytes, false);
+    }
+
+    /**
+     * @param quota whether {@link #SUBTREE} has a quota (hard limits far above what the benchmarks reach) that the
+     *              tree keeps and enforces (ADR 072), as with {@code setquota -N -B} and {@code enforceQuota = true}
+     */
+    public TreeFixture(int znodes, int bytes, boolean quota) {
+        tree = new ZnodeTree(TreeConfig.defaults().withQuotaEnforcement(quota));
         requireOk(apply(new Command.CreateSession(SESSION, 30_000, List.of())), "createSession");
         requireOk(apply(new Command.Create(SESSION, SUBTREE, new byte[0], Acl.OPEN, CreateMode.PERSISTENT)), "create " + SUBTREE);
         byte[] data = JuteFrames.payload(bytes);
@@ -37,6 +46,15 @@ public final class TreeFixture {
         for (int i = 0; i < znodes; i++) {
             paths[i] = SUBTREE + "/n-" + i;
             requireOk(apply(new Command.Create(SESSION, paths[i], data, Acl.OPEN, CreateMode.PERSISTENT)), "create " + paths[i]);
+        }
+        if (quota) {
+            String q = "/zookeeper/quota" + SUBTREE;
+            requireOk(apply(new Command.Create(SESSION, q, new byte[0], Acl.OPEN, CreateMode.PERSISTENT)), "create " + q);
+            byte[] limits = "count=-1,bytes=-1=;byteHardLimit=1000000000000;countHardLimit=1000000000"
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            requireOk(apply(new Command.Create(SESSION, q + "/zookeeper_limits", limits, Acl.OPEN, CreateMode.PERSISTENT)), "limits");
+            byte[] stats = "count=0,bytes=0".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            requireOk(apply(new Command.Create(SESSION, q + "/zookeeper_stats", stats, Acl.OPEN, CreateMode.PERSISTENT)), "stats");
         }
     }
 

@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * A partition replica's state machine: {@code ZnodeTree.apply} for the benchmark's operations on a
  * tree of 1000 znodes, and the whole replica-side path of one setData (decode the delivered frame,
  * translate, apply, build and encode the reply). With {@code captures} the tree also keeps its
- * changes for checkpoint captures (what that costs a write), with a capture per iteration.
+ * changes for checkpoint captures (what that costs a write), with a capture per iteration. With {@code quota}
+ * the znodes are under a quota that the tree keeps and enforces (what ZooKeeper's quota bookkeeping costs a write).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,6 +45,10 @@ public class ZnodeTreeBench {
     @Param({"false", "true"})
     public boolean captures;
 
+    /** Whether the znodes are under a quota the tree keeps and enforces (ADR 072). */
+    @Param({"false", "true"})
+    public boolean quota;
+
     private TreeFixture tree;
     private Command.SetData[] setData;
     private Command.GetData[] getData;
@@ -54,7 +59,7 @@ public class ZnodeTreeBench {
 
     @Setup
     public void setUp() {
-        tree = new TreeFixture(1000, bytes);
+        tree = new TreeFixture(1000, bytes, quota);
         if (captures) {
             tree.enableCaptures();
         }

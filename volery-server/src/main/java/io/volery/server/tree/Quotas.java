@@ -1,10 +1,7 @@
 package io.volery.server.tree;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -75,20 +72,10 @@ public final class Quotas {
 
     /** ZooKeeper's StatsTrack text, written: count and bytes first, then any other keys sorted after "=;". */
     static byte[] format(Map<String, Long> stats) {
-        StringBuilder b = new StringBuilder();
-        b.append(COUNT).append('=').append(value(stats, COUNT)).append(',').append(BYTES).append('=')
-                .append(value(stats, BYTES));
-        List<String> others = new ArrayList<>(stats.keySet());
+        Map<String, Long> others = new HashMap<>(stats);
         others.remove(COUNT);
         others.remove(BYTES);
-        if (!others.isEmpty()) {
-            b.append('=');
-            Collections.sort(others);
-            for (String k : others) {
-                b.append(';').append(k).append('=').append(stats.get(k));
-            }
-        }
-        return b.toString().getBytes(StandardCharsets.UTF_8);
+        return Stats.of(value(stats, COUNT), value(stats, BYTES), restText(others)).source();
     }
 
     private static long value(Map<String, Long> stats, String key) {
@@ -96,30 +83,71 @@ public final class Quotas {
         return v == null ? -1 : v;
     }
 
+    /**
+     * A stats node's text, read: count, bytes, and what else it holds as ZooKeeper writes it back ("" or
+     * "=;key=value;..." in key order); {@code source} is the data it was read from, so that a tree can keep it
+     * while the node holds that very array (reading the text is most of what a counted write costs);
+     * {@code canonical} when the text is spelled as ZooKeeper writes it.
+     */
+    record Stats(byte[] source, long count, long bytes, String rest, boolean canonical) {
+        /** null when the data is not of that form. */
+        static Stats of(byte[] data) {
+            Map<String, Long> s = parse(data);
+            if (s == null) {
+                return null;
+            }
+            long count = value(s, COUNT);
+            long bytes = value(s, BYTES);
+            s.remove(COUNT);
+            s.remove(BYTES);
+            String rest = restText(s);
+            return new Stats(data, count, bytes, rest, java.util.Arrays.equals(data, of(count, bytes, rest).source()));
+        }
+
+        /** The stats moved by these amounts, with their new text. */
+        Stats plus(long bytesDiff, long countDiff) {
+            return of(count + countDiff, bytes + bytesDiff, rest);
+        }
+
+        /** Stats in ZooKeeper's own spelling. */
+        static Stats of(long count, long bytes, String rest) {
+            byte[] text = (COUNT + "=" + count + "," + BYTES + "=" + bytes + rest).getBytes(StandardCharsets.UTF_8);
+            return new Stats(text, count, bytes, rest, true);
+        }
+    }
+
+    /** A limits node's text, read (-1: not set); {@code source} as in {@link Stats}. */
+    record Limits(byte[] source, long count, long bytes, long countHard, long bytesHard) {
+        static Limits of(byte[] data) {
+            Map<String, Long> s = parse(data);
+            return s == null ? null : new Limits(data, value(s, COUNT), value(s, BYTES), value(s, COUNT_HARD_LIMIT),
+                    value(s, BYTE_HARD_LIMIT));
+        }
+
+        /** The count limit ZooKeeper's metrics show: the hard one where set, else the soft one. */
+        long countLimit() {
+            return countHard > -1 ? countHard : count;
+        }
+
+        long bytesLimit() {
+            return bytesHard > -1 ? bytesHard : bytes;
+        }
+    }
+
+    /** ZooKeeper's way of writing the keys other than count and bytes: after "=", sorted, each after ';'. */
+    private static String restText(Map<String, Long> others) {
+        if (others.isEmpty()) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder("=");
+        new java.util.TreeMap<>(others).forEach((k, v) -> b.append(';').append(k).append('=').append(v));
+        return b.toString();
+    }
+
     /** The stats text with count and bytes moved by the given amounts; null when {@code data} cannot be read. */
     static byte[] added(byte[] data, long bytesDiff, long countDiff) {
-        Map<String, Long> stats = parse(data);
-        if (stats == null) {
-            return null;
-        }
-        stats.put(COUNT, value(stats, COUNT) + countDiff);
-        stats.put(BYTES, value(stats, BYTES) + bytesDiff);
-        return format(stats);
-    }
-
-    /** {count limit, bytes limit} of a limits node, a hard limit where set (ZooKeeper's metrics); null if unreadable. */
-    static long[] limitsOf(byte[] data) {
-        Map<String, Long> s = parse(data);
-        if (s == null) {
-            return null;
-        }
-        return new long[] {effectiveLimit(s, COUNT, COUNT_HARD_LIMIT), effectiveLimit(s, BYTES, BYTE_HARD_LIMIT)};
-    }
-
-    /** {count, bytes} of a stats node; null if unreadable. */
-    static long[] usageOf(byte[] data) {
-        Map<String, Long> s = parse(data);
-        return s == null ? null : new long[] {value(s, COUNT), value(s, BYTES)};
+        Stats s = Stats.of(data);
+        return s == null ? null : s.plus(bytesDiff, countDiff).source();
     }
 
     /** ZooKeeper's namespace of a path: its first component ("a" for "/a/b"). */
@@ -127,13 +155,6 @@ public final class Quotas {
         int from = path.startsWith("/") ? 1 : 0;
         int slash = path.indexOf('/', from);
         return slash < 0 ? path.substring(from) : path.substring(from, slash);
-    }
-
-    static byte[] counted(long count, long bytes) {
-        Map<String, Long> stats = new HashMap<>();
-        stats.put(COUNT, count);
-        stats.put(BYTES, bytes);
-        return format(stats);
     }
 
     /** A limit a change passes: ZooKeeper's log message, and whether the limit is hard (the change is refused). */
@@ -144,40 +165,28 @@ public final class Quotas {
      * What a change moving the subtree's count and bytes by these amounts passes (ZooKeeper's
      * {@code zookeeper.enforceQuota} check): null for nothing, else the first hard limit passed, else the soft
      * ones (only logged). A soft limit (count, bytes) counts only where no hard limit of its kind is set.
-     * {@code limits} and {@code stats} are the quota's two nodes' data.
      */
-    static Exceeded exceeded(String quoted, byte[] limits, byte[] stats, long bytesDiff, long countDiff) {
-        Map<String, Long> limit = parse(limits);
-        Map<String, Long> now = parse(stats);
-        if (limit == null || now == null) {
-            return null;
-        }
+    static Exceeded exceeded(String quoted, Limits limit, Stats now, long bytesDiff, long countDiff) {
         Exceeded count = countDiff == 0 ? null
-                : passed(quoted, "count", "Count", value(now, COUNT) + countDiff, limit, COUNT, COUNT_HARD_LIMIT);
+                : passed(quoted, "count", "Count", now.count() + countDiff, limit.count(), limit.countHard());
         if (count != null && count.hard()) {
             return count;
         }
         Exceeded bytes = bytesDiff == 0 ? null
-                : passed(quoted, "bytes", "Byte", value(now, BYTES) + bytesDiff, limit, BYTES, BYTE_HARD_LIMIT);
+                : passed(quoted, "bytes", "Byte", now.bytes() + bytesDiff, limit.bytes(), limit.bytesHard());
         if (bytes != null && bytes.hard() || count == null) {
             return bytes;
         }
         return bytes == null ? count : new Exceeded(count.message() + "; " + bytes.message(), false);
     }
 
-    private static Exceeded passed(String quoted, String what, String limitName, long after, Map<String, Long> limit,
-                                   String softKey, String hardKey) {
-        boolean hard = value(limit, hardKey) > -1;
-        long max = effectiveLimit(limit, softKey, hardKey);
+    private static Exceeded passed(String quoted, String what, String limitName, long after, long soft, long hardLimit) {
+        boolean hard = hardLimit > -1;
+        long max = hard ? hardLimit : soft;
         if (max <= -1 && !hard || after <= max) {
             return null;
         }
         return new Exceeded("Quota exceeded: " + quoted + " [current " + what + "=" + after + ", "
                 + (hard ? "hard" : "soft") + limitName + "Limit=" + max + "]", hard);
-    }
-
-    /** The hard limit where one is set, else the soft one (-1: none). */
-    private static long effectiveLimit(Map<String, Long> limit, String softKey, String hardKey) {
-        return value(limit, hardKey) > -1 ? value(limit, hardKey) : value(limit, softKey);
     }
 }

@@ -56,10 +56,19 @@ public final class ZnodeTree {
     private TreeMirror mirror;
     /** The paths with a quota: those whose {@code zookeeper_limits} node exists (ZooKeeper's quota trie). */
     private final TreeSet<String> quotaRoots = new TreeSet<>();
+    /** A quota's stats and limits paths, by quoted path (derived, so that a counted write builds no path). */
+    private final Map<String, String[]> quotaNodePaths = new HashMap<>();
     /** Whether this tree keeps the quotas' stats nodes up to date (ADR 072). */
     private boolean quotasTracked = true;
     /** While an enforcing multi runs: the stats nodes' data before it, which its checks read (as ZooKeeper's do). */
     private Map<String, byte[]> statsBeforeMulti;
+    /**
+     * Stats and limits nodes' text as last read or written here, by path; an entry counts only while the node
+     * holds the very array it was read from (derived state, not replicated; a client's write of the node gives it
+     * a new array).
+     */
+    private final Map<String, Quotas.Stats> statsRead = new HashMap<>();
+    private final Map<String, Quotas.Limits> limitsRead = new HashMap<>();
     private long lastQuotaWarning;
     /** Creates and setData refused past a hard limit, by namespace (ZooKeeper's quota_exceeded_error_per_namespace). */
     private final Map<String, Long> quotaRefusals = new java.util.TreeMap<>();
@@ -703,7 +712,7 @@ public final class ZnodeTree {
             if (Quotas.STATS.equals(name)) {
                 long[] counts = new long[2];
                 countSubtree(quoted, counts);
-                setStats(Quotas.statPath(quoted), Quotas.counted(counts[0], counts[1]));
+                setStats(Quotas.statPath(quoted), Quotas.Stats.of(counts[0], counts[1], ""));
             }
         }
         if (!quotaRoots.isEmpty()) {
@@ -716,6 +725,10 @@ public final class ZnodeTree {
 
     /** After a removal: a removed limits node ends its quota (and, as in ZooKeeper's trie, those below it). */
     private void quotaAfterRemove(String path, String parentPath, Znode node) {
+        if (!statsRead.isEmpty() || !limitsRead.isEmpty()) {
+            statsRead.remove(path);
+            limitsRead.remove(path);
+        }
         if (!quotasTracked || quotaRoots.isEmpty()) {
             return;
         }
@@ -737,10 +750,34 @@ public final class ZnodeTree {
         }
     }
 
+    /** {stats path, limits path} of the quota on {@code quoted}. */
+    private String[] quotaNodePaths(String quoted) {
+        String[] paths = quotaNodePaths.get(quoted);
+        if (paths == null) {
+            if (quotaNodePaths.size() > 4 * quotaRoots.size() + 16) {
+                quotaNodePaths.clear(); // entries of quotas that have ended
+            }
+            paths = new String[] {Quotas.statPath(quoted), Quotas.limitPath(quoted)};
+            quotaNodePaths.put(quoted, paths);
+        }
+        return paths;
+    }
+
     /** The deepest path with a quota at or above {@code path}; null for none. */
     private String quotaOf(String path) {
         if (quotaRoots.isEmpty()) {
             return null;
+        }
+        if (quotaRoots.size() <= 16) {
+            // a few quotas: compare prefixes rather than build the path's ancestors
+            String deepest = null;
+            for (String q : quotaRoots) {
+                if (path.startsWith(q) && (path.length() == q.length() || path.charAt(q.length()) == '/')
+                        && (deepest == null || q.length() > deepest.length())) {
+                    deepest = q;
+                }
+            }
+            return deepest;
         }
         String p = path;
         while (p.length() > 1) {
@@ -757,27 +794,59 @@ public final class ZnodeTree {
     }
 
     private void addToStats(String quoted, long bytesDiff, long countDiff) {
-        String statPath = Quotas.statPath(quoted);
+        String statPath = quotaNodePaths(quoted)[0];
         Znode stats = nodes.get(statPath);
         if (stats == null) {
             return; // ZooKeeper logs a missing stats node and goes on
         }
-        byte[] next = Quotas.added(stats.data, bytesDiff, countDiff);
-        if (next == null) {
+        Quotas.Stats now = statsOf(statPath, stats.data, true);
+        if (now == null) {
             LOG.warn("quota stats node {} does not hold count=...,bytes=...; left as it is", statPath);
             return;
         }
-        setStats(statPath, next);
+        // ZooKeeper rewrites the text even when nothing moves, which changes only a text it did not spell itself
+        if (bytesDiff != 0 || countDiff != 0 || !now.canonical()) {
+            setStats(statPath, now.plus(bytesDiff, countDiff));
+        }
+    }
+
+    /** The parsed stats of a stats node holding {@code data}; null when unreadable. */
+    private Quotas.Stats statsOf(String statPath, byte[] data, boolean remember) {
+        Quotas.Stats known = statsRead.get(statPath);
+        if (known != null && known.source() == data) {
+            return known;
+        }
+        Quotas.Stats read = Quotas.Stats.of(data);
+        if (read != null && remember) {
+            statsRead.put(statPath, read);
+        }
+        return read;
+    }
+
+    private Quotas.Limits limitsOf(String limitPath, byte[] data) {
+        Quotas.Limits known = limitsRead.get(limitPath);
+        if (known != null && known.source() == data) {
+            return known;
+        }
+        Quotas.Limits read = Quotas.Limits.of(data);
+        if (read != null) {
+            limitsRead.put(limitPath, read);
+        }
+        return read;
     }
 
     /** A stats node's new data: ZooKeeper changes it in place, without a new version, mzxid or watch event. */
-    private void setStats(String statPath, byte[] data) {
+    private void setStats(String statPath, Quotas.Stats next) {
         Znode stats = nodes.get(statPath);
         byte[] old = stats.data;
+        if (next.source() == old) {
+            return;
+        }
         if (statsBeforeMulti != null) {
             statsBeforeMulti.putIfAbsent(statPath, old);
         }
-        stats.data = data;
+        stats.data = next.source();
+        statsRead.put(statPath, next);
         changedNode(statPath);
         recordUndo(() -> {
             stats.data = old;
@@ -816,15 +885,21 @@ public final class ZnodeTree {
         if (quoted == null) {
             return;
         }
-        Znode limits = nodes.get(Quotas.limitPath(quoted));
-        String statPath = Quotas.statPath(quoted);
+        String[] quotaPaths = quotaNodePaths(quoted);
+        Znode limits = nodes.get(quotaPaths[1]);
+        String statPath = quotaPaths[0];
         Znode stats = nodes.get(statPath);
         if (limits == null || stats == null) {
             return;
         }
-        byte[] current = statsBeforeMulti == null ? stats.data : statsBeforeMulti.getOrDefault(statPath, stats.data);
+        byte[] before = statsBeforeMulti == null ? null : statsBeforeMulti.get(statPath);
+        Quotas.Stats current = before == null ? statsOf(statPath, stats.data, true) : statsOf(statPath, before, false);
+        Quotas.Limits limit = limitsOf(quotaPaths[1], limits.data);
+        if (current == null || limit == null) {
+            return;
+        }
         long bytesDiff = create ? length(data) : length(data) - length(lastData);
-        Quotas.Exceeded exceeded = Quotas.exceeded(quoted, limits.data, current, bytesDiff, create ? 1 : 0);
+        Quotas.Exceeded exceeded = Quotas.exceeded(quoted, limit, current, bytesDiff, create ? 1 : 0);
         if (exceeded == null) {
             return;
         }
@@ -864,8 +939,14 @@ public final class ZnodeTree {
             }
             String name = PathRules.name(p);
             String quoted = Quotas.quotedPath(PathRules.parent(p));
-            long[] values = Quotas.LIMITS.equals(name) ? Quotas.limitsOf(n.data)
-                    : Quotas.STATS.equals(name) ? Quotas.usageOf(n.data) : null;
+            long[] values = null;
+            if (Quotas.LIMITS.equals(name)) {
+                Quotas.Limits l = Quotas.Limits.of(n.data);
+                values = l == null ? null : new long[] {l.countLimit(), l.bytesLimit()};
+            } else if (Quotas.STATS.equals(name)) {
+                Quotas.Stats st = Quotas.Stats.of(n.data);
+                values = st == null ? null : new long[] {st.count(), st.bytes()};
+            }
             if (values == null || quoted == null || quoted.isEmpty()) {
                 continue;
             }
@@ -1422,6 +1503,9 @@ public final class ZnodeTree {
         containers.clear();
         ttls.clear();
         quotaRoots.clear();
+        quotaNodePaths.clear();
+        statsRead.clear();
+        limitsRead.clear();
         lastZxid = zxid;
         lastTime = time;
     }

@@ -129,6 +129,45 @@ class QuotasTest {
     }
 
     @Test
+    void aClientsWriteOfTheStatsIsWhatLaterChangesAddTo() {
+        TreeFixture f = new TreeFixture(TreeConfig.defaults().withQuotaEnforcement(true));
+        long s = f.session();
+        f.createWithData(s, "/c", "");
+        setQuota(f, s, "/c", "count=-1,bytes=-1=;countHardLimit=60");
+        f.createWithData(s, "/c/x", "ab");
+        assertEquals("count=2,bytes=2", stats(f, "/c"));
+        f.run(new Command.SetData(s, "/zookeeper/quota/c/zookeeper_stats", bytes("bytes=100,count=50"), -1));
+        f.createWithData(s, "/c/y", "");
+        assertEquals("count=51,bytes=100", stats(f, "/c"), "counted on from what the client wrote, in ZooKeeper's spelling");
+        f.run(new Command.SetData(s, "/zookeeper/quota/c/zookeeper_stats", bytes("bytes=7,count=59"), -1));
+        f.run(new Command.SetData(s, "/c/x", bytes("cd"), -1));
+        assertEquals("count=59,bytes=7", stats(f, "/c"), "a write that moves nothing still respells the text, as ZooKeeper's");
+        expect(ErrorCode.OK, f.createWithData(s, "/c/z", ""), "count 60 of 60");
+        expect(ErrorCode.QUOTAEXCEEDED, f.createWithData(s, "/c/w", ""), "the limit counts from the client's figures");
+        f.run(new Command.SetData(s, "/zookeeper/quota/c/zookeeper_limits", bytes("count=-1,bytes=-1=;countHardLimit=61"), -1));
+        expect(ErrorCode.OK, f.createWithData(s, "/c/w", ""), "new limits take effect at once");
+    }
+
+    @Test
+    void manyQuotasEachCountTheirOwn() {
+        TreeFixture f = new TreeFixture(TreeConfig.defaults().withQuotaEnforcement(true));
+        long s = f.session();
+        for (int i = 0; i < 20; i++) { // past the few quotas compared by prefix: ancestors are looked up
+            f.createWithData(s, "/m" + i, "");
+            f.createWithData(s, "/m" + i + "/deep", "");
+            setQuota(f, s, "/m" + i + (i % 2 == 0 ? "" : "/deep"), "count=-1,bytes=-1=;countHardLimit=3");
+        }
+        f.createWithData(s, "/m1/deep/x", "abc");
+        f.createWithData(s, "/m10/deep/y", "ab");
+        f.createWithData(s, "/m1x", "zz");
+        assertEquals("count=2,bytes=3", stats(f, "/m1/deep"));
+        assertEquals("count=3,bytes=2", stats(f, "/m10"));
+        assertEquals("count=1,bytes=0", stats(f, "/m11/deep"));
+        expect(ErrorCode.QUOTAEXCEEDED, f.createWithData(s, "/m10/z", ""), "a fourth node under /m10");
+        expect(ErrorCode.OK, f.createWithData(s, "/m11/z", ""), "/m11 itself has no quota, /m11/deep has");
+    }
+
+    @Test
     void gaugesByNamespaceAsZooKeepersMetrics() {
         TreeFixture f = new TreeFixture(TreeConfig.defaults().withQuotaEnforcement(true));
         long s = f.session();
@@ -154,13 +193,15 @@ class QuotasTest {
                 new String(Quotas.format(Quotas.parse(bytes("countHardLimit=3,byteHardLimit=40"))), StandardCharsets.UTF_8));
         assertEquals(java.util.Map.of("count", 5L, "bytes", 7L, "x", 3L), Quotas.parse(bytes("count=5,bytes=7=;x=3")));
         assertNull(Quotas.added(bytes("garbage"), 1, 1), "unreadable stats are left alone");
+        assertEquals(false, Quotas.Stats.of(bytes("bytes=3,count=1")).canonical(), "a client's spelling");
+        assertEquals(true, Quotas.Stats.of(bytes("count=1,bytes=3=;x=2")).canonical(), "ZooKeeper's");
         assertEquals(new Quotas.Exceeded("Quota exceeded: /a [current count=3, softCountLimit=2]; Quota exceeded: /a"
-                + " [current bytes=9, softByteLimit=8]", false), Quotas.exceeded("/a", bytes("count=2,bytes=8"),
-                bytes("count=2,bytes=7"), 2, 1), "ZooKeeper's messages; soft limits only logged");
+                + " [current bytes=9, softByteLimit=8]", false), Quotas.exceeded("/a", Quotas.Limits.of(bytes("count=2,bytes=8")),
+                Quotas.Stats.of(bytes("count=2,bytes=7")), 2, 1), "ZooKeeper's messages; soft limits only logged");
         assertEquals(new Quotas.Exceeded("Quota exceeded: /a [current bytes=9, hardByteLimit=8]", true),
-                Quotas.exceeded("/a", bytes("count=2,bytes=-1=;byteHardLimit=8"), bytes("count=2,bytes=7"), 2, 1),
-                "a hard limit wins");
-        assertNull(Quotas.exceeded("/a", bytes("count=2,bytes=-1"), bytes("count=5,bytes=7"), 2, 0),
+                Quotas.exceeded("/a", Quotas.Limits.of(bytes("count=2,bytes=-1=;byteHardLimit=8")),
+                        Quotas.Stats.of(bytes("count=2,bytes=7")), 2, 1), "a hard limit wins");
+        assertNull(Quotas.exceeded("/a", Quotas.Limits.of(bytes("count=2,bytes=-1")), Quotas.Stats.of(bytes("count=5,bytes=7")), 2, 0),
                 "count is checked only when it changes");
     }
 }
