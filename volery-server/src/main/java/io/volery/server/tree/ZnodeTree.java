@@ -736,10 +736,10 @@ public final class ZnodeTree {
         if (quoted != null && !quoted.isEmpty() && Quotas.LIMITS.equals(PathRules.name(path))) {
             List<String> ended = new ArrayList<>();
             for (String q : quotaRoots.tailSet(quoted, true)) {
-                if (!q.equals(quoted) && !q.startsWith(quoted + "/")) {
-                    break;
+                // "/a-x" sorts between "/a" and "/a/b", so look at every later one
+                if (q.equals(quoted) || q.startsWith(quoted + "/")) {
+                    ended.add(q);
                 }
-                ended.add(q);
             }
             quotaRoots.removeAll(ended);
             recordUndo(() -> quotaRoots.addAll(ended));

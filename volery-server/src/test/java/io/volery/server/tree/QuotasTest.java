@@ -168,6 +168,21 @@ class QuotasTest {
     }
 
     @Test
+    void removingALimitsNodeEndsTheQuotasBelowItAsZooKeepersTrieDoes() {
+        TreeFixture f = new TreeFixture();
+        long s = f.session();
+        for (String p : List.of("/a", "/a/b", "/a-x")) {
+            f.createWithData(s, p, "");
+            setQuota(f, s, p, "count=10,bytes=-1");
+        }
+        f.run(new Command.Delete(s, "/zookeeper/quota/a/zookeeper_limits", -1));
+        f.createWithData(s, "/a/b/c", "");
+        f.createWithData(s, "/a-x/c", "");
+        assertEquals("count=1,bytes=0", stats(f, "/a/b"), "the quota below /a went with it");
+        assertEquals("count=2,bytes=0", stats(f, "/a-x"), "a sibling that sorts between them did not");
+    }
+
+    @Test
     void gaugesByNamespaceAsZooKeepersMetrics() {
         TreeFixture f = new TreeFixture(TreeConfig.defaults().withQuotaEnforcement(true));
         long s = f.session();
