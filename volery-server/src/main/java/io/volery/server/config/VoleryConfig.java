@@ -417,12 +417,12 @@ public final class VoleryConfig {
     private io.volery.server.frontend.ConnectionLimits connectionLimits;
     private int globalOutstandingLimit;
     private boolean enforceQuota;
+    private AdminServer adminServer = AdminServer.DEFAULT;
 
     /** ZooKeeper's {@code zookeeper.enforceQuota} (key {@code enforceQuota}, default false; ADR 072). */
     public boolean enforceQuota() {
         return enforceQuota;
     }
-    private AdminServer adminServer = AdminServer.DEFAULT;
 
     /** ZooKeeper's AdminServer settings (ADR 068). */
     public AdminServer adminServer() {

@@ -477,8 +477,8 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         return test.test(Scope.pathOf(q.body()));
     }
 
-    /** Whether a request (or one of a multi's operations) names the root. */
-    private static boolean namesRoot(ZkRequest q) {
+    /** Whether a request (or one of a multi's operations) names the root or /zookeeper/quota (ADR 072). */
+    private static boolean namesListingNode(ZkRequest q) {
         return namesAny(q, PathPartitioner::listsEverywhere);
     }
 
@@ -499,7 +499,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     private boolean runsBesideContinuations(ZkRequest q, Scope scope, io.volery.server.tree.Command cmd) {
         return switch (scope) {
             // the root's owner answers reads of the root (ADR 053): they wait like any read of a pending node
-            case OWNER -> !namesRoot(q) && !namesPendingTopLevel(q);
+            case OWNER -> !namesListingNode(q) && !namesPendingTopLevel(q);
             case EVERY -> Scope.createsListedEverywhere(q, partitioner)
                     && cmd instanceof io.volery.server.tree.Command.Create c && !c.mode().isSequential()
                     && !pendingDeletes.contains(c.path()) && !tree.topLevelChangeWatched(c.path());

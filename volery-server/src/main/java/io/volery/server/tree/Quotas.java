@@ -36,6 +36,15 @@ public final class Quotas {
         return parent.startsWith(QUOTA_ROOT + "/") ? parent.substring(QUOTA_ROOT.length()) : null;
     }
 
+    /** The path whose quota a limits node at {@code path} sets ("/a/b" for its limits node); null for other nodes. */
+    static String limitsOf(String path) {
+        if (!path.endsWith("/" + LIMITS)) {
+            return null;
+        }
+        String quoted = quotedPath(PathRules.parent(path));
+        return quoted == null || quoted.isEmpty() ? null : quoted; // ZooKeeper has no quota on the root
+    }
+
     static String statPath(String quoted) {
         return QUOTA_ROOT + quoted + "/" + STATS;
     }
@@ -68,14 +77,6 @@ public final class Quotas {
             return null;
         }
         return out;
-    }
-
-    /** ZooKeeper's StatsTrack text, written: count and bytes first, then any other keys sorted after "=;". */
-    static byte[] format(Map<String, Long> stats) {
-        Map<String, Long> others = new HashMap<>(stats);
-        others.remove(COUNT);
-        others.remove(BYTES);
-        return Stats.of(value(stats, COUNT), value(stats, BYTES), restText(others)).source();
     }
 
     private static long value(Map<String, Long> stats, String key) {
@@ -142,12 +143,6 @@ public final class Quotas {
         StringBuilder b = new StringBuilder("=");
         new java.util.TreeMap<>(others).forEach((k, v) -> b.append(';').append(k).append('=').append(v));
         return b.toString();
-    }
-
-    /** The stats text with count and bytes moved by the given amounts; null when {@code data} cannot be read. */
-    static byte[] added(byte[] data, long bytesDiff, long countDiff) {
-        Stats s = Stats.of(data);
-        return s == null ? null : s.plus(bytesDiff, countDiff).source();
     }
 
     /** ZooKeeper's namespace of a path: its first component ("a" for "/a/b"). */

@@ -194,13 +194,13 @@ public final class ZnodeTree {
      * recursive ones included).
      */
     public boolean topLevelChangeWatched(String path) {
-        String parent = path.lastIndexOf('/') <= 0 ? "/" : path.substring(0, path.lastIndexOf('/'));
+        String parent = PathRules.parent(path);
         if (!watches.registrationsOf(WatchRegistry.Table.CHILD, parent).isEmpty()
                 || !watches.registrationsOf(WatchRegistry.Table.DATA, path).isEmpty()
                 || !watches.registrationsOf(WatchRegistry.Table.CHILD, path).isEmpty()) {
             return true;
         }
-        for (String p = parent; ; p = p.lastIndexOf('/') <= 0 ? "/" : p.substring(0, p.lastIndexOf('/'))) {
+        for (String p = parent; ; p = PathRules.parent(p)) {
             if (!watches.registrationsOf(WatchRegistry.Table.DATA, p).isEmpty()) {
                 return true;
             }
@@ -212,24 +212,30 @@ public final class ZnodeTree {
 
     /** How many nodes below {@code path} (itself excluded) {@code counted} accepts; 0 when it does not exist. */
     public int countBelow(String path, java.util.function.Predicate<String> counted) {
-        Znode top = nodes.get(path);
-        if (top == null) {
-            return 0;
-        }
-        int n = 0;
+        int[] n = new int[1];
+        walk(path, (p, node) -> {
+            if (!p.equals(path) && counted.test(p)) {
+                n[0]++;
+            }
+        });
+        return n[0];
+    }
+
+    /** Visits the node at {@code path} and every node below it; nothing when it does not exist. */
+    private void walk(String path, java.util.function.BiConsumer<String, Znode> visit) {
         Deque<String> todo = new ArrayDeque<>();
         todo.push(path);
         while (!todo.isEmpty()) {
             String p = todo.pop();
-            for (String child : nodes.get(p).children.inInsertionOrder()) {
-                String c = PathRules.child(p, child);
-                if (counted.test(c)) {
-                    n++;
-                }
-                todo.push(c);
+            Znode n = nodes.get(p);
+            if (n == null) {
+                continue;
+            }
+            visit.accept(p, n);
+            for (String child : n.children.inInsertionOrder()) {
+                todo.push(PathRules.child(p, child));
             }
         }
-        return n;
     }
 
     /** Watches as ZooKeeper counts them: (table, path, session) registrations; for monitoring. */
@@ -692,7 +698,7 @@ public final class ZnodeTree {
                 }
             }
         });
-        quotaAfterRemove(path, parentPath, node);
+        quotaAfterRemove(path, node);
         triggers.add(new Trigger(EventType.NODE_DELETED, path, node.acl, parent.acl));
     }
 
@@ -708,8 +714,7 @@ public final class ZnodeTree {
             String name = PathRules.name(path);
             if (Quotas.LIMITS.equals(name) && quotaRoots.add(quoted)) {
                 recordUndo(() -> quotaRoots.remove(quoted));
-            }
-            if (Quotas.STATS.equals(name)) {
+            } else if (Quotas.STATS.equals(name)) {
                 long[] counts = new long[2];
                 countSubtree(quoted, counts);
                 setStats(Quotas.statPath(quoted), Quotas.Stats.of(counts[0], counts[1], ""));
@@ -724,7 +729,7 @@ public final class ZnodeTree {
     }
 
     /** After a removal: a removed limits node ends its quota (and, as in ZooKeeper's trie, those below it). */
-    private void quotaAfterRemove(String path, String parentPath, Znode node) {
+    private void quotaAfterRemove(String path, Znode node) {
         if (!statsRead.isEmpty() || !limitsRead.isEmpty()) {
             statsRead.remove(path);
             limitsRead.remove(path);
@@ -732,8 +737,8 @@ public final class ZnodeTree {
         if (!quotasTracked || quotaRoots.isEmpty()) {
             return;
         }
-        String quoted = Quotas.quotedPath(parentPath);
-        if (quoted != null && !quoted.isEmpty() && Quotas.LIMITS.equals(PathRules.name(path))) {
+        String quoted = Quotas.limitsOf(path);
+        if (quoted != null) {
             List<String> ended = new ArrayList<>();
             for (String q : quotaRoots.tailSet(quoted, true)) {
                 // "/a-x" sorts between "/a" and "/a/b", so look at every later one
@@ -856,20 +861,10 @@ public final class ZnodeTree {
 
     /** Count and bytes of the subtree at {@code path} (the node included), as ZooKeeper counts them. */
     private void countSubtree(String path, long[] counts) {
-        Deque<String> todo = new ArrayDeque<>();
-        todo.push(path);
-        while (!todo.isEmpty()) {
-            String p = todo.pop();
-            Znode n = nodes.get(p);
-            if (n == null) {
-                continue;
-            }
+        walk(path, (p, n) -> {
             counts[0]++;
             counts[1] += length(n.data);
-            for (String child : n.children.inInsertionOrder()) {
-                todo.push("/".equals(p) ? "/" + child : p + "/" + child);
-            }
-        }
+        });
     }
 
     /**
@@ -923,19 +918,9 @@ public final class ZnodeTree {
      */
     public Map<String, long[]> quotaGauges() {
         Map<String, long[]> out = new java.util.TreeMap<>();
-        Deque<String> todo = new ArrayDeque<>();
-        todo.push(Quotas.QUOTA_ROOT);
-        while (!todo.isEmpty()) {
-            String p = todo.pop();
-            Znode n = nodes.get(p);
-            if (n == null) {
-                continue;
-            }
+        walk(Quotas.QUOTA_ROOT, (p, n) -> {
             if (!n.children.isEmpty()) {
-                for (String child : n.children.inInsertionOrder()) {
-                    todo.push(PathRules.child(p, child));
-                }
-                continue;
+                return; // ZooKeeper reads the quota tree's leaves
             }
             String name = PathRules.name(p);
             String quoted = Quotas.quotedPath(PathRules.parent(p));
@@ -948,14 +933,14 @@ public final class ZnodeTree {
                 values = st == null ? null : new long[] {st.count(), st.bytes()};
             }
             if (values == null || quoted == null || quoted.isEmpty()) {
-                continue;
+                return;
             }
             long[] sums = out.computeIfAbsent(Quotas.namespace(quoted), k -> new long[7]);
             int at = Quotas.LIMITS.equals(name) ? 0 : 2;
             sums[Quotas.LIMITS.equals(name) ? 5 : 6] = 1;
             sums[at] += values[0];
             sums[at + 1] += values[1];
-        }
+        });
         quotaRefusals.forEach((ns, refused) -> out.computeIfAbsent(ns, k -> new long[7])[4] = refused);
         return out;
     }
@@ -1514,9 +1499,8 @@ public final class ZnodeTree {
     void restoreNode(String path, Znode node) {
         nodes.put(path, node);
         register(path, node);
-        String parentPath = PathRules.parent(path);
-        String quoted = parentPath == null ? null : Quotas.quotedPath(parentPath);
-        if (quoted != null && !quoted.isEmpty() && Quotas.LIMITS.equals(PathRules.name(path))) {
+        String quoted = Quotas.limitsOf(path);
+        if (quoted != null) {
             quotaRoots.add(quoted);
         }
     }

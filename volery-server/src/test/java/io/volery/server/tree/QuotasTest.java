@@ -203,11 +203,12 @@ class QuotasTest {
 
     @Test
     void statsTextAsZooKeeperWritesIt() {
-        assertEquals("count=1,bytes=2", new String(Quotas.added(bytes("count=0,bytes=0"), 2, 1), StandardCharsets.UTF_8));
-        assertEquals("count=-1,bytes=-1=;byteHardLimit=40;countHardLimit=3",
-                new String(Quotas.format(Quotas.parse(bytes("countHardLimit=3,byteHardLimit=40"))), StandardCharsets.UTF_8));
+        assertEquals("count=1,bytes=2", new String(Quotas.Stats.of(bytes("count=0,bytes=0")).plus(2, 1).source(),
+                StandardCharsets.UTF_8));
+        assertEquals("count=-1,bytes=-1=;byteHardLimit=40;countHardLimit=3", new String(Quotas.Stats.of(
+                bytes("countHardLimit=3,byteHardLimit=40")).plus(0, 0).source(), StandardCharsets.UTF_8));
         assertEquals(java.util.Map.of("count", 5L, "bytes", 7L, "x", 3L), Quotas.parse(bytes("count=5,bytes=7=;x=3")));
-        assertNull(Quotas.added(bytes("garbage"), 1, 1), "unreadable stats are left alone");
+        assertNull(Quotas.Stats.of(bytes("garbage")), "unreadable stats are left alone");
         assertEquals(false, Quotas.Stats.of(bytes("bytes=3,count=1")).canonical(), "a client's spelling");
         assertEquals(true, Quotas.Stats.of(bytes("count=1,bytes=3=;x=2")).canonical(), "ZooKeeper's");
         assertEquals(new Quotas.Exceeded("Quota exceeded: /a [current count=3, softCountLimit=2]; Quota exceeded: /a"
