@@ -10,7 +10,7 @@ import org.apache.zookeeper.server.ServerConfig;
 import org.apache.zookeeper.server.ZooKeeperServerMain;
 
 /** A real standalone ZooKeeper 3.9.5 server in this JVM, on a port the OS picks, with a temp data dir. */
-final class InProcessZooKeeper implements AutoCloseable {
+public final class InProcessZooKeeper implements AutoCloseable {
 
     private final Server server = new Server();
     private final Thread thread;
@@ -26,7 +26,7 @@ final class InProcessZooKeeper implements AutoCloseable {
         }
     }
 
-    InProcessZooKeeper(Path dataDir) throws IOException, InterruptedException {
+    public InProcessZooKeeper(Path dataDir) throws IOException, InterruptedException {
         System.setProperty("zookeeper.admin.enableServer", "false");
         Files.createDirectories(dataDir);
         ServerConfig config = new ServerConfig();
@@ -47,7 +47,7 @@ final class InProcessZooKeeper implements AutoCloseable {
         }
     }
 
-    String connectString() {
+    public String connectString() {
         return "127.0.0.1:" + server.getClientPort();
     }
 
