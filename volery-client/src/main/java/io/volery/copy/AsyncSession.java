@@ -38,6 +38,7 @@ final class AsyncSession implements AutoCloseable {
     private final ZooKeeper zk;
     private final String connect;
     private final Semaphore slots;
+    private final java.util.concurrent.atomic.AtomicLong retried = new java.util.concurrent.atomic.AtomicLong();
     private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "volery-copy-retry");
         t.setDaemon(true);
@@ -93,8 +94,9 @@ final class AsyncSession implements AutoCloseable {
         return connect;
     }
 
-    ZooKeeper zk() {
-        return zk;
+    /** Calls tried again after a connection loss or an operation timeout. */
+    long retried() {
+        return retried.get();
     }
 
     /** One asynchronous call, given the callback to complete; issued again while it fails retryably. */
@@ -112,6 +114,7 @@ final class AsyncSession implements AutoCloseable {
             if (e != null) {
                 done.completeExceptionally(e);
             } else if ((o.code() == Code.CONNECTIONLOSS || o.code() == Code.OPERATIONTIMEOUT) && tries < 600) {
+                retried.incrementAndGet();
                 retries.schedule(() -> attempt(issue, done, tries + 1), Math.min(1000, 50L << Math.min(tries, 4)),
                         TimeUnit.MILLISECONDS);
             } else {

@@ -76,6 +76,7 @@ final class TreeCopier {
         final AtomicLong unverifiable = new AtomicLong();
         final ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
         boolean verifyRan;
+        long retried;
 
         void error(String message) {
             errors.incrementAndGet();
@@ -110,7 +111,7 @@ final class TreeCopier {
                 out.printf("verify: %d nodes compared, %d differ, %d not readable or ACL hidden at the destination%n", verified.get(),
                         differences.get(), unverifiable.get());
             }
-            out.printf("errors: %d%n", errors.get());
+            out.printf("requests tried again after a connection loss: %d; errors: %d%n", retried, errors.get());
             messages.forEach(out::println);
         }
     }
@@ -186,6 +187,7 @@ final class TreeCopier {
             }
             return report;
         } finally {
+            report.retried = dest.retried();
             followUps.shutdownNow();
         }
     }

@@ -1,0 +1,196 @@
+package io.volery.copy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.volery.bench.InProcessZooKeeper;
+import io.volery.server.admin.FourLetterWordClient;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A copy into a 3-replica Volery whose node serving the copier is killed with {@code kill -9} mid-copy: the
+ * client reconnects to another replica, the writes in flight are tried again (a create that had been applied
+ * comes back NodeExists with the same data and counts as done), and the copy finishes complete and verified.
+ */
+class CopyAcrossAKilledNodeProcessTest {
+
+    private static final int PARENTS = 20;
+    private static final int CHILDREN = 1_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theCopyFinishesCompleteAfterItsServerIsKilled() throws Exception {
+        System.setProperty("zookeeper.extendedTypesEnabled", "true");
+        List<Process> nodes = new ArrayList<>();
+        try (InProcessZooKeeper zookeeper = new InProcessZooKeeper(dir.resolve("zk"))) {
+            ZooKeeper source = VoleryCopyTest.connect(zookeeper.connectString());
+            populate(source);
+            int[] clientPorts = new int[3];
+            Path config = clusterFile(clientPorts);
+            for (int id = 1; id <= 3; id++) {
+                nodes.add(spawn(config, id));
+            }
+            for (int id = 1; id <= 3; id++) {
+                awaitServing(clientPorts[id - 1], dir.resolve("node-" + id + ".log"));
+            }
+            String to = "127.0.0.1:" + clientPorts[0] + ",127.0.0.1:" + clientPorts[1] + ",127.0.0.1:" + clientPorts[2];
+
+            AtomicBoolean copyDone = new AtomicBoolean();
+            AtomicInteger killedAtCount = new AtomicInteger(-1);
+            Thread killer = new Thread(() -> {
+                try {
+                    while (!copyDone.get()) {
+                        for (int id = 1; id <= 3; id++) {
+                            String mntr = mntr(clientPorts[id - 1]);
+                            long count = field(mntr, "zk_znode_count");
+                            // two connections: this mntr's own and the copier's session
+                            if (field(mntr, "zk_num_alive_connections") >= 2 && count >= 3_000 && !copyDone.get()) {
+                                killedAtCount.set((int) count);
+                                nodes.get(id - 1).destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+                                return;
+                            }
+                        }
+                        Thread.sleep(20);
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "killer");
+            killer.start();
+
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int status = VoleryCopy.run(new String[] {"--from", zookeeper.connectString(), "--to", to},
+                    new PrintStream(out, true), new PrintStream(err, true));
+            copyDone.set(true);
+            killer.join(30_000);
+            String report = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+            assertTrue(killedAtCount.get() > 0, "no node was killed during the copy:\n" + report);
+            assertTrue(killedAtCount.get() < PARENTS * CHILDREN, "the kill came after the copy: " + killedAtCount.get());
+            assertEquals(0, status, report);
+            assertTrue(report.contains("0 differ"), report);
+            Matcher retried = Pattern.compile("tried again after a connection loss: (\\d+)").matcher(report);
+            assertTrue(retried.find() && Long.parseLong(retried.group(1)) > 0, "the copier's server was killed:\n" + report);
+            assertTrue(report.contains("created " + (1 + PARENTS + PARENTS * CHILDREN) + " "), report);
+
+            // what the surviving replicas hold, read with a plain client
+            ZooKeeper dest = VoleryCopyTest.connect(to);
+            for (int p = 0; p < PARENTS; p++) {
+                assertEquals(CHILDREN, dest.getChildren("/bulk/p" + p, false).size(), "/bulk/p" + p);
+            }
+            assertEquals("v7", new String(dest.getData("/bulk/p3/c7", false, null), StandardCharsets.UTF_8));
+            assertFalse(nodes.stream().allMatch(Process::isAlive), "a node was killed");
+            dest.close();
+            source.close();
+        } finally {
+            nodes.forEach(Process::destroyForcibly);
+        }
+    }
+
+    private static void populate(ZooKeeper zk) throws Exception {
+        var open = ZooDefs.Ids.OPEN_ACL_UNSAFE;
+        zk.create("/bulk", new byte[0], open, CreateMode.PERSISTENT);
+        CountDownLatch done = new CountDownLatch(PARENTS * CHILDREN);
+        for (int p = 0; p < PARENTS; p++) {
+            zk.create("/bulk/p" + p, new byte[0], open, CreateMode.PERSISTENT);
+            for (int c = 0; c < CHILDREN; c++) {
+                zk.create("/bulk/p" + p + "/c" + c, ("v" + c).getBytes(StandardCharsets.UTF_8), open, CreateMode.PERSISTENT,
+                        (rc, path, ctx, name) -> done.countDown(), null);
+            }
+        }
+        assertTrue(done.await(120, TimeUnit.SECONDS));
+    }
+
+    /** One partition of three replicas, in-memory acceptors, on free loopback ports. */
+    private Path clusterFile(int[] clientPorts) throws IOException {
+        StringBuilder cfg = new StringBuilder();
+        for (int id = 1; id <= 3; id++) {
+            clientPorts[id - 1] = freePort();
+            cfg.append("node.").append(id).append(" = 127.0.0.1:").append(freePort()).append('\n');
+            cfg.append("node.").append(id).append(".groups = 1\n");
+            cfg.append("node.").append(id).append(".clientPort = ").append(clientPorts[id - 1]).append('\n');
+        }
+        cfg.append("""
+                ring.1.acceptors = 1,2,3
+                group.1.ring = 1
+                ring.0.acceptors = 1,2,3
+                ring.all = 0
+                tickTime = 2000
+                storage = memory
+                batch.maxBytes = 1114111
+                """);
+        Path config = dir.resolve("volery.cfg");
+        Files.writeString(config, cfg);
+        return config;
+    }
+
+    private Process spawn(Path config, int id) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), "io.volery.server.VoleryMain",
+                "start", "--config", config.toString(), "--node", String.valueOf(id))
+                .redirectErrorStream(true).redirectOutput(dir.resolve("node-" + id + ".log").toFile()).start();
+    }
+
+    private static void awaitServing(int port, Path log) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (FourLetterWordClient.ask(new InetSocketAddress("127.0.0.1", port), "ruok", 1000).startsWith("imok")) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not yet
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("node on port " + port + " did not answer ruok; its log:\n" + Files.readString(log));
+    }
+
+    private static String mntr(int port) {
+        try {
+            return FourLetterWordClient.ask(new InetSocketAddress("127.0.0.1", port), "mntr", 1000);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static long field(String mntr, String key) {
+        for (String line : mntr.split("\n")) {
+            String[] kv = line.split("\t");
+            if (kv.length == 2 && kv[0].equals(key)) {
+                return Long.parseLong(kv[1].trim());
+            }
+        }
+        return -1;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
