@@ -113,6 +113,10 @@ final class AsyncSession implements AutoCloseable {
         one.whenComplete((o, e) -> {
             if (e != null) {
                 done.completeExceptionally(e);
+            } else if (o.code() == Code.SESSIONEXPIRED || o.code() == Code.AUTHFAILED) {
+                // nothing more will succeed on this session: stop the copy rather than fail node after node
+                done.completeExceptionally(new CopyException("the session at '" + connect + "' ended (" + o.code()
+                        + "); run again with --merge overwrite to resume"));
             } else if ((o.code() == Code.CONNECTIONLOSS || o.code() == Code.OPERATIONTIMEOUT) && tries < 600) {
                 retried.incrementAndGet();
                 retries.schedule(() -> attempt(issue, done, tries + 1), Math.min(1000, 50L << Math.min(tries, 4)),

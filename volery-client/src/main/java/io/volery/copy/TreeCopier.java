@@ -164,6 +164,9 @@ final class TreeCopier {
     Report run() {
         try {
             String path = options.path();
+            if (source.read(List.of(path)).join().get(0) == null) {
+                throw new CopyException("the source has no node " + path);
+            }
             preflight(path);
             copySubtree(path, p -> !isSystem(p));
             if (options.quotas()) {
@@ -314,6 +317,9 @@ final class TreeCopier {
     }
 
     private void noteCounter(SourceNode n) {
+        if (n.path().startsWith(QUOTA_ROOT + "/")) {
+            return; // the quota tree holds only zookeeper_limits and zookeeper_stats, never numbered children
+        }
         long copiedChildren = n.children().size();
         if (n.cversion() > copiedChildren || (n.path().equals("/") && n.cversion() > 0)) {
             counters.add(new Counter(n.path(), n.cversion()));

@@ -62,12 +62,16 @@ class CopyAcrossAKilledNodeProcessTest {
             AtomicInteger killedAtCount = new AtomicInteger(-1);
             Thread killer = new Thread(() -> {
                 try {
+                    long[] received = new long[3];
                     while (!copyDone.get()) {
                         for (int id = 1; id <= 3; id++) {
                             String mntr = mntr(clientPorts[id - 1]);
                             long count = field(mntr, "zk_znode_count");
-                            // two connections: this mntr's own and the copier's session
-                            if (field(mntr, "zk_num_alive_connections") >= 2 && count >= 3_000 && !copyDone.get()) {
+                            long packets = field(mntr, "zk_packets_received");
+                            // the copier's node: its only client, so the node whose requests keep coming
+                            boolean copiersNode = packets - received[id - 1] >= 50 && received[id - 1] > 0;
+                            received[id - 1] = packets;
+                            if (copiersNode && count >= 3_000 && !copyDone.get()) {
                                 killedAtCount.set((int) count);
                                 nodes.get(id - 1).destroyForcibly().waitFor(20, TimeUnit.SECONDS);
                                 return;

@@ -318,6 +318,9 @@ class VoleryCopyTest {
             assertStatus(3, noAuth);
             assertTrue(((String) noAuth[2]).contains("cannot read /secure"), (String) noAuth[2]);
             assertTrue(((String) noAuth[2]).contains("--from-auth"), (String) noAuth[2]);
+            Object[] missing = copy("--from", zookeeper.connectString(), "--to", volery.connectString(), "--path", "/nothing");
+            assertStatus(3, missing);
+            assertTrue(((String) missing[2]).contains("the source has no node /nothing"), (String) missing[2]);
             // an ACL the source shows redacted (alice may read but not administer it) is not copied as shown
             owner.create("/hidden", new byte[0], alice(ZooDefs.Perms.READ), CreateMode.PERSISTENT);
             try {
