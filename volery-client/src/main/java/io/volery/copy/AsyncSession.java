@@ -58,14 +58,33 @@ final class AsyncSession implements AutoCloseable {
      */
     static AsyncSession connect(String connect, int sessionTimeoutMs, List<String> auths, int maxOutstanding)
             throws IOException, InterruptedException {
+        return connect(connect, null, sessionTimeoutMs, auths, maxOutstanding);
+    }
+
+    /**
+     * @param clientConfig a ZooKeeper client properties file for this session alone (TLS, SASL: the keys
+     *                     zookeeper.client.secure, zookeeper.ssl.*, zookeeper.sasl.* ...), or null for the JVM's
+     *                     system properties
+     */
+    static AsyncSession connect(String connect, java.io.File clientConfig, int sessionTimeoutMs, List<String> auths,
+                                int maxOutstanding) throws IOException, InterruptedException {
         CountDownLatch connected = new CountDownLatch(1);
         Watcher watcher = event -> {
             if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();
             }
         };
-        ZooKeeper zk = new ZooKeeper(connect, sessionTimeoutMs, watcher);
-        if (!connected.await(Math.max(sessionTimeoutMs, 10_000), TimeUnit.MILLISECONDS)) {
+        ZooKeeper zk;
+        if (clientConfig == null) {
+            zk = new ZooKeeper(connect, sessionTimeoutMs, watcher);
+        } else {
+            try {
+                zk = new ZooKeeper(connect, sessionTimeoutMs, watcher, new org.apache.zookeeper.client.ZKClientConfig(clientConfig));
+            } catch (org.apache.zookeeper.server.quorum.QuorumPeerConfig.ConfigException e) {
+                throw new IOException("client configuration " + clientConfig + ": " + e.getMessage(), e);
+            }
+        }
+        if (!connected.await(Math.max(sessionTimeoutMs, 2_000), TimeUnit.MILLISECONDS)) {
             zk.close();
             throw new IOException("could not connect to '" + connect + "'; is the server running and the connect string right?");
         }

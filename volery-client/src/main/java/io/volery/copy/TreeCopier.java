@@ -76,7 +76,10 @@ final class TreeCopier {
         final AtomicLong unverifiable = new AtomicLong();
         final ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
         boolean verifyRan;
+        boolean dryRun;
+        boolean dumped;
         long retried;
+        int counters;
 
         void error(String message) {
             errors.incrementAndGet();
@@ -97,6 +100,18 @@ final class TreeCopier {
         }
 
         void print(PrintStream out) {
+            if (dumped) {
+                out.printf("dump: read %d nodes; wrote %d (%d containers, %d TTL; the root's record besides), %d bytes of"
+                        + " data; %d ephemeral nodes skipped%n", read.get(), created.get(), containers.get(), ttlNodes.get(),
+                        bytes.get(), ephemeralsSkipped.get());
+                return;
+            }
+            if (dryRun) {
+                out.printf("dry run: read %d nodes; would create %d (%d containers, %d TTL), %d bytes of data; %d ephemeral"
+                        + " nodes would be skipped; %d parents' sequential counters would be checked%n", read.get(),
+                        created.get(), containers.get(), ttlNodes.get(), bytes.get(), ephemeralsSkipped.get(), counters);
+                return;
+            }
             out.printf("read %d nodes; created %d (%d containers, %d TTL), %d bytes of data%n", read.get(), created.get(),
                     containers.get(), ttlNodes.get(), bytes.get());
             out.printf("skipped %d ephemeral nodes (sessions do not move); %d vanished while copying%n",
@@ -126,6 +141,7 @@ final class TreeCopier {
 
     private final TreeSource source;
     private final AsyncSession dest;
+    private final DumpFile.Writer sink;
     private final Options options;
     private final PrintStream progress;
     private final Report report = new Report();
@@ -141,8 +157,17 @@ final class TreeCopier {
     private boolean warnedOpenTemporaryAcl;
 
     TreeCopier(TreeSource source, AsyncSession dest, Options options, PrintStream progress) {
+        this(source, dest, null, options, progress);
+    }
+
+    /**
+     * @param dest null for a dry run or a dump
+     * @param sink where a dump goes, or null
+     */
+    TreeCopier(TreeSource source, AsyncSession dest, DumpFile.Writer sink, Options options, PrintStream progress) {
         this.source = source;
         this.dest = dest;
+        this.sink = sink;
         this.options = options;
         this.progress = progress;
         copierIds.add(ZooDefs.Ids.ANYONE_ID_UNSAFE);
@@ -167,19 +192,21 @@ final class TreeCopier {
             if (source.read(List.of(path)).join().get(0) == null) {
                 throw new CopyException("the source has no node " + path);
             }
+            if (dest == null) {
+                // a dry run or a dump: the same walk, nodes counted (and written to the file) instead of created
+                copySubtree(path, p -> !isSystem(p));
+                if (options.quotas()) {
+                    copyQuotas(path);
+                }
+                report.dryRun = sink == null;
+                report.dumped = sink != null;
+                report.counters = counters.size();
+                return report;
+            }
             preflight(path);
             copySubtree(path, p -> !isSystem(p));
             if (options.quotas()) {
-                String quotaRoot = path.equals("/") ? QUOTA_ROOT : QUOTA_ROOT + path;
-                SourceNode q = source.read(List.of(quotaRoot)).join().get(0);
-                if (q != null) {
-                    if (!quotaRoot.equals(QUOTA_ROOT)) {
-                        ensureAncestors(quotaRoot);
-                    }
-                    long before = report.created.get() + report.existing.get();
-                    copySubtree(quotaRoot, p -> true);
-                    report.quotaNodes.addAndGet(report.created.get() + report.existing.get() - before);
-                }
+                copyQuotas(path);
             }
             if (options.sequenceCounters()) {
                 advanceCounters();
@@ -190,8 +217,26 @@ final class TreeCopier {
             }
             return report;
         } finally {
-            report.retried = dest.retried();
+            report.retried = dest == null ? 0 : dest.retried();
             followUps.shutdownNow();
+        }
+    }
+
+    /** The quota nodes of the copied subtree, after its data. */
+    private void copyQuotas(String path) {
+        {
+            {
+                String quotaRoot = path.equals("/") ? QUOTA_ROOT : QUOTA_ROOT + path;
+                SourceNode q = source.read(List.of(quotaRoot)).join().get(0);
+                if (q != null) {
+                    if (!quotaRoot.equals(QUOTA_ROOT) && dest != null) {
+                        ensureAncestors(quotaRoot);
+                    }
+                    long before = report.created.get() + report.existing.get();
+                    copySubtree(quotaRoot, p -> true);
+                    report.quotaNodes.addAndGet(report.created.get() + report.existing.get() - before);
+                }
+            }
         }
     }
 
@@ -256,7 +301,12 @@ final class TreeCopier {
             SourceNode top = source.read(List.of(root)).join().get(0);
             report.read.incrementAndGet();
             if (root.equals("/")) {
-                copyRootNode(top);
+                if (dest != null) {
+                    copyRootNode(top);
+                } else {
+                    noteCounter(top);
+                    record(top); // a dump keeps the root's data and ACL
+                }
             }
             level = top.children().stream().map(c -> child(root, c)).filter(copied).sorted().toList();
         } else {
@@ -360,6 +410,11 @@ final class TreeCopier {
 
     /** Creates one node; completes with whether it is now at the destination (its children may follow). */
     private CompletableFuture<Boolean> copyNode(SourceNode n) {
+        if (dest == null) {
+            created(n);
+            record(n);
+            return CompletableFuture.completedFuture(true);
+        }
         boolean direct = grantsCopier(n.acl());
         if (!direct && temporaryAcl == ZooDefs.Ids.OPEN_ACL_UNSAFE && !warnedOpenTemporaryAcl) {
             warnedOpenTemporaryAcl = true;
@@ -374,13 +429,7 @@ final class TreeCopier {
         return dest.create(n.path(), n.data(), direct ? n.acl() : temporaryAcl, mode, n.ttl())
                 .thenComposeAsync(o -> {
                     if (o.ok()) {
-                        report.created.incrementAndGet();
-                        report.bytes.addAndGet(n.data() == null ? 0 : n.data().length);
-                        if (n.kind() == SourceNode.Kind.CONTAINER) {
-                            report.containers.incrementAndGet();
-                        } else if (n.kind() == SourceNode.Kind.TTL) {
-                            report.ttlNodes.incrementAndGet();
-                        }
+                        created(n);
                         if (!direct) {
                             aclsAfter.add(n);
                         }
@@ -393,6 +442,26 @@ final class TreeCopier {
                             + hint(o.code(), n));
                     return CompletableFuture.completedFuture(false);
                 }, followUps);
+    }
+
+    private void record(SourceNode n) {
+        if (sink != null) {
+            try {
+                sink.write(n);
+            } catch (java.io.IOException e) {
+                throw new CopyException("cannot write the dump: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private void created(SourceNode n) {
+        report.created.incrementAndGet();
+        report.bytes.addAndGet(n.data() == null ? 0 : n.data().length);
+        if (n.kind() == SourceNode.Kind.CONTAINER) {
+            report.containers.incrementAndGet();
+        } else if (n.kind() == SourceNode.Kind.TTL) {
+            report.ttlNodes.incrementAndGet();
+        }
     }
 
     private static String hint(Code code, SourceNode n) {

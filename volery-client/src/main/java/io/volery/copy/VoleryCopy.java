@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "volery-copy", version = "volery-copy 0.1.0 (ZooKeeper client 3.9.5)", mixinStandardHelpOptions = true,
         sortOptions = false,
-        description = {"Copies znodes from a ZooKeeper-compatible server or a ZooKeeper data directory into another server.",
+        description = {"Copies znodes from a ZooKeeper-compatible server, a ZooKeeper data directory or a dump into another server or a dump.",
                 "Carries data, ACLs, container and TTL nodes (from a data directory), sequential counters and quotas;"
                         + " skips ephemeral nodes; versions, zxids and times are the destination's own."})
 public final class VoleryCopy implements Callable<Integer> {
@@ -34,10 +34,26 @@ public final class VoleryCopy implements Callable<Integer> {
     @Option(names = "--from-datalogdir", description = "The source's dataLogDir, when its transaction logs are kept apart.")
     File fromDataLogDir;
 
-    @Option(names = "--to", required = true, description = "Destination connect string, e.g. 127.0.0.1:2181.")
+    @Option(names = "--from-file", description = "Source: a dump written by --to-file.")
+    File fromFile;
+
+    @Option(names = "--from-client-config", description = "A ZooKeeper client properties file for the source session "
+            + "(TLS: zookeeper.client.secure, zookeeper.ssl.*; SASL: zookeeper.sasl.*), instead of the JVM's system properties.")
+    File fromClientConfig;
+
+    @Option(names = "--to", description = "Destination connect string, e.g. 127.0.0.1:2181 (required unless --dry-run).")
     String to;
 
-    @Option(names = "--path", defaultValue = "/", description = "The subtree to copy, to the same path (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--to-client-config", description = "A ZooKeeper client properties file for the destination session.")
+    File toClientConfig;
+
+    @Option(names = "--to-file", description = "Destination: write a dump file (a logical backup; restore it with --from-file).")
+    File toFile;
+
+    @Option(names = "--dry-run", description = "Read the source and report what would be copied; write nothing.")
+    boolean dryRun;
+
+    @Option(names = "--path", description = "The subtree to copy, to the same path (default: /, or the dump's own path with --from-file).")
     String path;
 
     @Option(names = "--from-auth", description = "scheme:credential to add to the source session, e.g. digest:super:secret (repeatable).")
@@ -95,18 +111,26 @@ public final class VoleryCopy implements Callable<Integer> {
             err.println("volery-copy: " + problem);
             return 2;
         }
+        String asked = path;
         TreeCopier.Merge mergeMode = TreeCopier.Merge.valueOf(merge.toUpperCase(Locale.ROOT));
         List<String> digests = toAuth.stream().filter(a -> a.startsWith("digest:")).map(a -> a.substring("digest:".length())).toList();
-        TreeCopier.Options options = new TreeCopier.Options(path, mergeMode, !noCounters, !noQuotas, !noVerify, digests);
         try (TreeSource source = openSource();
-             AsyncSession dest = AsyncSession.connect(to, sessionTimeoutMs, toAuth, maxOutstanding)) {
-            out.println("volery-copy: from " + source.describe() + " to " + to + ", path " + path);
+             AsyncSession dest = to == null ? null : AsyncSession.connect(to, toClientConfig, sessionTimeoutMs, toAuth, maxOutstanding);
+             DumpFile.Writer dump = toFile == null ? null
+                     : new DumpFile.Writer(toFile, source.describe(), pathFor(source, asked), source.knowsNodeKinds())) {
+            path = pathFor(source, asked);
+            TreeCopier.Options options = new TreeCopier.Options(path, mergeMode, !noCounters, !noQuotas, !noVerify, digests);
+            out.println("volery-copy: from " + source.describe()
+                    + (dryRun ? " (dry run)" : toFile != null ? " to the dump " + toFile : " to " + to) + ", path " + path);
             if (!source.knowsNodeKinds()) {
-                out.println("volery-copy: a live source shows container and TTL nodes as persistent: they are copied so"
+                out.println("volery-copy: this source shows container and TTL nodes as persistent: they are copied so"
                         + " (copy from --from-datadir to keep them)");
             }
-            TreeCopier copier = new TreeCopier(source, dest, options, err);
+            TreeCopier copier = new TreeCopier(source, dest, dump, options, err);
             TreeCopier.Report report = copier.run();
+            if (dump != null) {
+                dump.seal();
+            }
             report.print(out);
             return report.ok() ? 0 : 1;
         } catch (CopyException e) {
@@ -126,17 +150,46 @@ public final class VoleryCopy implements Callable<Integer> {
         }
     }
 
+    /**
+     * The subtree to copy: as asked, else / (or a dump's own). A dump knows nothing above its path, so a path
+     * outside it is refused rather than restored from made-up ancestors.
+     */
+    private static String pathFor(TreeSource source, String asked) {
+        if (source instanceof DumpFile.Source dump) {
+            String held = dump.path();
+            if (asked == null) {
+                return held;
+            }
+            if (!held.equals("/") && !asked.equals(held) && !asked.startsWith(held + "/")) {
+                throw new CopyException("the dump holds " + held + " and what is below it; --path " + asked + " is not in it");
+            }
+            return asked;
+        }
+        return asked == null ? "/" : asked;
+    }
+
     private String usageProblem() {
-        if ((from == null) == (fromDataDir == null)) {
-            return "give exactly one source: --from CONNECT or --from-datadir DIR";
+        if ((from != null ? 1 : 0) + (fromDataDir != null ? 1 : 0) + (fromFile != null ? 1 : 0) != 1) {
+            return "give exactly one source: --from CONNECT, --from-datadir DIR or --from-file DUMP";
+        }
+        if ((to != null ? 1 : 0) + (toFile != null ? 1 : 0) + (dryRun ? 1 : 0) != 1) {
+            return "give exactly one destination: --to CONNECT, --to-file DUMP or --dry-run (only read the source)";
+        }
+        if (fromClientConfig != null && from == null) {
+            return "--from-client-config goes with --from";
+        }
+        for (File f : new File[] {fromClientConfig, toClientConfig}) {
+            if (f != null && !f.isFile()) {
+                return "no client configuration file " + f;
+            }
         }
         if (fromDataLogDir != null && fromDataDir == null) {
             return "--from-datalogdir goes with --from-datadir";
         }
-        if (!path.startsWith("/") || (path.length() > 1 && path.endsWith("/")) || path.contains("//")) {
+        if (path != null && (!path.startsWith("/") || (path.length() > 1 && path.endsWith("/")) || path.contains("//"))) {
             return "--path must be an absolute znode path such as / or /app, not '" + path + "'";
         }
-        if (path.equals("/zookeeper") || path.startsWith("/zookeeper/")) {
+        if (path != null && (path.equals("/zookeeper") || path.startsWith("/zookeeper/"))) {
             return "--path " + path + ": /zookeeper is the server's own; quotas come with the subtree they limit";
         }
         try {
@@ -166,6 +219,9 @@ public final class VoleryCopy implements Callable<Integer> {
         if (fromDataDir != null) {
             return new DataDirSource(fromDataDir, fromDataLogDir);
         }
-        return new LiveSource(AsyncSession.connect(from, sessionTimeoutMs, fromAuth, maxOutstanding));
+        if (fromFile != null) {
+            return new DumpFile.Source(fromFile);
+        }
+        return new LiveSource(AsyncSession.connect(from, fromClientConfig, sessionTimeoutMs, fromAuth, maxOutstanding));
     }
 }

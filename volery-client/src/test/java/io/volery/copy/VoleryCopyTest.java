@@ -2,6 +2,7 @@ package io.volery.copy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -330,6 +331,100 @@ class VoleryCopyTest {
                 assertTrue(((String) hidden[2]).contains("hides the ACL of /hidden"), (String) hidden[2]);
             } finally {
                 owner.delete("/hidden", -1);
+            }
+        }
+    }
+
+    @Test
+    void aDryRunCountsAndWritesNothing() throws Exception {
+        Object[] live = copy("--from", zookeeper.connectString(), "--dry-run", "--from-auth", "digest:" + ALICE);
+        assertStatus(0, live);
+        // /app 6 + 10 items, /secure 2, /frozen 2, /locks 2, /ttl 1, /ttl-short 2, /deep 13, /wide 1 + WIDE, quota 3
+        int persistent = 16 + 2 + 2 + 2 + 1 + 2 + 13 + 1 + WIDE + 3;
+        assertTrue(((String) live[1]).contains("would create " + persistent + " (0 containers, 0 TTL)"), (String) live[1]);
+        assertTrue(((String) live[1]).contains("2 ephemeral nodes would be skipped"), (String) live[1]);
+        Path snapshotCopy = tmp.resolve("zk-dry");
+        copyDirectory(zkData, snapshotCopy);
+        Object[] offline = copy("--from-datadir", snapshotCopy.toString(), "--dry-run");
+        assertStatus(0, offline);
+        assertTrue(((String) offline[1]).contains("would create " + persistent + " (1 containers, 2 TTL)"), (String) offline[1]);
+    }
+
+    @Test
+    void eachSideHasItsOwnClientConfiguration() throws Exception {
+        Path plain = tmp.resolve("plain.properties");
+        Files.writeString(plain, "zookeeper.request.timeout=60000\n");
+        Path secure = tmp.resolve("secure.properties");
+        Files.writeString(secure, "zookeeper.client.secure=true\nzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty\n");
+        try (VoleryCluster volery = new VoleryCluster(1, 1, 0, 500)) {
+            // TLS towards the plain ZooKeeper port: the source session cannot connect, and the tool says so
+            Object[] tls = copy("--from", zookeeper.connectString(), "--from-client-config", secure.toString(),
+                    "--to", volery.connectString(), "--to-client-config", plain.toString(), "--path", "/deep",
+                    "--session-timeout-ms", "3000");
+            assertStatus(3, tls);
+            assertTrue(((String) tls[2]).contains("could not connect to '" + zookeeper.connectString() + "'"), (String) tls[2]);
+            // the same files the other way round: the destination's TLS setting does not leak into the source
+            Object[] wrongSide = copy("--from", zookeeper.connectString(), "--from-client-config", plain.toString(),
+                    "--to", volery.connectString(), "--to-client-config", secure.toString(), "--path", "/deep",
+                    "--session-timeout-ms", "3000");
+            assertStatus(3, wrongSide);
+            assertTrue(((String) wrongSide[2]).contains("could not connect to '" + volery.connectString() + "'"),
+                    (String) wrongSide[2]);
+            Object[] ok = copy("--from", zookeeper.connectString(), "--from-client-config", plain.toString(),
+                    "--to", volery.connectString(), "--to-client-config", plain.toString(), "--path", "/deep");
+            assertStatus(0, ok);
+            Object[] missing = copy("--from", zookeeper.connectString(), "--from-client-config", tmp.resolve("none").toString(),
+                    "--to", volery.connectString());
+            assertStatus(2, missing);
+        }
+    }
+
+    @Test
+    void aDumpFileRestoresWhatItHoldsAndRefusesDamage() throws Exception {
+        Path dataDir = tmp.resolve("zk-for-dump");
+        copyDirectory(zkData, dataDir);
+        Path dump = tmp.resolve("namespace.dump");
+        Object[] written = copy("--from-datadir", dataDir.toString(), "--to-file", dump.toString());
+        assertStatus(0, written);
+        assertTrue(((String) written[1]).contains("(1 containers, 2 TTL"), (String) written[1]);
+        assertFalse(Files.exists(tmp.resolve("namespace.dump.partial")));
+        try (VoleryCluster volery = new VoleryCluster(2, 1, 0, 500)) {
+            Object[] restored = copy("--from-file", dump.toString(), "--to", volery.connectString(), "--to-auth", "digest:" + ALICE);
+            assertStatus(0, restored);
+            assertTrue(((String) restored[1]).contains("(1 containers, 2 TTL)"), (String) restored[1]);
+            assertTrue(((String) restored[1]).contains("0 differ"), (String) restored[1]);
+            ZooKeeper dest = connect(volery.connectString());
+            dest.addAuthInfo("digest", ALICE.getBytes(StandardCharsets.UTF_8));
+            assertSameNodes(owner, dest, CHECKED);
+            assertCounterContinues(dest, 0);
+            dest.close();
+        }
+        // a subtree's dump restores that subtree, and nothing above it
+        Path app = tmp.resolve("app.dump");
+        assertStatus(0, copy("--from", zookeeper.connectString(), "--path", "/app", "--to-file", app.toString()));
+        try (VoleryCluster volery = new VoleryCluster(1, 1, 0, 500)) {
+            Object[] above = copy("--from-file", app.toString(), "--to", volery.connectString(), "--path", "/");
+            assertStatus(3, above);
+            assertTrue(((String) above[2]).contains("the dump holds /app"), (String) above[2]);
+            Object[] restored = copy("--from-file", app.toString(), "--to", volery.connectString());
+            assertStatus(0, restored);
+            ZooKeeper dest = connect(volery.connectString());
+            assertSameNodes(owner, dest, "/app", "/app/config", "/app/null", "/app/big", "/zookeeper/quota/app/zookeeper_limits");
+            assertCounterContinues(dest, queueCversion);
+            assertEquals(List.of("app", "zookeeper"), dest.getChildren("/", false).stream().sorted().toList());
+            dest.close();
+            // a cut or damaged file is refused before anything is written
+            byte[] bytes = Files.readAllBytes(app);
+            Path cut = tmp.resolve("cut.dump");
+            Files.write(cut, Arrays.copyOf(bytes, bytes.length / 2));
+            Path flipped = tmp.resolve("flipped.dump");
+            byte[] changed = bytes.clone();
+            changed[bytes.length / 2] ^= 0x5a;
+            Files.write(flipped, changed);
+            for (Path bad : List.of(cut, flipped)) {
+                Object[] refused = copy("--from-file", bad.toString(), "--to", volery.connectString(), "--merge", "keep");
+                assertStatus(3, refused);
+                assertTrue(((String) refused[2]).matches("(?s).*(ends early|damaged).*"), (String) refused[2]);
             }
         }
     }
