@@ -50,8 +50,9 @@ final class TreeCopier {
         OVERWRITE
     }
 
+    /** @param excluded subtrees left out (each path and what is below it), with their quotas */
     record Options(String path, Merge merge, boolean sequenceCounters, boolean quotas, boolean verify,
-                   List<String> destinationDigests) {
+                   List<String> destinationDigests, List<String> excluded) {
     }
 
     /** What a copy did; {@link #ok()} when nothing failed and the verify pass (if run) found no difference. */
@@ -194,7 +195,7 @@ final class TreeCopier {
             }
             if (dest == null) {
                 // a dry run or a dump: the same walk, nodes counted (and written to the file) instead of created
-                copySubtree(path, p -> !isSystem(p));
+                copySubtree(path, this::copied);
                 if (options.quotas()) {
                     copyQuotas(path);
                 }
@@ -204,7 +205,7 @@ final class TreeCopier {
                 return report;
             }
             preflight(path);
-            copySubtree(path, p -> !isSystem(p));
+            copySubtree(path, this::copied);
             if (options.quotas()) {
                 copyQuotas(path);
             }
@@ -233,11 +234,25 @@ final class TreeCopier {
                         ensureAncestors(quotaRoot);
                     }
                     long before = report.created.get() + report.existing.get();
-                    copySubtree(quotaRoot, p -> true);
+                    copySubtree(quotaRoot, p -> !excluded(p.substring(QUOTA_ROOT.length())));
                     report.quotaNodes.addAndGet(report.created.get() + report.existing.get() - before);
                 }
             }
         }
+    }
+
+    /** Whether a node is copied: not /zookeeper's (the quotas have their own pass), not excluded. */
+    private boolean copied(String path) {
+        return !isSystem(path) && !excluded(path);
+    }
+
+    private boolean excluded(String path) {
+        for (String e : options.excluded()) {
+            if (path.equals(e) || path.startsWith(e + "/")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** /zookeeper and what is below it, but for the quota tree, which has its own pass. */
@@ -616,7 +631,7 @@ final class TreeCopier {
      */
     private void verify(String root) {
         report.verifyRan = true;
-        Predicate<String> copied = p -> !isSystem(p);
+        Predicate<String> copied = this::copied;
         List<String> level = List.of(root);
         // parent -> {children expected (copied and still to be read), children at the destination}
         java.util.Map<String, Set<String>[]> parents = new java.util.concurrent.ConcurrentHashMap<>();
@@ -708,7 +723,7 @@ final class TreeCopier {
             }
             Set<String> have = new HashSet<>();
             for (String k : c.join().value()) {
-                if (!isSystem(child(n.path(), k))) {
+                if (copied(child(n.path(), k))) {
                     have.add(k);
                 }
             }

@@ -56,6 +56,9 @@ public final class VoleryCopy implements Callable<Integer> {
     @Option(names = "--path", description = "The subtree to copy, to the same path (default: /, or the dump's own path with --from-file).")
     String path;
 
+    @Option(names = "--exclude", description = "A subtree to leave out, with its quotas (repeatable), e.g. /app/logs.")
+    List<String> exclude = new ArrayList<>();
+
     @Option(names = "--from-auth", description = "scheme:credential to add to the source session, e.g. digest:super:secret (repeatable).")
     List<String> fromAuth = new ArrayList<>();
 
@@ -119,7 +122,8 @@ public final class VoleryCopy implements Callable<Integer> {
              DumpFile.Writer dump = toFile == null ? null
                      : new DumpFile.Writer(toFile, source.describe(), pathFor(source, asked), source.knowsNodeKinds())) {
             path = pathFor(source, asked);
-            TreeCopier.Options options = new TreeCopier.Options(path, mergeMode, !noCounters, !noQuotas, !noVerify, digests);
+            TreeCopier.Options options = new TreeCopier.Options(path, mergeMode, !noCounters, !noQuotas, !noVerify, digests,
+                    exclude);
             out.println("volery-copy: from " + source.describe()
                     + (dryRun ? " (dry run)" : toFile != null ? " to the dump " + toFile : " to " + to) + ", path " + path);
             if (!source.knowsNodeKinds()) {
@@ -191,6 +195,11 @@ public final class VoleryCopy implements Callable<Integer> {
         }
         if (path != null && (path.equals("/zookeeper") || path.startsWith("/zookeeper/"))) {
             return "--path " + path + ": /zookeeper is the server's own; quotas come with the subtree they limit";
+        }
+        for (String e : exclude) {
+            if (!e.startsWith("/") || e.length() < 2 || e.endsWith("/") || e.contains("//")) {
+                return "--exclude must be an absolute znode path below /, not '" + e + "'";
+            }
         }
         try {
             TreeCopier.Merge.valueOf(merge.toUpperCase(Locale.ROOT));

@@ -299,6 +299,24 @@ class VoleryCopyTest {
     }
 
     @Test
+    void hashPartitioningTakesTheSameCopy() throws Exception {
+        try (VoleryCluster hash = new VoleryCluster(2, 1, 0, 500,
+                o -> o.withPartitioning(io.volery.server.config.VoleryConfig.Partitioning.HASH))) {
+            Object[] run = copy("--from", zookeeper.connectString(), "--to", hash.connectString(), "--path", "/app",
+                    "--from-auth", "digest:" + ALICE, "--exclude", "/app/big");
+            assertStatus(0, run);
+            assertTrue(((String) run[1]).contains("0 differ"), (String) run[1]);
+            ZooKeeper dest = connect(hash.connectString());
+            assertNull(dest.exists("/app/big", false), "excluded");
+            assertSameNodes(owner, dest, "/app", "/app/config", "/app/null", "/app/empty", "/app/queue",
+                    "/zookeeper/quota/app/zookeeper_limits");
+            assertEquals(10, dest.getChildren("/app/queue", false).size());
+            assertCounterContinues(dest, queueCversion);
+            dest.close();
+        }
+    }
+
+    @Test
     void badInputGetsAClearErrorAndAStatus() throws Exception {
         Object[] none = copy("--to", "127.0.0.1:1");
         assertStatus(2, none);
