@@ -225,20 +225,16 @@ final class TreeCopier {
 
     /** The quota nodes of the copied subtree, after its data. */
     private void copyQuotas(String path) {
-        {
-            {
-                String quotaRoot = path.equals("/") ? QUOTA_ROOT : QUOTA_ROOT + path;
-                SourceNode q = source.read(List.of(quotaRoot)).join().get(0);
-                if (q != null) {
-                    if (!quotaRoot.equals(QUOTA_ROOT) && dest != null) {
-                        ensureAncestors(quotaRoot);
-                    }
-                    long before = report.created.get() + report.existing.get();
-                    copySubtree(quotaRoot, p -> !excluded(p.substring(QUOTA_ROOT.length())));
-                    report.quotaNodes.addAndGet(report.created.get() + report.existing.get() - before);
-                }
-            }
+        String quotaRoot = path.equals("/") ? QUOTA_ROOT : QUOTA_ROOT + path;
+        if (source.read(List.of(quotaRoot)).join().get(0) == null) {
+            return;
         }
+        if (!quotaRoot.equals(QUOTA_ROOT) && dest != null) {
+            ensureAncestors(quotaRoot);
+        }
+        long before = report.created.get() + report.existing.get();
+        copySubtree(quotaRoot, p -> !excluded(p.substring(QUOTA_ROOT.length())));
+        report.quotaNodes.addAndGet(report.created.get() + report.existing.get() - before);
     }
 
     /** Whether a node is copied: not /zookeeper's (the quotas have their own pass), not excluded. */

@@ -22,7 +22,6 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -458,12 +457,5 @@ class VoleryCopyTest {
                 }
             }
         }
-    }
-
-    static boolean same(byte[] a, byte[] b) {
-        return Arrays.equals(a, b);
-    }
-
-    static void ignore(KeeperException e) {
     }
 }
