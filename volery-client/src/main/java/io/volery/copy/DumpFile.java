@@ -1,5 +1,6 @@
 package io.volery.copy;
 
+import io.volery.server.tree.PathRules;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -182,14 +183,10 @@ final class DumpFile {
             }
             for (SourceNode n : read) {
                 // every ancestor lists its child; ancestors not in the dump (/, /zookeeper/quota, above --path) appear empty
-                String path = n.path();
-                while (!path.equals("/")) {
-                    int slash = path.lastIndexOf('/');
-                    String parent = slash == 0 ? "/" : path.substring(0, slash);
-                    if (!children.computeIfAbsent(parent, k -> new TreeSet<>()).add(path.substring(slash + 1))) {
+                for (String path = n.path(); !path.equals("/"); path = PathRules.parent(path)) {
+                    if (!children.computeIfAbsent(PathRules.parent(path), k -> new TreeSet<>()).add(PathRules.name(path))) {
                         break;
                     }
-                    path = parent;
                 }
             }
             for (SourceNode n : read) {

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import io.volery.server.tree.PathRules;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
@@ -260,10 +261,6 @@ final class TreeCopier {
         return parent.equals("/") ? "/" + name : parent + "/" + name;
     }
 
-    private static String parentOf(String path) {
-        int slash = path.lastIndexOf('/');
-        return slash == 0 ? "/" : path.substring(0, slash);
-    }
 
     /** Refuses a non-empty destination unless merging; creates the copied path's missing ancestors. */
     private void preflight(String path) {
@@ -287,7 +284,7 @@ final class TreeCopier {
     /** Creates the path's missing ancestors at the destination: persistent, empty, open to anyone (reported). */
     private void ensureAncestors(String path) {
         List<String> missing = new ArrayList<>();
-        for (String p = parentOf(path); !p.equals("/"); p = parentOf(p)) {
+        for (String p = PathRules.parent(path); !p.equals("/"); p = PathRules.parent(p)) {
             if (dest.exists(p).join().code() == Code.NONODE) {
                 missing.add(0, p);
             } else {
@@ -662,9 +659,9 @@ final class TreeCopier {
                     SourceNode n = nodes.get(i);
                     if (n == null || n.kind() == SourceNode.Kind.EPHEMERAL) {
                         String path = level.get(from + i);
-                        Set<String>[] sets = parents.get(parentOf(path));
+                        Set<String>[] sets = parents.get(PathRules.parent(path));
                         if (sets != null) {
-                            sets[0].remove(path.substring(path.lastIndexOf('/') + 1));
+                            sets[0].remove(PathRules.name(path));
                         }
                     }
                 }

@@ -1,5 +1,6 @@
 package io.volery.copy;
 
+import io.volery.server.tree.PathRules;
 import java.io.File;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -190,15 +191,15 @@ public final class VoleryCopy implements Callable<Integer> {
         if (fromDataLogDir != null && fromDataDir == null) {
             return "--from-datalogdir goes with --from-datadir";
         }
-        if (path != null && (!path.startsWith("/") || (path.length() > 1 && path.endsWith("/")) || path.contains("//"))) {
-            return "--path must be an absolute znode path such as / or /app, not '" + path + "'";
+        if (path != null && PathRules.problem(path) != null) {
+            return "--path '" + path + "': " + PathRules.problem(path);
         }
         if (path != null && (path.equals("/zookeeper") || path.startsWith("/zookeeper/"))) {
             return "--path " + path + ": /zookeeper is the server's own; quotas come with the subtree they limit";
         }
         for (String e : exclude) {
-            if (!e.startsWith("/") || e.length() < 2 || e.endsWith("/") || e.contains("//")) {
-                return "--exclude must be an absolute znode path below /, not '" + e + "'";
+            if (PathRules.problem(e) != null || e.equals("/")) {
+                return "--exclude '" + e + "': " + (e.equals("/") ? "that is everything" : PathRules.problem(e));
             }
         }
         try {

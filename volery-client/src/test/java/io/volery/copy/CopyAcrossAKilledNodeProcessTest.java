@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.volery.bench.InProcessZooKeeper;
+import io.volery.server.VoleryCluster;
 import io.volery.server.admin.FourLetterWordClient;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,7 +65,7 @@ class CopyAcrossAKilledNodeProcessTest {
                     long[] received = new long[3];
                     while (!copyDone.get()) {
                         for (int id = 1; id <= 3; id++) {
-                            String mntr = mntr(clientPorts[id - 1]);
+                            var mntr = mntr(clientPorts[id - 1]);
                             long count = field(mntr, "zk_znode_count");
                             long packets = field(mntr, "zk_packets_received");
                             // the copier's node: its only client, so the node whose requests keep coming
@@ -132,8 +132,8 @@ class CopyAcrossAKilledNodeProcessTest {
     private Path clusterFile(int[] clientPorts) throws IOException {
         StringBuilder cfg = new StringBuilder();
         for (int id = 1; id <= 3; id++) {
-            clientPorts[id - 1] = freePort();
-            cfg.append("node.").append(id).append(" = 127.0.0.1:").append(freePort()).append('\n');
+            clientPorts[id - 1] = VoleryCluster.freePort();
+            cfg.append("node.").append(id).append(" = 127.0.0.1:").append(VoleryCluster.freePort()).append('\n');
             cfg.append("node.").append(id).append(".groups = 1\n");
             cfg.append("node.").append(id).append(".clientPort = ").append(clientPorts[id - 1]).append('\n');
         }
@@ -174,27 +174,15 @@ class CopyAcrossAKilledNodeProcessTest {
         throw new AssertionError("node on port " + port + " did not answer ruok; its log:\n" + Files.readString(log));
     }
 
-    private static String mntr(int port) {
+    private static java.util.Map<String, String> mntr(int port) {
         try {
-            return FourLetterWordClient.ask(new InetSocketAddress("127.0.0.1", port), "mntr", 1000);
+            return FourLetterWordClient.parseMntr(FourLetterWordClient.ask(new InetSocketAddress("127.0.0.1", port), "mntr", 1000));
         } catch (IOException e) {
-            return "";
+            return java.util.Map.of();
         }
     }
 
-    private static long field(String mntr, String key) {
-        for (String line : mntr.split("\n")) {
-            String[] kv = line.split("\t");
-            if (kv.length == 2 && kv[0].equals(key)) {
-                return Long.parseLong(kv[1].trim());
-            }
-        }
-        return -1;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    private static long field(java.util.Map<String, String> mntr, String key) {
+        return Long.parseLong(mntr.getOrDefault(key, "-1").trim());
     }
 }

@@ -55,12 +55,13 @@ public final class PathRules {
     }
 
     /** The parent's path ("/" for top-level nodes); assumes a valid path other than "/". */
-    static String parent(String path) {
+    public static String parent(String path) {
         int slash = path.lastIndexOf('/');
         return slash == 0 ? "/" : path.substring(0, slash);
     }
 
-    static String name(String path) {
+    /** The last component of a valid path other than "/". */
+    public static String name(String path) {
         return path.substring(path.lastIndexOf('/') + 1);
     }
 
