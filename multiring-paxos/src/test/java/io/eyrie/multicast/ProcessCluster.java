@@ -77,6 +77,8 @@ final class ProcessCluster implements AutoCloseable {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         cmd.add("-XX:+UseSerialGC");
+        // an acceptor's rejoin (ADR 074) at INFO, whatever the test classpath's level
+        cmd.add("-Dorg.slf4j.simpleLogger.log.io.eyrie.multicast.internal.protocol.RingAcceptor=info");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("io.eyrie.multicast.internal.tools.NodeMain");
@@ -177,6 +179,12 @@ final class ProcessCluster implements AutoCloseable {
             return 0;
         }
         return deliveriesRaw(pid(node), node, new ArrayList<>()).size();
+    }
+
+    /** Every line node {@code node}'s processes wrote, across restarts. */
+    String wholeOutput(int node) throws IOException {
+        Path f = dir.resolve("node-" + node + ".out");
+        return Files.exists(f) ? Files.readString(f, StandardCharsets.UTF_8) : "";
     }
 
     String output(int node) {

@@ -101,6 +101,57 @@ class RealProcessFaultTest {
         }
     }
 
+    /**
+     * ADR 074: an in-memory acceptor killed with kill -9 comes back with nothing. It must not vote as if
+     * it had promised nothing before; it reads the other acceptors and promises above them first, then
+     * votes again. Node 2 is killed and restarted and must say it rejoined every ring; then node 1, the
+     * coordinator, is killed: the rings go on only with node 2's votes (two of three acceptors). Nothing
+     * acknowledged may be lost or duplicated. (That voting at once can decide two values for an instance
+     * is shown by SimulationTest's planted fault, which no run of real processes could show reliably.)
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void inMemoryAcceptorKilledAndRestarted_rejoinsAndVotesAgain(@TempDir Path dir) throws Exception {
+        try (ProcessCluster c = new ProcessCluster(dir, "memory", List.of("--rate", "150", "--window", "8", "--bytes", "200"))) {
+            for (int n = 1; n <= 3; n++) {
+                c.start(n);
+            }
+            awaitDeliveries(c, 3, 150, "initial load");
+
+            c.kill9(2);
+            awaitDeliveries(c, 3, c.deliveredBy(3) + 150, "node 3 after acceptor 2 was killed");
+            int before = count(c.wholeOutput(2), "acceptor rejoined");
+            c.start(2);
+            await(() -> {
+                try {
+                    return count(c.wholeOutput(2), "acceptor rejoined") >= before + 3;
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, 60, () -> "node 2 did not rejoin its three rings\n" + outputs(c));
+            awaitCaughtUp(c, 2);
+
+            // Node 1 coordinates every ring; without it, a quorum needs node 2's votes.
+            c.kill9(1);
+            awaitDeliveries(c, 3, c.deliveredBy(3) + 150, "node 3 after the coordinator was killed (node 2 must vote)");
+            awaitDeliveries(c, 2, c.deliveredBy(2) + 150, "node 2 after the coordinator was killed");
+
+            c.stopLoad();
+            // The live nodes: 2 (restarted from nothing) and 3.
+            await(() -> missingAt(c, acked(c), 2, 3).isEmpty(), 60,
+                    () -> "acknowledged multicasts missing: " + summary(missingAt(c, acked(c), 2, 3)) + "\n" + outputs(c));
+            checkLogs(c);
+        }
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
     private static Map<String, int[]> acked(ProcessCluster c) {
         try {
             return c.acked();
@@ -110,9 +161,14 @@ class RealProcessFaultTest {
     }
 
     private static Map<Integer, List<String>> missing(ProcessCluster c, Map<String, int[]> acked) {
+        return missingAt(c, acked, 1, 2, 3);
+    }
+
+    /** What each of {@code nodes} (running) has not delivered of the acknowledged multicasts addressed to it. */
+    private static Map<Integer, List<String>> missingAt(ProcessCluster c, Map<String, int[]> acked, int... nodes) {
         Map<Integer, List<String>> missing = new HashMap<>();
         try {
-            for (int node = 1; node <= 3; node++) {
+            for (int node : nodes) {
                 List<String> ids = new ArrayList<>();
                 c.deliveriesRaw(c.pid(node), node, ids);
                 Set<String> delivered = new HashSet<>(ids);

@@ -39,10 +39,15 @@ sealed interface Message {
 
     /**
      * The votes of instances [fromInstance, nextFrom) (a page: see ring.phase1Range); nextFrom is
-     * Long.MAX_VALUE when the reply is complete.
+     * Long.MAX_VALUE when the reply is complete. {@code notAPromise}: the sender is rejoining (ADR 074)
+     * and promised nothing; only another rejoining acceptor reading the ring takes such a reply.
      */
     record Phase1b(int ring, long ballot, long fromInstance, long lowestInstance, long highestInstance, long nextFrom,
-                   List<Vote> accepted) implements Message {
+                   List<Vote> accepted, boolean notAPromise) implements Message {
+        Phase1b(int ring, long ballot, long fromInstance, long lowestInstance, long highestInstance, long nextFrom,
+                List<Vote> accepted) {
+            this(ring, ballot, fromInstance, lowestInstance, highestInstance, nextFrom, accepted, false);
+        }
     }
 
     /** What an acceptor holds for one instance. */

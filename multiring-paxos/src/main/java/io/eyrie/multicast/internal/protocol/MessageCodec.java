@@ -59,7 +59,7 @@ final class MessageCodec {
             s.put(PHASE1A).putInt(p.ring()).putLong(p.ballot()).putLong(p.fromInstance());
         } else if (m instanceof Phase1b p) {
             s.put(PHASE1B).putInt(p.ring()).putLong(p.ballot()).putLong(p.fromInstance()).putLong(p.lowestInstance())
-                    .putLong(p.highestInstance()).putLong(p.nextFrom());
+                    .putLong(p.highestInstance()).putLong(p.nextFrom()).put((byte) (p.notAPromise() ? 1 : 0));
             votes(s, p.accepted());
         } else if (m instanceof Accept a) {
             s.put(ACCEPT).putInt(a.ring()).putLong(a.ballot()).putLong(a.instance()).putInt(a.route().length);
@@ -126,7 +126,7 @@ final class MessageCodec {
         } else if (m instanceof Phase1a) {
             return 1 + 4 + 8 + 8;
         } else if (m instanceof Phase1b p) {
-            return 1 + 4 + 8 * 5 + votesSize(p.accepted());
+            return 1 + 4 + 8 * 5 + 1 + votesSize(p.accepted());
         } else if (m instanceof Accept a) {
             return 1 + 4 + 8 + 8 + 4 + 4 * a.route().length + 4 + 4 + 4 + 1 + 4 + a.value().length;
         } else if (m instanceof Decision) {
@@ -196,8 +196,16 @@ final class MessageCodec {
             }
             case ORDERED -> new Ordered(ring(r), r.i64("incarnation"), r.longs("seqs"));
             case PHASE1A -> new Phase1a(ring(r), r.i64("ballot"), instance(r));
-            case PHASE1B -> new Phase1b(ring(r), r.i64("ballot"), instance(r), instance(r), r.i64("highest instance"),
-                    instance(r), votes(r));
+            case PHASE1B -> {
+                int ring = ring(r);
+                long ballot = r.i64("ballot");
+                long from = instance(r);
+                long lowest = instance(r);
+                long highest = r.i64("highest instance");
+                long next = instance(r);
+                boolean notAPromise = r.bool("not a promise");
+                yield new Phase1b(ring, ballot, from, lowest, highest, next, votes(r), notAPromise);
+            }
             case ACCEPT -> {
                 int ring = ring(r);
                 long ballot = r.i64("ballot");

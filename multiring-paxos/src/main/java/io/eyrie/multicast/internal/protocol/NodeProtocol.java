@@ -37,8 +37,12 @@ public final class NodeProtocol {
     static final int PHASE1_PAGE_BATCHES = 1;
 
     /** Test-only fault switches; production code uses {@link #NONE}. */
-    record Faults(boolean acceptorsForgetPromises, boolean learnersKeepDuplicates) {
-        static final Faults NONE = new Faults(false, false);
+    record Faults(boolean acceptorsForgetPromises, boolean learnersKeepDuplicates, boolean acceptorsTrustEmptyLogs) {
+        static final Faults NONE = new Faults(false, false, false);
+
+        Faults(boolean acceptorsForgetPromises, boolean learnersKeepDuplicates) {
+            this(acceptorsForgetPromises, learnersKeepDuplicates, false);
+        }
     }
 
     /** Test hook: told of every (ring, instance, value) this node learns as decided. */
@@ -68,11 +72,13 @@ public final class NodeProtocol {
     /** Rotates learner fetches over acceptors that may hold a decision nobody holds a prefix to. */
     private int fetchRotation;
     private final Map<Integer, long[]> lastSkipRequest = new HashMap<>();
-    private static final org.slf4j.Logger TRIM_LOG = org.slf4j.LoggerFactory.getLogger(NodeProtocol.class);
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(NodeProtocol.class);
     /** Rings on which this learner was told it needs trimmed instances (reported once each). */
     private final java.util.Set<Integer> trimmedGapsReported = new java.util.HashSet<>();
     private Map<Integer, Long> checkpointedInstances = Map.of();
     private long lastHeartbeatMillis = Long.MIN_VALUE / 2;
+    /** When a rejoining acceptor last asked for a page of its read (retransmitted after a timeout). */
+    private long lastReadMillis = Long.MIN_VALUE / 2;
     /** The nodes that use this node's heartbeats (see {@link #heartbeatPeers}). */
     private final int[] heartbeatPeers;
     /** Spreads proposals over a ring's acceptors while this node trusts none of them. */
@@ -113,7 +119,13 @@ public final class NodeProtocol {
         this.merger = new Merger(config.ringsLearnedBy(nodeId), params.slotsPerRound(), node.groups(), learnerCheckpoint);
         merger.keepDuplicates = faults.learnersKeepDuplicates();
         for (int r : accepted) {
-            RingAcceptor a = new RingAcceptor(r, acceptorLogs.get(r), faults.acceptorsForgetPromises());
+            int[] others = Arrays.stream(config.ring(r).acceptors()).filter(x -> x != nodeId).toArray();
+            RingAcceptor a = new RingAcceptor(r, acceptorLogs.get(r), faults.acceptorsForgetPromises(), others,
+                    faults.acceptorsTrustEmptyLogs());
+            if (a.rejoining()) {
+                LOG.info("node={} ring={}: the acceptor log holds no promise, so this acceptor rejoins: no votes until "
+                        + "it has heard the ring's other acceptors and caught up with them (ADR 074)", nodeId, r);
+            }
             acceptors.put(r, a);
             coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send, nowMillis));
         }
@@ -213,6 +225,13 @@ public final class NodeProtocol {
         for (RingCoordinator c : coordinators.values()) {
             c.tick(now);
         }
+        if (now - lastReadMillis >= params.retransmitTimeoutMillis()) {
+            for (RingAcceptor a : acceptors.values()) {
+                if (a.rejoining()) {
+                    sendReads(a);
+                }
+            }
+        }
         for (Propose p : proposer.due(now)) {
             send(proposalTarget(config.ring(p.ring())), p);
         }
@@ -231,6 +250,11 @@ public final class NodeProtocol {
         next = Math.min(next, proposer.nextDueMillis());
         for (RingCoordinator c : coordinators.values()) {
             next = Math.min(next, c.nextTickMillis(now));
+        }
+        for (RingAcceptor a : acceptors.values()) {
+            if (a.rejoining() && !a.reads().isEmpty()) {
+                next = Math.min(next, lastReadMillis + params.retransmitTimeoutMillis());
+            }
         }
         for (int ringId : merger.ringIds()) {
             next = Math.min(next, learnerFetchDue(ringId, merger.stream(ringId)));
@@ -381,7 +405,7 @@ public final class NodeProtocol {
             long ballot = c != null ? c.maxBallotSeen() : Ballot.NONE;
             long decided = a != null ? a.highestDecided() : (s != null ? s.nextInstance - 1 : -1);
             rings.add(new NodeStatus.RingStatus(r.id(), fd.coordinatorOf(r, now), ballot, decided,
-                    s != null ? s.nextInstance : -1));
+                    s != null ? s.nextInstance : -1, a != null && a.rejoining()));
         }
         return new NodeStatus(nodeId, rings, merger.lastPosition(), proposer.gapResendCount(), fetchesSent,
                 fetchedValueBytes);
@@ -483,8 +507,12 @@ public final class NodeProtocol {
         } else if (m instanceof Phase1a p) {
             onPhase1a(from, p);
         } else if (m instanceof Phase1b p) {
+            RingAcceptor a = acceptors.get(p.ring());
+            if (a != null && a.readReply(from, p)) {
+                sendRead(a, from);
+            }
             RingCoordinator c = coordinators.get(p.ring());
-            if (c != null) {
+            if (c != null && !p.notAPromise()) {
                 c.onPhase1b(from, p, now);
             }
         } else if (m instanceof Accept a) {
@@ -492,6 +520,10 @@ public final class NodeProtocol {
         } else if (m instanceof Decision d) {
             onDecision(d);
         } else if (m instanceof Nack n) {
+            RingAcceptor a = acceptors.get(n.ring());
+            if (a != null && a.readRefused(from, n.promisedBallot())) {
+                sendRead(a, from);
+            }
             RingCoordinator c = coordinators.get(n.ring());
             if (c != null) {
                 c.onNack(n.promisedBallot(), now);
@@ -508,9 +540,12 @@ public final class NodeProtocol {
             Merger.RingStream needs = merger.stream(l.ring());
             if (needs != null && l.lowestInstance() > needs.nextInstance && trimmedGapsReported.add(l.ring())) {
                 // this learner can never deliver again from here: say so rather than stall in silence
-                TRIM_LOG.error("node={} ring={} needs instance {} but node {} trimmed its log below {}: this replica's "
+                LOG.error("node={} ring={} needs instance {} but node {} trimmed its log below {}: this replica's "
                                 + "state is older than every acceptor keeps; restore it from a peer's snapshot",
                         nodeId, l.ring(), needs.nextInstance, from, l.lowestInstance());
+            }
+            if (a != null && a.rejoining()) {
+                a.peerTrimmedBelow(l.lowestInstance());
             }
             for (Vote v : l.decided()) {
                 if (a != null) {
@@ -563,6 +598,21 @@ public final class NodeProtocol {
         return config.ringFor(groups);
     }
 
+    /** A rejoining acceptor's read (ADR 074): asks every other acceptor not yet read for its next page. */
+    private void sendReads(RingAcceptor a) {
+        for (int peer : a.reads().keySet()) {
+            sendRead(a, peer);
+        }
+    }
+
+    private void sendRead(RingAcceptor a, int peer) {
+        long[] r = a.reads().get(peer);
+        if (r != null) {
+            lastReadMillis = now;
+            send(peer, new Phase1a(a.ringId(), r[0], r[1]));
+        }
+    }
+
     private void heartbeat() {
         List<RingSummary> rings = new ArrayList<>();
         for (RingAcceptor a : acceptors.values()) {
@@ -590,6 +640,12 @@ public final class NodeProtocol {
 
     private void onHeartbeat(int from, Heartbeat h) {
         for (RingSummary s : h.rings()) {
+            RingAcceptor mine = acceptors.get(s.ring());
+            if (mine != null && mine.rejoining() && mine.peerReported(from, s.promisedBallot())) {
+                LOG.info("node={} ring={}: every other acceptor heard; reading them at ballot {} to rejoin", nodeId,
+                        s.ring(), Ballot.toString(mine.readBallot()));
+                sendReads(mine);
+            }
             RingCoordinator c = coordinators.get(s.ring());
             if (c != null && s.promisedBallot() > c.ballot() && c.phase() != RingCoordinator.Phase.IDLE) {
                 c.onNack(s.promisedBallot(), now);
@@ -597,7 +653,7 @@ public final class NodeProtocol {
                 c.observeBallot(s.promisedBallot());
             }
             if (c != null) {
-                c.observeDecidedPrefix(s.firstUndecided());
+                c.observeDecidedPrefix(from, s.firstUndecided());
             }
             if (merger.stream(s.ring()) != null || acceptors.containsKey(s.ring())) {
                 reported.computeIfAbsent(s.ring(), k -> new HashMap<>()).put(from, s);
@@ -630,6 +686,14 @@ public final class NodeProtocol {
         if (from != nodeId && mine != null && p.ballot() > mine.ballot()) {
             mine.onNack(p.ballot(), now);
         }
+        if (a.rejoining()) {
+            // What it holds, promising nothing: for another acceptor's rejoin (a coordinator ignores it).
+            RingAcceptor.VotePage page = a.votesFrom(p.fromInstance(), params.phase1RangeInstances(),
+                    PHASE1_PAGE_BATCHES * params.batchMaxBytes());
+            send(from, new Phase1b(p.ring(), p.ballot(), p.fromInstance(), a.lowestInstance(), a.highestInstance(),
+                    page.nextFrom(), page.votes(), true));
+            return;
+        }
         if (a.promise(p.ballot())) {
             RingAcceptor.VotePage page = a.votesFrom(p.fromInstance(), params.phase1RangeInstances(),
                     PHASE1_PAGE_BATCHES * params.batchMaxBytes());
@@ -659,6 +723,11 @@ public final class NodeProtocol {
             }
             if (decided) {
                 a.storeDecided(m.instance(), m.ballot(), m.value());
+            } else if (a.rejoining()) {
+                // No vote: pass it on as it came (ADR 074), keeping the value for the Decision to come. Not
+                // even an instance known decided marks it decided: without a promise to check its ballot
+                // against, it may be a stale proposal of another value.
+                a.passOn(m.instance(), m.ballot(), m.value());
             } else {
                 boolean knownDecided = a.isDecided(m.instance());
                 if (!a.accept(m.instance(), m.ballot(), m.value())) {

@@ -21,13 +21,16 @@ public record NodeStatus(int nodeId, List<RingStatus> rings, long lastDeliveredP
      * @param ballot                  the highest ballot this node knows for the ring
      * @param highestDecidedInstance  the highest instance known decided here (-1: none)
      * @param learnerNextInstance     the next instance the merge needs (-1: not a learner of the ring)
+     * @param acceptorRejoining       this node's acceptor of the ring lost its state and has not yet rejoined
+     *                                (ADR 074): it casts no vote
      */
     public record RingStatus(int ringId, int coordinatorId, long ballot, long highestDecidedInstance,
-                             long learnerNextInstance) {
+                             long learnerNextInstance, boolean acceptorRejoining) {
         @Override
         public String toString() {
             return "ring " + ringId + ": coordinator " + coordinatorId + " ballot " + Ballot.toString(ballot)
-                    + " decided<=" + highestDecidedInstance + " learner@" + learnerNextInstance;
+                    + " decided<=" + highestDecidedInstance + " learner@" + learnerNextInstance
+                    + (acceptorRejoining ? " acceptor rejoining" : "");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.eyrie.multicast.internal.protocol;
 
 import io.eyrie.multicast.AcceptorLog;
+import io.eyrie.multicast.Ballot;
 import io.eyrie.multicast.AcceptorLog.AcceptedValue;
 import io.eyrie.multicast.internal.protocol.Message.Vote;
 
@@ -9,13 +10,28 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The acceptor of one ring: one promise for all instances (Phase 1 covers every instance from a
  * start on), per instance the accepted ballot and value and whether it is decided. The log is the
  * state: everything is appended before the step's messages leave (the runtime syncs first).
+ *
+ * <p>An acceptor whose log holds no promise may have lost its state (an in-memory log after a
+ * restart, a wiped directory), and an acceptor that forgets votes and promises breaks Paxos. So it
+ * starts <em>rejoining</em> (ADR 074): it casts no vote and makes no promise, but passes Phase 2 on
+ * along the ring and keeps the decided values it learns. Once it has heard every other acceptor of
+ * the ring (a heartbeat), it reads them all, Phase 1 style, at a ballot above every promise they
+ * reported: each reply comes from an acceptor that promised at least that ballot, hence above any
+ * ballot this acceptor may have voted in before, so nothing it sent before can add a vote there
+ * afterwards. It adopts the highest-ballot vote of each instance as its own: any value chosen with a
+ * vote it lost had another voter, whose vote (or a later one for the same value) it now holds. Then
+ * it promises the read's ballot (in its log: a restart after that is an ordinary one) and votes again.
+ * A rejoining acceptor answers a Phase 1 with what it holds, marked as no promise: coordinators
+ * ignore it, another rejoining acceptor reads it (at a ring's first start every acceptor rejoins).
  */
 final class RingAcceptor {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RingAcceptor.class);
     /** Bytes a vote adds to a page besides its value (instance, ballot, flag, length), rounded up. */
     static final int VOTE_OVERHEAD_BYTES = 32;
 
@@ -31,11 +47,37 @@ final class RingAcceptor {
     /** Per learner node: the instance below which it has checkpointed everything. */
     private final Map<Integer, Long> learnerCheckpoints = new HashMap<>();
 
+    /** The ring's other acceptors. */
+    private final int[] others;
+    /** Rejoining (see the class comment): no votes, no Phase 1 replies. */
+    private boolean rejoining;
+    /** While rejoining: the other acceptors that reported, and the highest promise among them. */
+    private final java.util.Set<Integer> reported = new java.util.HashSet<>();
+    private long reportedPromise = Ballot.NONE;
+    /** While rejoining, once every other acceptor reported: the ballot of the read and the promise to join with. */
+    private long readBallot = Ballot.NONE;
+    /** The read, per other acceptor: {ballot asked at, next instance to ask for}; Long.MAX_VALUE: read. */
+    private final Map<Integer, long[]> reads = new TreeMap<>();
+    /** While rejoining: values passed on without a vote, by instance, so that a Decision can name them. */
+    private final TreeMap<Long, AcceptedValue> passedOn = new TreeMap<>();
+    private static final int PASSED_ON_MAX = 1024;
+
     RingAcceptor(int ringId, AcceptorLog log, boolean forgetPromises) {
+        this(ringId, log, forgetPromises, new int[0], true);
+    }
+
+    /**
+     * @param others the ring's other acceptors
+     * @param trustEmptyLog take an empty log for a new acceptor and vote at once (the behaviour ADR 074
+     *        replaced; kept as a planted fault for the simulation)
+     */
+    RingAcceptor(int ringId, AcceptorLog log, boolean forgetPromises, int[] others, boolean trustEmptyLog) {
         this.ringId = ringId;
         this.log = log;
         this.forgetPromises = forgetPromises;
+        this.others = others.clone();
         AcceptorLog.RecoveredState rs = log.recovered();
+        this.rejoining = !trustEmptyLog && rs.promisedBallot() == Ballot.NONE && others.length > 0;
         this.promisedBallot = rs.promisedBallot();
         this.highestInstance = Math.max(rs.highestInstance(), rs.lowestInstance() - 1);
         for (AcceptedValue a : rs.accepted().values()) {
@@ -74,6 +116,9 @@ final class RingAcceptor {
 
     /** Phase 1b: true if {@code ballot} is promised (now or already). */
     boolean promise(long ballot) {
+        if (rejoining) {
+            return false;
+        }
         if (ballot < promisedBallot && !forgetPromises) {
             return false;
         }
@@ -118,6 +163,9 @@ final class RingAcceptor {
 
     /** Phase 2: true if this acceptor votes for {@code value} in {@code instance} at {@code ballot}. */
     boolean accept(long instance, long ballot, byte[] value) {
+        if (rejoining) {
+            throw new IllegalStateException("a rejoining acceptor does not vote: passOn instead");
+        }
         if (!promise(ballot)) {
             return false;
         }
@@ -161,6 +209,11 @@ final class RingAcceptor {
     boolean decide(long instance, long ballot) {
         long held = log.acceptedBallot(instance);
         if (held == AcceptorLog.NO_VOTE) {
+            AcceptedValue p = passedOn.get(instance);
+            if (p != null && p.ballot() == ballot) {
+                storeDecided(instance, ballot, p.value());
+                return isDecided(instance);
+            }
             return false;
         }
         if (!log.isDecided(instance)) {
@@ -184,7 +237,9 @@ final class RingAcceptor {
         }
         // Promise the decided ballot: a stale lower-ballot proposal for this instance must then be
         // refused rather than counted as a vote for an instance known decided (see accept).
-        if (ballot > promisedBallot) {
+        // A rejoining acceptor votes for nothing, and a promise in its log would make its next start
+        // take it for one that completed its rejoin.
+        if (ballot > promisedBallot && !rejoining) {
             promisedBallot = ballot;
             log.appendPromise(ballot);
         }
@@ -193,6 +248,154 @@ final class RingAcceptor {
         highestInstance = Math.max(highestInstance, instance);
         highestDecided = Math.max(highestDecided, instance);
         advanceDecidedPrefix();
+    }
+
+    /** Rejoining: casts no vote and answers no Phase 1 (see the class comment). */
+    boolean rejoining() {
+        return rejoining;
+    }
+
+    /**
+     * Rejoining: a Phase 2 value passed on along the ring without a vote; kept (not logged) so that the
+     * Decision that names it by id can be learned.
+     */
+    void passOn(long instance, long ballot, byte[] value) {
+        if (instance < firstUndecided || isDecided(instance)) {
+            return;
+        }
+        passedOn.put(instance, new AcceptedValue(instance, ballot, value, false));
+        while (passedOn.size() > PASSED_ON_MAX) {
+            passedOn.pollFirstEntry();
+        }
+    }
+
+    /**
+     * Rejoining: another acceptor of the ring reported its promise (a heartbeat). Once every other one
+     * has, the read begins, at a ballot above all those promises; true then (the caller sends {@link #reads}).
+     */
+    boolean peerReported(int peer, long peerPromise) {
+        if (!rejoining || readBallot != Ballot.NONE || !isOther(peer)) {
+            return false;
+        }
+        reported.add(peer);
+        reportedPromise = Math.max(reportedPromise, peerPromise);
+        if (reported.size() < others.length) {
+            return false;
+        }
+        // Node id 0 is no node's: no coordinator ever holds this ballot.
+        readBallot = Ballot.of(Ballot.round(reportedPromise) + 1, 0);
+        for (int o : others) {
+            reads.put(o, new long[] {readBallot, 0});
+        }
+        return true;
+    }
+
+    /** The read still under way: per other acceptor, {ballot, from instance}; empty when none. */
+    Map<Integer, long[]> reads() {
+        Map<Integer, long[]> pending = new TreeMap<>();
+        if (rejoining) {
+            for (Map.Entry<Integer, long[]> e : reads.entrySet()) {
+                if (e.getValue()[1] != VotePage.COMPLETE) {
+                    pending.put(e.getKey(), e.getValue().clone());
+                }
+            }
+        }
+        return pending;
+    }
+
+    /**
+     * Rejoining: {@code peer} refused the read's ballot, having promised {@code promise}. Its promise is
+     * above the read's, which is all the read needs of it: ask again at that ballot. True if asked again.
+     */
+    boolean readRefused(int peer, long promise) {
+        long[] r = rejoining ? reads.get(peer) : null;
+        if (r == null || r[1] == VotePage.COMPLETE || promise <= r[0]) {
+            return false;
+        }
+        r[0] = promise;
+        return true;
+    }
+
+    /**
+     * Rejoining: a page of {@code peer}'s votes for the read. Adopts the highest-ballot vote of each
+     * instance; true if the page was the one asked for (the caller then asks for the next, if any).
+     */
+    boolean readReply(int peer, Message.Phase1b m) {
+        long[] r = rejoining ? reads.get(peer) : null;
+        if (r == null || r[1] == VotePage.COMPLETE || m.ballot() != r[0] || m.fromInstance() != r[1]) {
+            return false;
+        }
+        // Below the peer's lowest instance everything is decided and every learner has it.
+        if (m.lowestInstance() > firstUndecided) {
+            log.trimBelow(m.lowestInstance());
+            highestInstance = Math.max(highestInstance, m.lowestInstance() - 1);
+            advanceDecidedPrefix();
+        }
+        for (Vote v : m.accepted()) {
+            adopt(v);
+        }
+        r[1] = m.nextFrom() == VotePage.COMPLETE ? VotePage.COMPLETE : Math.max(m.nextFrom(), m.lowestInstance());
+        tryJoin();
+        return true;
+    }
+
+    private void adopt(Vote v) {
+        if (v.instance() < log.lowestInstance() || isDecided(v.instance())) {
+            return;
+        }
+        if (v.decided()) {
+            storeDecided(v.instance(), v.ballot(), v.value());
+            return;
+        }
+        long held = log.acceptedBallot(v.instance());
+        if (held == AcceptorLog.NO_VOTE || held < v.ballot()) {
+            log.appendAccept(v.instance(), v.ballot(), v.value());
+            highestInstance = Math.max(highestInstance, v.instance());
+        }
+    }
+
+    /**
+     * Rejoining: another acceptor trimmed below {@code instance}, so every instance below it is decided
+     * and checkpointed by every learner; this acceptor need not hold them.
+     */
+    void peerTrimmedBelow(long instance) {
+        if (rejoining && instance > firstUndecided) {
+            log.trimBelow(instance);
+            highestInstance = Math.max(highestInstance, instance - 1);
+            advanceDecidedPrefix();
+        }
+    }
+
+    /** The ballot of the rejoin's read (NONE until every other acceptor reported). */
+    long readBallot() {
+        return readBallot;
+    }
+
+    private boolean isOther(int peer) {
+        for (int o : others) {
+            if (o == peer) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void tryJoin() {
+        if (!rejoining || readBallot == Ballot.NONE) {
+            return;
+        }
+        for (long[] r : reads.values()) {
+            if (r[1] != VotePage.COMPLETE) {
+                return;
+            }
+        }
+        rejoining = false;
+        passedOn.clear();
+        reads.clear();
+        promisedBallot = Math.max(promisedBallot, readBallot);
+        log.appendPromise(promisedBallot);
+        LOG.info("ring={}: acceptor rejoined holding instances {}..{}, promising at least {} (ADR 074)", ringId,
+                log.lowestInstance(), highestInstance, Ballot.toString(promisedBallot));
     }
 
     /** Consecutive decided values from {@code from}, at most {@code maxCount} and about {@code maxBytes}. */

@@ -73,8 +73,13 @@ final class RingCoordinator {
     private Phase phase = Phase.IDLE;
     private long ballot = Ballot.NONE;
     private long maxBallotSeen = Ballot.NONE;
-    /** The highest decided prefix another acceptor of the ring reported: below it nothing needs re-proposing. */
-    private long reportedPrefix;
+    /**
+     * Per other acceptor of the ring, the decided prefix it last reported: below the highest nothing
+     * needs re-proposing. The last report, not the highest ever: an acceptor that lost its state (ADR 074)
+     * no longer holds what it once reported, and an instance below a prefix nobody holds was never
+     * proposed again (a ring stalled on it).
+     */
+    private final Map<Integer, Long> reportedPrefixes = new HashMap<>();
     private long retryAtMillis;
     /** The first instance of the Phase 1 page being collected. */
     private long phase1From;
@@ -136,8 +141,10 @@ final class RingCoordinator {
         maxBallotSeen = Math.max(maxBallotSeen, b);
     }
 
-    void observeDecidedPrefix(long firstUndecided) {
-        reportedPrefix = Math.max(reportedPrefix, firstUndecided);
+    void observeDecidedPrefix(int acceptor, long firstUndecided) {
+        if (ring.isAcceptor(acceptor) && acceptor != self) {
+            reportedPrefixes.put(acceptor, firstUndecided);
+        }
     }
 
     void tick(long now) {
@@ -223,6 +230,10 @@ final class RingCoordinator {
         phase1Replies.clear();
         // Instances below another acceptor's decided prefix are decided and held there (learners and
         // this acceptor fetch them): only what may be undecided needs Phase 1 and re-proposal.
+        long reportedPrefix = 0;
+        for (long p : reportedPrefixes.values()) {
+            reportedPrefix = Math.max(reportedPrefix, p);
+        }
         phase1From = Math.max(acceptor.firstUndecided(), reportedPrefix);
         phase1Highest = phase1From - 1;
         reproposals.clear();

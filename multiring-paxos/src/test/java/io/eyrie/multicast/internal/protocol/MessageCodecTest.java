@@ -29,6 +29,7 @@ class MessageCodecTest {
                 new Ordered(1, 7, new long[] {1, 5, 9}),
                 new Phase1a(2, 131074, 100),
                 new Phase1b(2, 131074, 100, 5, 120, 121, List.of(new Vote(100, 65537, false, batch), new Vote(101, 65537, true, skip))),
+                new Phase1b(2, 131072, 0, 0, 3, Long.MAX_VALUE, List.of(new Vote(3, 65537, false, skip)), true),
                 new Accept(1, 65537, 77, new int[] {1, 2, 3, 4}, 3, 2, 2, true, batch),
                 new Decision(1, 65537, 77),
                 new Nack(0, 196610),

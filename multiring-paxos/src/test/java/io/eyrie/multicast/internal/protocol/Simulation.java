@@ -57,8 +57,10 @@ final class Simulation {
         long ballotChanges;
         long skips;
         long trimmedLogs;
+        long amnesiaRestarts;
 
         void add(Coverage o) {
+            amnesiaRestarts += o.amnesiaRestarts;
             runs += o.runs;
             crashes += o.crashes;
             partitions += o.partitions;
@@ -76,7 +78,7 @@ final class Simulation {
             return runs + " runs: " + crashes + " crashes, " + partitions + " partitions, " + messagesLost + " messages lost, "
                     + messagesDuplicated + " duplicated, " + proposals + " multicasts, " + deliveries + " deliveries, "
                     + ballotChanges + " Phase 1 ballots beyond each ring's first, " + skips + " skips at rings' lowest-id acceptor, "
-                    + trimmedLogs + " acceptor logs trimmed";
+                    + trimmedLogs + " acceptor logs trimmed, " + amnesiaRestarts + " restarts with every log lost";
         }
     }
     private long eventSeq;
@@ -122,7 +124,17 @@ final class Simulation {
     private static final int HEAL_PARTITION = 6;
     private static final int HEAL_ALL = 7;
 
+    /**
+     * The node whose restarts lose its acceptor logs (as an in-memory process or a wiped disk does), or -1.
+     */
+    final int amnesiaNode;
+
     Simulation(long seed, NodeProtocol.Faults faults, boolean tracing) {
+        this(seed, faults, tracing, false);
+    }
+
+    /** @param amnesia one node, chosen by the seed, loses its logs at every restart (and crashes at least once) */
+    Simulation(long seed, NodeProtocol.Faults faults, boolean tracing, boolean amnesia) {
         this.seed = seed;
         this.rnd = new SplittableRandom(seed);
         this.faults = faults;
@@ -147,6 +159,17 @@ final class Simulation {
         scheduleWorkload();
         scheduleFaults();
         schedule(faultPhaseMillis, HEAL_ALL, 0, 0, 0, null);
+        if (amnesia) {
+            // A stream of its own, so that a seed's other events are those of the same seed without amnesia.
+            SplittableRandom a = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 1);
+            int[] ids = config.nodes().keySet().stream().mapToInt(Integer::intValue).toArray();
+            amnesiaNode = ids[a.nextInt(ids.length)];
+            long at = 50 + a.nextLong(faultPhaseMillis - 100);
+            schedule(at, CRASH, 0, amnesiaNode, 0, null);
+            schedule(Math.min(faultPhaseMillis, at + 5 + a.nextInt(200)), RESTART, 0, amnesiaNode, 0, null);
+        } else {
+            amnesiaNode = -1;
+        }
     }
 
     private ClusterConfig randomConfig() {
@@ -269,13 +292,35 @@ final class Simulation {
         byte[] cp = useCheckpoints ? n.checkpoint : null;
         checker.restarted(n.id, n.incarnation, cp != null);
         n.proto = new NodeProtocol(config, n.id, n.incarnation, logs, cp, now, faults);
-        n.proto.observeDecisions(checker::decided);
+        final int nid = n.id;
+        n.proto.observeDecisions((ring, instance, value) -> {
+            if (tracing && ring == Integer.getInteger("sim.traceRing", -1)) {
+                note("node " + nid + " learns ring " + ring + " instance " + instance + " = " + RingValue.decode(value));
+            }
+            checker.decided(ring, instance, value);
+        });
         if (seed % 2 == 0) {
             // Half the seeds run like MulticastNode: Ordered notices held until the end of a turn
             // (here: the node's next tick), without drawing from the schedule's random stream.
             n.proto.coalesceOrderedPerTurn();
         }
         schedule(now + rnd.nextInt((int) TICK_MILLIS) + 1, TICK, 0, n.id, n.incarnation, null);
+    }
+
+    private void restart(SimNode n) {
+        if (n.id == amnesiaNode) {
+            for (Map.Entry<Integer, MemoryAcceptorLog> l : n.logs.entrySet()) {
+                MemoryAcceptorLog fresh = new MemoryAcceptorLog(config.parameters().memoryMaxInstances());
+                fresh.close();
+                l.setValue(fresh);
+            }
+            // The learner's state is not the point here: Eyrie brings it back from a peer (state
+            // transfer), which its last checkpoint stands for (without it, a learner behind the
+            // acceptors' trim point could never deliver again in this simulation).
+            coverage.amnesiaRestarts++;
+            note("node " + n.id + " lost its logs");
+        }
+        start(n);
     }
 
     private void crash(SimNode n) {
@@ -472,7 +517,7 @@ final class Simulation {
             case RESTART -> {
                 SimNode n = nodes.get(e.to);
                 if (!n.up()) {
-                    start(n);
+                    restart(n);
                     note("restart " + n.id + " incarnation " + n.incarnation);
                 }
             }
@@ -495,7 +540,7 @@ final class Simulation {
                 duplicateRate = 0;
                 for (SimNode n : nodes.values()) {
                     if (!n.up()) {
-                        start(n);
+                        restart(n);
                     }
                 }
             }
@@ -532,7 +577,7 @@ final class Simulation {
         long failures = 0;
         long started = System.nanoTime();
         for (long seed = first; seed < first + count; seed++) {
-            String f = SimulationTest.runSeed(seed, NodeProtocol.Faults.NONE);
+            String f = SimulationTest.runSeed(seed, NodeProtocol.Faults.NONE, new Coverage(), seed % 3 == 0);
             if (f != null) {
                 failures++;
                 System.out.println("FAILED " + f + "\n  replay: " + SimulationTest.replay(seed));
@@ -551,7 +596,11 @@ final class Simulation {
             sweep(Long.parseLong(args[0]), Long.parseLong(args[1]));
             return;
         }
-        Simulation sim = new Simulation(Long.parseLong(args[0]), NodeProtocol.Faults.NONE, true);
+        long seed = Long.parseLong(args[0]);
+        // as SimulationTest runs it: every third seed with a node that loses its logs
+        NodeProtocol.Faults faults = Boolean.getBoolean("sim.trustEmptyLogs") ? new NodeProtocol.Faults(false, false, true)
+                : NodeProtocol.Faults.NONE;
+        Simulation sim = new Simulation(seed, faults, true, seed % 3 == 0 && !Boolean.getBoolean("sim.noAmnesia"));
         try {
             sim.run();
             System.out.println("seed " + args[0] + " passed");

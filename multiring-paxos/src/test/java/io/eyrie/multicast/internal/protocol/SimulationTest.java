@@ -24,7 +24,11 @@ class SimulationTest {
     }
 
     static String runSeed(long seed, NodeProtocol.Faults faults, Simulation.Coverage total) {
-        Simulation sim = new Simulation(seed, faults, false);
+        return runSeed(seed, faults, total, false);
+    }
+
+    static String runSeed(long seed, NodeProtocol.Faults faults, Simulation.Coverage total, boolean amnesia) {
+        Simulation sim = new Simulation(seed, faults, false, amnesia);
         try {
             sim.run();
             return null;
@@ -43,7 +47,8 @@ class SimulationTest {
         Simulation.Coverage coverage = new Simulation.Coverage();
         long started = System.nanoTime();
         for (long seed = first; seed < first + seeds; seed++) {
-            String failure = runSeed(seed, NodeProtocol.Faults.NONE, coverage);
+            // Every third seed, one node loses its logs whenever it restarts (ADR 074).
+            String failure = runSeed(seed, NodeProtocol.Faults.NONE, coverage, seed % 3 == 0);
             if (failure != null) {
                 failures.add(failure + "\n  replay: " + replay(seed));
                 System.err.println("FAILED " + failure + "\n  replay: " + replay(seed));
@@ -58,6 +63,7 @@ class SimulationTest {
         if (seeds >= 100) {
             assertTrue(coverage.crashes > 0 && coverage.partitions > 0 && coverage.messagesLost > 0
                     && coverage.messagesDuplicated > 0 && coverage.skips > 0 && coverage.ballotChanges > 0 && coverage.trimmedLogs > 0
+                    && coverage.amnesiaRestarts > 0
                     && coverage.deliveries > coverage.proposals, "the runs should exercise every fault and feature: " + coverage);
         }
     }
@@ -74,6 +80,26 @@ class SimulationTest {
         assertFalse(safetyFailures.isEmpty(), "with acceptors ignoring their promises, some seed among 1..400 should "
                 + "break a safety invariant, but none did: the checker could not fail");
         System.out.println("planted bug caught: " + safetyFailures.get(0));
+    }
+
+    /**
+     * ADR 074's counterfactual: acceptors that take an empty log at a restart for a new one and vote at
+     * once. Some seed must then decide two values for one instance (or deliver differently), else the
+     * amnesia seeds of the test above prove nothing about rejoining.
+     */
+    @Test
+    void checkerCatchesPlantedBug_acceptorsThatVoteRightAfterLosingTheirLogs() {
+        String caught = null;
+        int seeds = Integer.getInteger("sim.amnesiaSeeds", 3000);
+        for (long seed = 1; seed <= seeds && caught == null; seed++) {
+            String failure = runSeed(seed, new NodeProtocol.Faults(false, false, true), new Simulation.Coverage(), true);
+            if (failure != null && !failure.contains("liveness")) {
+                caught = failure;
+            }
+        }
+        assertTrue(caught != null, "with acceptors voting right after losing their logs, some seed among 1.." + seeds
+                + " should break a safety invariant, but none did: the amnesia seeds could not fail");
+        System.out.println("planted bug caught: " + caught);
     }
 
     @Test

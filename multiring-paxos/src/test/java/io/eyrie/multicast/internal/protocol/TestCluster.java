@@ -58,7 +58,14 @@ final class TestCluster {
     /** Messages for which this returns true are lost. */
     Predicate<Sent> drop = s -> false;
 
+    private final NodeProtocol.Faults faults;
+
     TestCluster(String clusterFile, long linkMillis) {
+        this(clusterFile, linkMillis, NodeProtocol.Faults.NONE);
+    }
+
+    TestCluster(String clusterFile, long linkMillis, NodeProtocol.Faults faults) {
+        this.faults = faults;
         this.config = ClusterConfig.parse(clusterFile, "test");
         this.linkMillis = linkMillis;
         for (int id : config.nodes().keySet()) {
@@ -76,13 +83,13 @@ final class TestCluster {
         for (AcceptorLog l : logs.get(id).values()) {
             ((MemoryAcceptorLog) l).reopen();
         }
-        nodes.put(id, new NodeProtocol(config, id, inc, logs.get(id), null, now));
+        nodes.put(id, new NodeProtocol(config, id, inc, logs.get(id), null, now, faults));
     }
 
     /** Restarts with a learner checkpoint (the application's snapshot). */
     void start(int id, byte[] learnerCheckpoint) {
         long inc = incarnations.merge(id, 1L, Long::sum);
-        nodes.put(id, new NodeProtocol(config, id, inc, logs.get(id), learnerCheckpoint, now));
+        nodes.put(id, new NodeProtocol(config, id, inc, logs.get(id), learnerCheckpoint, now, faults));
     }
 
     void crash(int id) {
