@@ -111,7 +111,8 @@ public final class FourLetterWords {
             b.append("Volery ring ").append(r.ringId()).append(": coordinator=").append(r.coordinatorId())
                     .append(" decided=").append(r.highestDecidedInstance())
                     .append(" next=").append(r.learnerNextInstance())
-                    .append(" lag=").append(NodeMonitor.lag(r)).append('\n');
+                    .append(" lag=").append(NodeMonitor.lag(r))
+                    .append(r.acceptorRejoining() ? " acceptor=rejoining" : "").append('\n');
         }
         return b.toString();
     }
@@ -226,6 +227,7 @@ public final class FourLetterWords {
             m.put("volery_ring_" + r.ringId() + "_decided", r.highestDecidedInstance());
             m.put("volery_ring_" + r.ringId() + "_next", r.learnerNextInstance());
             m.put("volery_ring_" + r.ringId() + "_lag", NodeMonitor.lag(r));
+            m.put("volery_ring_" + r.ringId() + "_acceptor_rejoining", r.acceptorRejoining() ? 1 : 0);
         }
         return m;
     }

@@ -154,6 +154,8 @@ class MonitoringTest {
             }
             assertEquals(String.valueOf(n.monitor().facts().partition()), v.get("volery_partition"));
             assertTrue(v.containsKey("volery_ring_0_lag"), "the ALL ring's lag: " + v.keySet());
+            // A new cluster: every acceptor joined its rings at the first start (ADR 074).
+            assertEquals("0", v.get("volery_ring_0_acceptor_rejoining"), "node " + n.nodeId() + "'s ALL-ring acceptor");
             for (String key : List.of("volery_frames_dropped", "volery_proposal_gap_resends", "volery_reordered_resends",
                     "volery_local_reply_fallbacks", "volery_volunteerings", "volery_volunteering_ms", "volery_exchanges_redundant",
                     "volery_fetches_sent", "volery_fetched_bytes")) {
