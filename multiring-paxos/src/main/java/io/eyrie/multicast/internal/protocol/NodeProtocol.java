@@ -123,8 +123,9 @@ public final class NodeProtocol {
             RingAcceptor a = new RingAcceptor(r, acceptorLogs.get(r), faults.acceptorsForgetPromises(), others,
                     faults.acceptorsTrustEmptyLogs());
             if (a.rejoining()) {
-                LOG.info("node={} ring={}: the acceptor log holds no promise, so this acceptor rejoins: no votes until "
-                        + "it has heard the ring's other acceptors and caught up with them (ADR 074)", nodeId, r);
+                LOG.info("node={} ring={}: the acceptor log holds no promise (a new ring, or a lost log), so this "
+                        + "acceptor rejoins: no votes until it has heard every other acceptor of the ring and read their "
+                        + "logs (ADR 074)", nodeId, r);
             }
             acceptors.put(r, a);
             coordinators.put(r, new RingCoordinator(config.ring(r), nodeId, params, fd, a, this::send, nowMillis));
