@@ -4,7 +4,9 @@ import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +85,62 @@ class CrashRecoveryProcessTest {
                         + "yet the check found all " + writes.acknowledged() + " acknowledged writes");
                 assertTrue(lost.size() >= writes.acknowledgedCreates(), "expected every create lost, got " + lost);
             }
+        }
+    }
+
+    /**
+     * In-memory acceptors, one process killed at a time (ADR 074): node 2 comes back with nothing, so its
+     * acceptors of ring 1 (1,2,3) and the ALL ring (1,4,2) must rejoin, reading the others above their
+     * promises, before they vote again, and its replica takes its state from a peer. Then node 1 is killed:
+     * both rings then decide only with node 2's votes. Every acknowledged write must be there, read through
+     * node 2, and node 1, restarted from nothing in turn, must end with the same state as the others.
+     */
+    @Test
+    void withInMemoryStorageNodesKilledOneAtATimeLoseNothing(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "memory", 40)) {
+            cluster.startAll();
+            AcknowledgedWrites writes = new AcknowledgedWrites();
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(3))) {
+                writes.run(zk, 40);
+            }
+            assertEquals(40, writes.acknowledged(), "failures: " + writes.failures());
+
+            cluster.kill(2);
+            long before = rejoins(cluster, 2);
+            cluster.start(2);
+            ProcessCluster.await("node 2's acceptors rejoining rings 1 and 0", 60_000, () -> {
+                try {
+                    Map<String, String> m = cluster.mntr(2);
+                    return "0".equals(m.get("volery_ring_1_acceptor_rejoining"))
+                            && "0".equals(m.get("volery_ring_0_acceptor_rejoining")) && rejoins(cluster, 2) >= before + 2;
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+
+            cluster.kill(1);
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(3))) {
+                writes.run(zk, 40);
+            }
+            assertEquals(80, writes.acknowledged(), "with node 1 down, rings 1 and 0 need node 2's votes; failures: "
+                    + writes.failures() + "\nnode 2:\n" + cluster.tail(2));
+            for (int id : new int[] {2, 3, 5}) {
+                try (ZooKeeper reader = cluster.session(id)) {
+                    assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, as read through node " + id);
+                }
+            }
+            cluster.start(1);
+            cluster.assertReplicasAgree(1);
+        }
+    }
+
+    /** How many times node {@code id}'s processes logged an acceptor's rejoin. */
+    private static long rejoins(ProcessCluster cluster, int id) {
+        try {
+            return Files.readAllLines(cluster.log(id), StandardCharsets.UTF_8).stream()
+                    .filter(l -> l.contains("acceptor rejoined")).count();
+        } catch (IOException e) {
+            return 0;
         }
     }
 
