@@ -689,20 +689,20 @@ public final class NodeProtocol {
         }
         if (a.rejoining()) {
             // What it holds, promising nothing: for another acceptor's rejoin (a coordinator ignores it).
-            RingAcceptor.VotePage page = a.votesFrom(p.fromInstance(), params.phase1RangeInstances(),
-                    PHASE1_PAGE_BATCHES * params.batchMaxBytes());
-            send(from, new Phase1b(p.ring(), p.ballot(), p.fromInstance(), a.lowestInstance(), a.highestInstance(),
-                    page.nextFrom(), page.votes(), true));
-            return;
-        }
-        if (a.promise(p.ballot())) {
-            RingAcceptor.VotePage page = a.votesFrom(p.fromInstance(), params.phase1RangeInstances(),
-                    PHASE1_PAGE_BATCHES * params.batchMaxBytes());
-            send(from, new Phase1b(p.ring(), p.ballot(), p.fromInstance(), a.lowestInstance(), a.highestInstance(),
-                    page.nextFrom(), page.votes()));
+            sendVotes(from, p, a, true);
+        } else if (a.promise(p.ballot())) {
+            sendVotes(from, p, a, false);
         } else {
             send(from, new Nack(p.ring(), a.promisedBallot()));
         }
+    }
+
+    /** One Phase 1b page of {@code a}'s votes from the instance {@code p} asks for. */
+    private void sendVotes(int to, Phase1a p, RingAcceptor a, boolean notAPromise) {
+        RingAcceptor.VotePage page = a.votesFrom(p.fromInstance(), params.phase1RangeInstances(),
+                PHASE1_PAGE_BATCHES * params.batchMaxBytes());
+        send(to, new Phase1b(p.ring(), p.ballot(), p.fromInstance(), a.lowestInstance(), a.highestInstance(),
+                page.nextFrom(), page.votes(), notAPromise));
     }
 
     private void onAccept(Accept m) {

@@ -325,12 +325,7 @@ final class RingAcceptor {
         if (r == null || r[1] == VotePage.COMPLETE || m.ballot() != r[0] || m.fromInstance() != r[1]) {
             return false;
         }
-        // Below the peer's lowest instance everything is decided and every learner has it.
-        if (m.lowestInstance() > firstUndecided) {
-            log.trimBelow(m.lowestInstance());
-            highestInstance = Math.max(highestInstance, m.lowestInstance() - 1);
-            advanceDecidedPrefix();
-        }
+        peerTrimmedBelow(m.lowestInstance());
         for (Vote v : m.accepted()) {
             adopt(v);
         }
