@@ -1,6 +1,6 @@
 (ns volery.jepsen.cluster
   "The system under test as separate processes: a Volery cluster (2 partitions x 3 replicas by
-  default, :partitions n for n, durable acceptor logs) or, for comparison, a ZooKeeper 3.9.5 ensemble. Each node runs in its own
+  default, :partitions n for n, durable acceptor logs unless :storage :memory) or, for comparison, a ZooKeeper 3.9.5 ensemble. Each node runs in its own
   network namespace when the test may create them (see volery.jepsen.net), else on 127.0.0.1."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
@@ -27,7 +27,7 @@
 
 (def tls-password "jepsen-tls")
 
-(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir tls?]}]
+(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir tls? storage]}]
   (str/join
    "\n"
    (concat
@@ -41,7 +41,7 @@
     ;; the ALL ring lives on partition 1's nodes, so pausing partition 2 leaves it working
     [(str "ring.0.acceptors = " (str/join "," (get partitions 1)))
      "ring.all = 0"
-     "storage = durable"
+     (str "storage = " (name (or storage :durable)))
      (str "dataDir = " dir "/data")
      (str "logDir = " dir "/logs")
      "tickTime = 1000"
@@ -78,9 +78,11 @@
   "A cluster description; nothing runs yet. opts: :system (:volery or :zookeeper), :dir,
   :classpath, :signals-off? (the mutation), :root-reads-anywhere? (-Dvolery.rootHome=false: each
   front end reads the root in its own partition, as before ADR 053), :netns? (use namespaces), :tls?
-  (Volery's nodes talk mutual TLS, host names verified),
+  (Volery's nodes talk mutual TLS, host names verified), :storage (Volery's acceptor logs, :durable by
+  default or :memory, whose killed node comes back empty and rejoins, ADR 074),
   :partitions (Volery's partition count, 2 by default; partition p is nodes 3p-2..3p)."
-  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions tls?] :or {system :volery partitions 2}}]
+  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions tls? storage]
+    :or {system :volery partitions 2 storage :durable}}]
   (let [nodes (if (= system :zookeeper) [1 2 3] (vec (range 1 (inc (* 3 partitions)))))
         ports (into {} (for [i nodes] [i [(free-port) (free-port)]]))
         dir (.getAbsolutePath (io/file dir))]
@@ -94,6 +96,7 @@
      :signals-off? signals-off?
      :root-reads-anywhere? root-reads-anywhere?
      :tls? (and tls? (not= system :zookeeper))
+     :storage storage
      :addr (if netns? net/node-ip (constantly "127.0.0.1"))
      :ring-port (if netns? (constantly 7000) #(first (ports %)))
      :client-port (if netns? (constantly 2181) #(second (ports %)))

@@ -150,7 +150,8 @@
                        :valid? (checker/merge-valid [(:valid? checked) (:valid? recovery)])
                        :recovery recovery
                        :test test-name :seed seed :time-limit (:time-limit opts)
-                       :nemesis faults :signals-off? (:signals-off? opts) :tls? (boolean (:tls? opts)) :dir (str dir))]
+                       :nemesis faults :signals-off? (:signals-off? opts) :tls? (boolean (:tls? opts))
+                       :storage (:storage opts :durable) :dir (str dir))]
     (spit (io/file dir "results.edn") (with-out-str (pprint/pprint results)))
     (log "results" test-name ":valid?" (:valid? results) "->" (str (io/file dir "results.edn")))
     results))
@@ -181,7 +182,8 @@
         test-name (str (name (:system opts)) "-" (str/join "+" (map name names)) "-"
                        (if (seq faults) (str/join "+" (map name faults)) "none")
                        (when (:signals-off? opts) "-signals-off")
-                       (when (and (:tls? opts) (not= :zookeeper (:system opts))) "-tls"))
+                       (when (and (:tls? opts) (not= :zookeeper (:system opts))) "-tls")
+                       (when (and (= :memory (:storage opts)) (not= :zookeeper (:system opts))) "-memory"))
         dir (io/file (:store opts "store") test-name (.format (LocalDateTime/now) (DateTimeFormatter/ofPattern "yyyyMMdd'T'HHmmss")))
         _ (.mkdirs dir)
         c (cluster/create {:system (:system opts) :dir (io/file dir "cluster")
@@ -192,6 +194,7 @@
                            :signals-off? (:signals-off? opts) :root-reads-anywhere? (:root-reads-anywhere? opts)
                            :partitions (:partitions opts 2)
                            :tls? (:tls? opts)
+                           :storage (:storage opts :durable)
                            :netns? (true? netns)})
         runs (vec (for [wn names]
                     {:name wn :w (workloads/workload wn opts) :rec (atom nil)
@@ -274,6 +277,7 @@
         "--signals-off" (recur (if (some? b) (cons b more) more) (assoc opts :signals-off? true))
         "--no-netns" (recur (if (some? b) (cons b more) more) (assoc opts :no-netns? true))
         "--tls" (recur (if (some? b) (cons b more) more) (assoc opts :tls? true))
+        "--storage" (recur more (assoc opts :storage (keyword b)))
         (throw (ex-info (str "unknown option " a) {}))))))
 
 (defn -main [& args]

@@ -1,6 +1,7 @@
 (ns volery.jepsen.ci-test
   "The short version CI runs (about 4 minutes): registers over both partitions under a network
-  partition and a kill -9 must be linearizable, with plain TCP and with TLS between the nodes; and the
+  partition and a kill -9 must be linearizable, with plain TCP and with TLS between the nodes, and under
+  kills with in-memory acceptor logs (ADR 074); and the
   mutation check: with Eyrie's signals off
   the same register workload must show a violation, with them on none, under the same fault."
   (:require [clojure.test :refer [deftest is testing]]
@@ -41,6 +42,22 @@
     (is (pos? (get faults :start-kill 0)) (str "expected a kill -9 to be injected, faults were " faults))
     (is (re-find #"TLS between nodes, host names verified" logs) "the nodes did not talk TLS")
     (is (< 50 (get-in r [:stats :ok-count] 0)) (str "expected over 50 acknowledged operations, stats " (:stats r)))))
+
+(deftest with-in-memory-acceptors-registers-stay-linearizable-through-kills
+  ;; storage = memory: each killed node comes back with empty acceptor logs and must rejoin its rings (read
+  ;; the other acceptors above their promises) before it votes again (ADR 074); one node is down at a time
+  (let [r (core/run-test (merge base {:workload :register :nemesis [:kill] :storage :memory
+                                      :time-limit 40 :nemesis-interval-s 3 :fault-duration-s 5}))
+        faults (faults-injected r)
+        logs (->> (file-seq (java.io.File. (str (:dir r) "/cluster/logs"))) (filter #(.isFile %)) (map slurp)
+                  (apply str))]
+    (is (= true (:valid? r)) (str "expected a linearizable history with in-memory acceptors killed and restarted, got "
+                                  ":valid? " (:valid? r) ": " (:workload r) " (history in " (:dir r) ")"))
+    (is (pos? (get faults :start-kill 0)) (str "expected a kill -9 to be injected, faults were " faults))
+    ;; a first start's rejoin holds "0..-1": this one held the ring's history
+    (is (re-find #"acceptor rejoined holding instances \d+\.\.\d" logs)
+        "no killed node rejoined its rings with the ring's history")
+    (is (< 100 (get-in r [:stats :ok-count] 0)) (str "expected over 100 acknowledged operations, stats " (:stats r)))))
 
 (def mutation
   "Every operation on the root znode, which every partition writes and, here, each front end reads
