@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import io.volery.server.tree.PathRules;
+import io.volery.server.tree.Quotas;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
@@ -138,7 +139,7 @@ final class TreeCopier {
     }
 
     private static final String PLACEHOLDER = "volery-copy-counter";
-    private static final String QUOTA_ROOT = "/zookeeper/quota";
+    private static final String QUOTA_ROOT = Quotas.QUOTA_ROOT;
     private static final int READ_CHUNK = 5_000;
 
     private final TreeSource source;
@@ -215,7 +216,10 @@ final class TreeCopier {
             }
             setAclsAfter();
             if (options.verify()) {
-                verify(path);
+                verify(path, this::copied);
+                if (options.quotas() && source.read(List.of(quotaRoot(path))).join().get(0) != null) {
+                    verify(quotaRoot(path), this::quotaCopied);
+                }
             }
             return report;
         } finally {
@@ -226,7 +230,7 @@ final class TreeCopier {
 
     /** The quota nodes of the copied subtree, after its data. */
     private void copyQuotas(String path) {
-        String quotaRoot = path.equals("/") ? QUOTA_ROOT : QUOTA_ROOT + path;
+        String quotaRoot = quotaRoot(path);
         if (source.read(List.of(quotaRoot)).join().get(0) == null) {
             return;
         }
@@ -234,8 +238,18 @@ final class TreeCopier {
             ensureAncestors(quotaRoot);
         }
         long before = report.created.get() + report.existing.get();
-        copySubtree(quotaRoot, p -> !excluded(p.substring(QUOTA_ROOT.length())));
+        copySubtree(quotaRoot, this::quotaCopied);
         report.quotaNodes.addAndGet(report.created.get() + report.existing.get() - before);
+    }
+
+    /** Where the quotas of {@code path} and below it live. */
+    private static String quotaRoot(String path) {
+        return path.equals("/") ? QUOTA_ROOT : QUOTA_ROOT + path;
+    }
+
+    /** Whether a node of the quota tree is copied: not that of an excluded subtree. */
+    private boolean quotaCopied(String quotaPath) {
+        return !excluded(quotaPath.substring(QUOTA_ROOT.length()));
     }
 
     /** Whether a node is copied: not /zookeeper's (the quotas have their own pass), not excluded. */
@@ -618,13 +632,13 @@ final class TreeCopier {
 
     /**
      * Reads the source again and compares every node it holds now with the destination: data, ACL and the
-     * children (but for ephemerals, the counter placeholders and /zookeeper). A live source written meanwhile
-     * shows those writes here. A parent's children are compared once the next level has been read, which
-     * tells the ephemeral ones apart.
+     * children (but for ephemerals, the counter placeholders and /zookeeper), for the quota tree too (but for
+     * the stats, which each server counts itself, and /zookeeper/quota's own data and ACL). A live source
+     * written meanwhile shows those writes here. A parent's children are compared once the next level has
+     * been read, which tells the ephemeral ones apart.
      */
-    private void verify(String root) {
+    private void verify(String root, Predicate<String> copied) {
         report.verifyRan = true;
-        Predicate<String> copied = this::copied;
         List<String> level = List.of(root);
         // parent -> {children expected (copied and still to be read), children at the destination}
         java.util.Map<String, Set<String>[]> parents = new java.util.concurrent.ConcurrentHashMap<>();
@@ -645,7 +659,7 @@ final class TreeCopier {
                             want.add(c);
                         }
                     }
-                    checks.add(compare(n).thenAccept(have -> {
+                    checks.add(compare(n, copied).thenAccept(have -> {
                         if (have != null) {
                             @SuppressWarnings("unchecked")
                             Set<String>[] sets = new Set[] {want, have};
@@ -686,7 +700,7 @@ final class TreeCopier {
     }
 
     /** Compares a node's data and ACL; completes with its children at the destination, or null if unread. */
-    private CompletableFuture<Set<String>> compare(SourceNode n) {
+    private CompletableFuture<Set<String>> compare(SourceNode n, Predicate<String> copied) {
         var d = dest.getData(n.path());
         var a = dest.getAcl(n.path());
         var c = dest.getChildren(n.path());
@@ -704,19 +718,22 @@ final class TreeCopier {
                 report.error("cannot read " + n.path() + " at the destination to verify it");
                 return null;
             }
+            boolean quotaRoot = n.path().equals(QUOTA_ROOT);
             byte[] there = (byte[]) d.join().value()[0];
-            if (!Arrays.equals(there, n.data())) {
+            if (!quotaRoot && !n.path().endsWith("/" + Quotas.STATS) && !Arrays.equals(there, n.data())) {
                 report.difference(n.path() + ": data " + show(n.data()) + " at the source, " + show(there) + " at the destination");
             }
             List<ACL> acl = a.join().value();
-            if (acl.stream().anyMatch(TreeCopier::redacted) && sameAcl(acl, redact(n.acl()))) {
+            if (quotaRoot) {
+                // the server's own node: its ACL is the destination's business
+            } else if (acl.stream().anyMatch(TreeCopier::redacted) && sameAcl(acl, redact(n.acl()))) {
                 report.unverifiable.incrementAndGet(); // the destination hides it from the copier as the source did
             } else if (!sameAcl(acl, n.acl())) {
                 report.difference(n.path() + ": ACL " + n.acl() + " at the source, " + a.join().value() + " at the destination");
             }
             Set<String> have = new HashSet<>();
             for (String k : c.join().value()) {
-                if (copied(child(n.path(), k))) {
+                if (copied.test(child(n.path(), k))) {
                     have.add(k);
                 }
             }

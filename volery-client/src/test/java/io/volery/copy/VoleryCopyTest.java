@@ -292,6 +292,13 @@ class VoleryCopyTest {
                     "--merge", "keep", "--no-sequence-counters");
             assertStatus(1, found);
             assertTrue(((String) found[1]).contains("1 differ"), (String) found[1]);
+            // so is a quota whose limits differ (its stats, which each server counts, are not compared)
+            target.setData("/zookeeper/quota/app/zookeeper_limits", "count=5,bytes=-1".getBytes(StandardCharsets.UTF_8), -1);
+            Object[] quota = copy("--from", two.connectString(), "--to", three.connectString(), "--path", "/app",
+                    "--merge", "keep", "--no-sequence-counters");
+            assertStatus(1, quota);
+            assertTrue(((String) quota[1]).contains("2 differ"), (String) quota[1]);
+            assertTrue(((String) quota[1]).contains("differs: /zookeeper/quota/app/zookeeper_limits: data"), (String) quota[1]);
             source.close();
             target.close();
         }
