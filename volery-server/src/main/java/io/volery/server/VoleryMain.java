@@ -188,7 +188,8 @@ public final class VoleryMain implements Runnable {
                 for (int ring : c.cluster().rings().keySet()) {
                     String p = "volery_ring_" + ring + "_";
                     if (m.containsKey(p + "decided")) {
-                        rings.add("ring " + ring + ": " + m.get(p + "coordinator") + "/" + m.get(p + "decided") + "/" + m.get(p + "lag"));
+                        rings.add("ring " + ring + ": " + m.get(p + "coordinator") + "/" + m.get(p + "decided") + "/" + m.get(p + "lag")
+                                + ("1".equals(m.get(p + "acceptor_rejoining")) ? " (acceptor rejoining)" : ""));
                     }
                 }
                 out.printf("%-5d %-9s %-10s %-12s %-18s %s%n", n.id(), m.getOrDefault("volery_partition", "?"),
