@@ -589,7 +589,10 @@ final class Simulation {
 
     /**
      * Replays one seed with a trace of crashes and restarts and the final state of every node:
-     * {@code java -cp ... io.eyrie.multicast.internal.protocol.Simulation SEED}.
+     * {@code java -cp ... io.eyrie.multicast.internal.protocol.Simulation SEED}; {@code FIRST COUNT} sweeps
+     * seeds. Every third seed has a node that loses its logs, as in SimulationTest ({@code -Dsim.noAmnesia=true}:
+     * none); {@code -Dsim.trustEmptyLogs=true} plants ADR 074's fault; {@code -Dsim.traceRing=R} traces every
+     * value learned on ring R.
      */
     public static void main(String[] args) {
         if (args.length == 2) {
