@@ -143,6 +143,52 @@ class ReplicaFaultProcessTest {
         }
     }
 
+    /**
+     * Damage in the middle of an acceptor log (not a torn tail) stops the node rather than be used; the
+     * message says how to rebuild the acceptor, and doing so (moving the ring's directory aside) makes it
+     * rejoin from the other acceptors before it votes (ADR 074). Then node 1 is killed, so that ring 1
+     * decides only with the rebuilt acceptor's votes, and nothing acknowledged is lost.
+     */
+    @Test
+    void aCorruptAcceptorLogStopsTheNode_andTheAcceptorRebuiltAsItSaysRejoins(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 1000)) {
+            cluster.startAll();
+            AcknowledgedWrites writes = new AcknowledgedWrites();
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(3))) {
+                writes.run(zk, 60);
+            }
+            cluster.kill(2);
+            Path ringDir = cluster.nodeData(2).resolve("ring-1");
+            Path segment = newestSegment(ringDir);
+            flipBytes(segment, Files.size(segment) / 2, 4); // valid records follow: damage, not a torn write
+            AssertionError refused = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class, () -> cluster.start(2));
+            String log = Files.readString(cluster.log(2));
+            assertTrue(log.contains("corrupt acceptor log"), "node 2 should stop on the damage: " + refused.getMessage());
+            assertTrue(log.contains("move " + ringDir + " aside"), "the message should say how to rebuild the acceptor:\n"
+                    + cluster.tail(2));
+
+            Files.move(ringDir, ringDir.resolveSibling("ring-1.damaged"));
+            cluster.start(2);
+            ProcessCluster.await("node 2's acceptor of ring 1 rejoining", 60_000, () -> {
+                try {
+                    return "0".equals(cluster.mntr(2).get("volery_ring_1_acceptor_rejoining"));
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            });
+            assertTrue(Files.readString(cluster.log(2)).contains("ring=1: acceptor rejoined"), cluster.tail(2));
+            cluster.kill(1);
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(3))) {
+                writes.run(zk, 30);
+            }
+            assertEquals(90, writes.acknowledged(), "with node 1 down ring 1 needs node 2's votes; failures: "
+                    + writes.failures() + "\nnode 2:\n" + cluster.tail(2));
+            try (ZooKeeper reader = cluster.session(2)) {
+                assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, read through node 2");
+            }
+        }
+    }
+
     private static void awaitMoreAcknowledged(AcknowledgedWrites writes, int more) throws InterruptedException {
         long target = writes.acknowledged() + more;
         ProcessCluster.await(more + " more writes acknowledged (at " + writes.acknowledged() + ", failed "
