@@ -108,15 +108,8 @@ class CrashRecoveryProcessTest {
             cluster.kill(2);
             long before = rejoins(cluster, 2);
             cluster.start(2);
-            ProcessCluster.await("node 2's acceptors rejoining rings 1 and 0", 60_000, () -> {
-                try {
-                    Map<String, String> m = cluster.mntr(2);
-                    return "0".equals(m.get("volery_ring_1_acceptor_rejoining"))
-                            && "0".equals(m.get("volery_ring_0_acceptor_rejoining")) && rejoins(cluster, 2) >= before + 2;
-                } catch (IOException e) {
-                    return false;
-                }
-            });
+            ProcessCluster.await("node 2's acceptors rejoining rings 1 and 0", 60_000, () ->
+                    cluster.acceptorJoined(2, 1) && cluster.acceptorJoined(2, 0) && rejoins(cluster, 2) >= before + 2);
 
             cluster.kill(1);
             try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(3))) {
@@ -144,14 +137,8 @@ class CrashRecoveryProcessTest {
             assertTrue(status(cluster, 3).lines().anyMatch(l -> l.startsWith("2 ") && l.contains("ring 1: ")
                     && l.contains("(acceptor rejoining)")), "volery status should show node 2 rejoining ring 1");
             cluster.start(3);
-            ProcessCluster.await("nodes 2 and 3 rejoining ring 1", 60_000, () -> {
-                try {
-                    return "0".equals(cluster.mntr(2).get("volery_ring_1_acceptor_rejoining"))
-                            && "0".equals(cluster.mntr(3).get("volery_ring_1_acceptor_rejoining"));
-                } catch (IOException e) {
-                    return false;
-                }
-            });
+            ProcessCluster.await("nodes 2 and 3 rejoining ring 1", 60_000, () ->
+                    cluster.acceptorJoined(2, 1) && cluster.acceptorJoined(3, 1));
             try (ZooKeeper reader = cluster.session(2)) {
                 assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, as read through node 2");
             }

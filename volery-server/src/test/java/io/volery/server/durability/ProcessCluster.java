@@ -172,6 +172,15 @@ final class ProcessCluster implements AutoCloseable {
         return FourLetterWordClient.parseMntr(FourLetterWordClient.ask(clientAddress(id), "mntr", 15_000));
     }
 
+    /** Whether node {@code id}'s acceptor of {@code ring} has joined it (ADR 074); false if the node does not answer. */
+    boolean acceptorJoined(int id, int ring) {
+        try {
+            return "0".equals(mntr(id).get("volery_ring_" + ring + "_acceptor_rejoining"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     Path nodeData(int id) {
         return dir.resolve("data").resolve("node-" + id);
     }

@@ -169,13 +169,7 @@ class ReplicaFaultProcessTest {
 
             Files.move(ringDir, ringDir.resolveSibling("ring-1.damaged"));
             cluster.start(2);
-            ProcessCluster.await("node 2's acceptor of ring 1 rejoining", 60_000, () -> {
-                try {
-                    return "0".equals(cluster.mntr(2).get("volery_ring_1_acceptor_rejoining"));
-                } catch (java.io.IOException e) {
-                    return false;
-                }
-            });
+            ProcessCluster.await("node 2's acceptor of ring 1 rejoining", 60_000, () -> cluster.acceptorJoined(2, 1));
             assertTrue(Files.readString(cluster.log(2)).contains("ring=1: acceptor rejoined"), cluster.tail(2));
             cluster.kill(1);
             try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(3))) {

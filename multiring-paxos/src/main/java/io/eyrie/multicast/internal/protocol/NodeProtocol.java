@@ -253,7 +253,7 @@ public final class NodeProtocol {
             next = Math.min(next, c.nextTickMillis(now));
         }
         for (RingAcceptor a : acceptors.values()) {
-            if (a.rejoining() && !a.reads().isEmpty()) {
+            if (a.rejoining() && !a.readsPending().isEmpty()) {
                 next = Math.min(next, lastReadMillis + params.retransmitTimeoutMillis());
             }
         }
@@ -601,13 +601,13 @@ public final class NodeProtocol {
 
     /** A rejoining acceptor's read (ADR 074): asks every other acceptor not yet read for its next page. */
     private void sendReads(RingAcceptor a) {
-        for (int peer : a.reads().keySet()) {
+        for (int peer : a.readsPending()) {
             sendRead(a, peer);
         }
     }
 
     private void sendRead(RingAcceptor a, int peer) {
-        long[] r = a.reads().get(peer);
+        long[] r = a.readRequest(peer);
         if (r != null) {
             lastReadMillis = now;
             send(peer, new Phase1a(a.ringId(), r[0], r[1]));

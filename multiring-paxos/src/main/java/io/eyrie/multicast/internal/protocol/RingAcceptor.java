@@ -271,7 +271,7 @@ final class RingAcceptor {
 
     /**
      * Rejoining: another acceptor of the ring reported its promise (a heartbeat). Once every other one
-     * has, the read begins, at a ballot above all those promises; true then (the caller sends {@link #reads}).
+     * has, the read begins, at a ballot above all those promises; true then (the caller asks {@link #readsPending}).
      */
     boolean peerReported(int peer, long peerPromise) {
         if (!rejoining || readBallot != Ballot.NONE || !isOther(peer)) {
@@ -290,17 +290,23 @@ final class RingAcceptor {
         return true;
     }
 
-    /** The read still under way: per other acceptor, {ballot, from instance}; empty when none. */
-    Map<Integer, long[]> reads() {
-        Map<Integer, long[]> pending = new TreeMap<>();
+    /** The peers whose read is still under way (none before it began, or once joined). */
+    List<Integer> readsPending() {
+        List<Integer> pending = new ArrayList<>();
         if (rejoining) {
-            for (Map.Entry<Integer, long[]> e : reads.entrySet()) {
-                if (e.getValue()[1] != VotePage.COMPLETE) {
-                    pending.put(e.getKey(), e.getValue().clone());
+            reads.forEach((peer, r) -> {
+                if (r[1] != VotePage.COMPLETE) {
+                    pending.add(peer);
                 }
-            }
+            });
         }
         return pending;
+    }
+
+    /** The next page to ask {@code peer} for: {ballot, from instance}; null if its read is not under way. */
+    long[] readRequest(int peer) {
+        long[] r = rejoining ? reads.get(peer) : null;
+        return r == null || r[1] == VotePage.COMPLETE ? null : r.clone();
     }
 
     /**

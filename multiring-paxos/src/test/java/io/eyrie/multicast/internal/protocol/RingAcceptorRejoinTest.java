@@ -7,7 +7,6 @@ import io.eyrie.multicast.internal.storage.MemoryAcceptorLog;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -55,12 +54,11 @@ class RingAcceptorRejoinTest {
         RingAcceptor a = rejoining(new MemoryAcceptorLog(100));
         assertFalse(a.peerReported(2, B22));
         assertFalse(a.peerReported(9, Ballot.of(50, 9)), "not an acceptor of the ring: ignored");
-        assertTrue(a.reads().isEmpty(), "no read before every other acceptor reported");
+        assertTrue(a.readsPending().isEmpty(), "no read before every other acceptor reported");
         assertTrue(a.peerReported(3, B33));
         assertEquals(READ, a.readBallot());
-        Map<Integer, long[]> reads = a.reads();
-        assertEquals(List.of(2, 3), List.copyOf(reads.keySet()));
-        assertArrayEquals(new long[] {READ, 0}, reads.get(2));
+        assertEquals(List.of(2, 3), a.readsPending());
+        assertArrayEquals(new long[] {READ, 0}, a.readRequest(2));
         assertFalse(a.peerReported(2, Ballot.of(9, 2)), "reports after the read began change nothing");
         assertEquals(READ, a.readBallot());
     }
@@ -77,7 +75,7 @@ class RingAcceptorRejoinTest {
         // node 2: instance 0 decided, instance 1 voted at (2,2); a first page, then the rest
         assertTrue(a.readReply(2, page(READ, 0, 0, 1, List.of(new Vote(0, B22, true, decided)))));
         assertFalse(a.readReply(2, page(READ, 0, 0, 1, List.of())), "a page not asked for (again from 0) is ignored");
-        assertEquals(1, a.reads().get(2)[1], "the next page of node 2 starts at 1");
+        assertEquals(1, a.readRequest(2)[1], "the next page of node 2 starts at 1");
         assertTrue(a.readReply(2, page(READ, 1, 0, COMPLETE, List.of(new Vote(1, B22, false, old)))));
         assertTrue(a.rejoining(), "node 3 not read yet");
         // node 3 refuses the read's ballot: it promised more, which is all the read needs; asked again at it
