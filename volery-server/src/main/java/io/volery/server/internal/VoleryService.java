@@ -64,6 +64,12 @@ public final class VoleryService implements ZkService, AutoCloseable {
     private final AtomicLong lastZxid = new AtomicLong();
     private final AtomicLong reorderedResends = new AtomicLong();
     private final ScheduledExecutorService timer;
+    /**
+     * Whether touches go out at wall-clock multiples of the interval (ADR 075); {@code -Dvolery.alignedTouches=false}
+     * restores a fixed delay from each node's start, for comparisons.
+     */
+    private static final boolean ALIGNED_TOUCHES = !"false".equals(System.getProperty("volery.alignedTouches"));
+    private final long touchIntervalMillis;
     private final Map<String, Boolean> seenEvents = new LinkedHashMap<>(1024, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
@@ -86,7 +92,44 @@ public final class VoleryService implements ZkService, AutoCloseable {
         });
         this.acks = new EventAcknowledgements(nodeId, timer, EVENT_ACK_TIMEOUT_MILLIS);
         endpoint.onDirect(this::onDirect);
-        timer.scheduleWithFixedDelay(this::touch, touchIntervalMillis, touchIntervalMillis, TimeUnit.MILLISECONDS);
+        this.touchIntervalMillis = touchIntervalMillis;
+        if (ALIGNED_TOUCHES) {
+            scheduleTouch(alignedAfter(System.currentTimeMillis(), touchIntervalMillis));
+        } else {
+            timer.scheduleWithFixedDelay(this::touch, touchIntervalMillis, touchIntervalMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * The first wall-clock multiple of {@code interval} after {@code nowMillis}. Every front end touches at these
+     * instants (ADR 075), so that the ALL ring's coordinator gets the cluster's touches at about the same time
+     * and orders them in one or two instances instead of one each.
+     */
+    static long alignedAfter(long nowMillis, long interval) {
+        return nowMillis - Math.floorMod(nowMillis, interval) + interval;
+    }
+
+    /**
+     * When the touch after the one planned for {@code plannedMillis} is due: the next multiple of the interval,
+     * or, if the wall clock stepped (that one is already past, or more than two intervals ahead), the first
+     * multiple after now. A timer that fired a little early still plans the next multiple, not the one it
+     * was run for. {@link #scheduleTouch} never waits more than an interval whatever the clock does.
+     */
+    static long nextTouchAfter(long plannedMillis, long nowMillis, long interval) {
+        long next = plannedMillis + interval;
+        return next <= nowMillis || next > nowMillis + 2 * interval ? alignedAfter(nowMillis, interval) : next;
+    }
+
+    private void scheduleTouch(long atMillis) {
+        long delay = Math.min(touchIntervalMillis, Math.max(0, atMillis - System.currentTimeMillis()));
+        try {
+            timer.schedule(() -> {
+                touch();
+                scheduleTouch(nextTouchAfter(atMillis, System.currentTimeMillis(), touchIntervalMillis));
+            }, delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closed: no more touches
+        }
     }
 
     @Override
