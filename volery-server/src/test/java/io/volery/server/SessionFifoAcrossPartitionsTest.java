@@ -188,6 +188,60 @@ class SessionFifoAcrossPartitionsTest {
         }
     }
 
+    /**
+     * ADR 076: with the root's owner held, a session's top-level creates stay unanswered (each waits for that
+     * partition's part of the events), yet all of them are out at once, each sent when the front end's node
+     * delivered the one before (before: one in service, the next waiting for its answer); released, they run
+     * and answer in submission order.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void topLevelCreatesGoOutBehindEachOtherBeforeTheirAnswers() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            DeferredTopLevelTest.Split split = DeferredTopLevelTest.split(c, c.partitions()[1]);
+            String z = topLevelIn(partitioner, c.partitions()[0]);
+            ZooKeeper session = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                session.create(z, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                DeferredTopLevelTest.holdAfterNextCommand(split.out(), trigger, z, release);
+                int n = 5;
+                List<Integer> order = new CopyOnWriteArrayList<>();
+                List<String> failures = new CopyOnWriteArrayList<>();
+                CountDownLatch done = new CountDownLatch(n);
+                for (int i = 0; i < n; i++) {
+                    int at = i;
+                    session.create("/behind-" + i, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
+                            (rc, path, ctx, name) -> {
+                                record(order, failures, at, rc, "create " + path);
+                                done.countDown();
+                            }, null);
+                }
+                long inService = 0;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (System.nanoTime() < deadline && inService < n) {
+                    inService = split.in().stream().mapToLong(node -> node.monitor().requestsInService()).sum();
+                    Thread.sleep(20);
+                }
+                assertTrue(inService >= n, "all " + n + " creates out before any answer; in service: " + inService);
+                assertEquals(List.of(), order, "nothing answered while the root's owner is held");
+                release.countDown();
+                assertTrue(done.await(30, TimeUnit.SECONDS), "all replies within 30 s");
+                assertEquals(List.of(), failures);
+                assertEquals(java.util.stream.IntStream.range(0, n).boxed().toList(), order, "replies in submission order");
+                for (int i = 0; i < n; i++) {
+                    assertTrue(session.exists("/behind-" + i, false) != null, "/behind-" + i);
+                }
+            } finally {
+                release.countDown();
+                session.close();
+                trigger.close();
+            }
+        }
+    }
+
     private static void record(List<Integer> order, List<String> failures, int index, int rc, String what) {
         order.add(index);
         if (rc != 0) {

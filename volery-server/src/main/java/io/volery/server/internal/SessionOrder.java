@@ -12,7 +12,11 @@ import java.util.function.Function;
  * them in sending order. A request to this node's own partition alone, behind a request to several
  * partitions that include it (a top-level create or delete, a multi), goes out once this node's replica
  * has delivered that request: it then has its place in the partition's order, and the ring orders the
- * new one after it (ADR 041). Any other request waits for the answers to every request before it.
+ * new one after it (ADR 041). A request to several partitions that include this node's goes out once every
+ * request before it is answered or is such a request that this node's replica delivered (ADR 076): those
+ * are never refused (they name nothing to follow), so they hold their place in the ALL ring's order, which
+ * every partition shares, and the new one is ordered after them everywhere. Any other request waits for
+ * the answers to every request before it.
  *
  * <p>A ring's order can still differ from the sending order: a proposal lost on its way to the
  * coordinator is retransmitted by the proposer after the ones behind it were ordered (and a
@@ -30,6 +34,11 @@ final class SessionOrder {
      * before, for comparisons.
      */
     private static final boolean PIPELINE_BEHIND_MULTI = !"false".equals(System.getProperty("volery.pipelineBehindMulti"));
+    /**
+     * Whether a multi-partition request goes out behind earlier ones delivered here instead of answered (ADR
+     * 076); {@code -Dvolery.multiBehindMulti=false} makes it wait for every answer, as before, for comparisons.
+     */
+    private static final boolean MULTI_BEHIND_MULTI = !"false".equals(System.getProperty("volery.multiBehindMulti"));
 
     /** Orders a request and returns the replicas' answer. */
     interface Sender {
@@ -44,6 +53,11 @@ final class SessionOrder {
     /** This node's partition (its replica's), or 0 when none is known. */
     private final int localPartition;
     private CompletableFuture<?> answered = CompletableFuture.completedFuture(null);
+    /**
+     * Completes once every request so far is answered, or, for a multi-partition request this node's replica
+     * receives, delivered here (ADR 076).
+     */
+    private CompletableFuture<?> placed = CompletableFuture.completedFuture(null);
     private Slot last;
     private int[] lastDestinations = new int[0];
     private long lastSeq;
@@ -63,12 +77,13 @@ final class SessionOrder {
         boolean sameRing = single && lastDestinations.length == 1 && lastDestinations[0] == destinations[0];
         boolean behindMulti = single && PIPELINE_BEHIND_MULTI && localPartition != 0 && lastDestinations.length > 1
                 && destinations[0] == localPartition && contains(lastDestinations, localPartition);
+        boolean tellDelivery = localPartition != 0 && destinations.length > 1 && contains(destinations, localPartition);
+        boolean multiBehindPlaced = last != null && MULTI_BEHIND_MULTI && tellDelivery;
         boolean pipeline = sameRing || behindMulti;
         r.seq = ++lastSeq;
         r.after = pipeline ? lastSeq - 1 : 0;
         Slot prev = pipeline ? last : null;
         Slot mine = new Slot();
-        boolean tellDelivery = destinations.length > 1 && contains(destinations, localPartition);
         CompletableFuture<Object> result = new CompletableFuture<>();
         result.whenComplete((x, e) -> mine.finished());
         Runnable first = () -> attempt(r, prev, mine, sender, tellDelivery, result);
@@ -79,11 +94,24 @@ final class SessionOrder {
         } else if (behindMulti) {
             // Not before this node's replica delivered the previous request: the other ring may order it late.
             prev.whenDeliveredHere(first);
+        } else if (multiBehindPlaced) {
+            // Not before every earlier request is answered or, a multi-partition one, delivered here: no
+            // partition may order this one before any of them (it names nothing to follow: not every
+            // partition saw the earlier ones to check).
+            placed.whenComplete((x, e) -> first.run());
         } else {
             answered.whenComplete((x, e) -> first.run());
         }
         CompletableFuture<byte[]> f = result.thenCompose(release);
-        answered = pipeline ? CompletableFuture.allOf(answered, f) : f;
+        answered = pipeline || multiBehindPlaced ? CompletableFuture.allOf(answered, f) : f;
+        CompletableFuture<Void> minePlaced = new CompletableFuture<>();
+        if (tellDelivery) {
+            // a multi-partition request names nothing to follow, so no replica refuses it: delivered is placed
+            mine.whenDeliveredHere(() -> minePlaced.complete(null));
+        } else {
+            f.whenComplete((x, e) -> minePlaced.complete(null));
+        }
+        placed = CompletableFuture.allOf(placed, minePlaced);
         last = mine;
         lastDestinations = destinations;
         return f;

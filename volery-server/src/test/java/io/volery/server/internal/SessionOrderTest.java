@@ -24,6 +24,8 @@ class SessionOrderTest {
     private static final int[] ONE = {1};
     private static final int[] TWO = {2};
     private static final int[] BOTH = {1, 2};
+    /** Several partitions, not this node's. */
+    private static final int[] OTHERS = {2, 3};
 
     /**
      * What the front end handed to the ring and what the replicas did with it. The front end's node holds
@@ -210,10 +212,12 @@ class SessionOrderTest {
         ring.deliver(2);
         ring.deliver(3);
         assertEquals(List.of(1L, 2L, 3L), ring.applied);
-        assertEquals(0, ring.inFlightCount(4, 5), "request 4 (both partitions) waits for the answers before it, 1's too");
+        // ADR 076: request 4 (both partitions) needs 2 and 3 answered and 1 delivered here, not answered
+        assertEquals(1, ring.inFlightCount(4, 4), "request 4 is out although request 1 is not answered");
+        assertEquals(0, ring.inFlight.get(0).after(), "a request to several partitions names nothing to follow");
+        assertEquals(0, ring.inFlightCount(5, 5), "request 5 waits until 4 is delivered here");
 
         ring.releaseAnswer(1);
-        assertEquals(1, ring.inFlightCount(4, 4));
         ring.deliver(4);
         ring.deliver(5);
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L), ring.applied);
@@ -248,6 +252,52 @@ class SessionOrderTest {
     }
 
     /**
+     * ADR 076: a request to several partitions goes out once the ones before it were delivered here or
+     * answered; requests to this node's partition alone must be answered first (a pipelined one may still
+     * be refused), and so must a request to another node's partition or to partitions without this one.
+     */
+    @Test
+    void aMultiPartitionRequestGoesOutOnceTheMultiPartitionRequestsBeforeItWereDeliveredHere() {
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        Ring ring = new Ring();
+        ring.holdAnswersOf.addAll(List.of(1L, 2L, 3L));
+        List<CompletableFuture<byte[]>> replies = submit(order, ring, BOTH, BOTH, BOTH);
+        assertEquals(1, ring.sends, "request 2 waits for request 1 to have its place");
+        ring.deliver(1);
+        assertEquals(2, ring.sends, "request 2 out once request 1 was delivered here, unanswered");
+        ring.deliver(2);
+        assertEquals(3, ring.sends);
+        assertEquals(0, ring.inFlight.get(0).after());
+        ring.deliver(3);
+        assertEquals(List.of(1L, 2L, 3L), ring.applied);
+        assertFalse(replies.get(0).isDone());
+        ring.releaseAnswer(3);
+        ring.releaseAnswer(1);
+        ring.releaseAnswer(2);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(i + 1, replies.get(i).join()[0]);
+        }
+
+        SessionOrder behindLocal = new SessionOrder(new AtomicLong(), LOCAL);
+        Ring local = new Ring();
+        local.holdAnswersOf.add(1L);
+        submit(behindLocal, local, ONE, BOTH);
+        local.deliver(1);
+        assertEquals(0, local.inFlight.size(), "behind a request to this node's partition alone: wait for its answer");
+        local.releaseAnswer(1);
+        assertEquals(1, local.inFlight.size());
+
+        SessionOrder behindOthers = new SessionOrder(new AtomicLong(), LOCAL);
+        Ring others = new Ring();
+        others.holdAnswersOf.add(1L);
+        submit(behindOthers, others, OTHERS, BOTH);
+        others.deliver(1);
+        assertEquals(0, others.inFlight.size(), "behind a request this node's replica does not receive: wait for its answer");
+        others.releaseAnswer(1);
+        assertEquals(1, others.inFlight.size());
+    }
+
+    /**
      * Any delivery order the ring may pick: every request runs once, in the session's order, and every
      * request is answered.
      */
@@ -261,13 +311,23 @@ class SessionOrderTest {
             int[][] destinations = new int[n][];
             for (int i = 0; i < n; i++) {
                 int pick = random.nextInt(8);
-                destinations[i] = pick == 0 ? BOTH : pick == 1 ? TWO : ONE;
+                destinations[i] = pick <= 1 ? BOTH : pick == 2 ? TWO : pick == 3 ? OTHERS : ONE;
+            }
+            for (int i = 0; i < n; i++) {
+                if (destinations[i].length > 1 && random.nextBoolean()) {
+                    ring.holdAnswersOf.add((long) i + 1); // its other partition is slow: answered later
+                }
             }
             List<CompletableFuture<byte[]>> replies = submit(order, ring, destinations);
             int steps = 0;
-            while (!ring.inFlight.isEmpty()) {
+            while (!ring.inFlight.isEmpty() || !ring.heldAnswers.isEmpty()) {
                 assertTrue(++steps < 100_000, "seed " + seed + ": no progress, in flight " + ring.inFlight);
-                ring.deliverAt(random.nextInt(ring.inFlight.size()));
+                if (ring.inFlight.isEmpty() || (!ring.heldAnswers.isEmpty() && random.nextInt(4) == 0)) {
+                    List<Long> held = new ArrayList<>(ring.heldAnswers.keySet());
+                    ring.releaseAnswer(held.get(random.nextInt(held.size())));
+                } else {
+                    ring.deliverAt(random.nextInt(ring.inFlight.size()));
+                }
             }
             assertEquals(LongStream.rangeClosed(1, n).boxed().toList(), ring.applied, "seed " + seed);
             for (CompletableFuture<byte[]> r : replies) {
