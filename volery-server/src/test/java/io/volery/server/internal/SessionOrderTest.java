@@ -278,23 +278,19 @@ class SessionOrderTest {
             assertEquals(i + 1, replies.get(i).join()[0]);
         }
 
-        SessionOrder behindLocal = new SessionOrder(new AtomicLong(), LOCAL);
-        Ring local = new Ring();
-        local.holdAnswersOf.add(1L);
-        submit(behindLocal, local, ONE, BOTH);
-        local.deliver(1);
-        assertEquals(0, local.inFlight.size(), "behind a request to this node's partition alone: wait for its answer");
-        local.releaseAnswer(1);
-        assertEquals(1, local.inFlight.size());
+        assertAMultiPartitionRequestWaitsForTheAnswerBehind(ONE, "a request to this node's partition alone");
+        assertAMultiPartitionRequestWaitsForTheAnswerBehind(OTHERS, "a request this node's replica does not receive");
+    }
 
-        SessionOrder behindOthers = new SessionOrder(new AtomicLong(), LOCAL);
-        Ring others = new Ring();
-        others.holdAnswersOf.add(1L);
-        submit(behindOthers, others, OTHERS, BOTH);
-        others.deliver(1);
-        assertEquals(0, others.inFlight.size(), "behind a request this node's replica does not receive: wait for its answer");
-        others.releaseAnswer(1);
-        assertEquals(1, others.inFlight.size());
+    private static void assertAMultiPartitionRequestWaitsForTheAnswerBehind(int[] first, String what) {
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        Ring ring = new Ring();
+        ring.holdAnswersOf.add(1L);
+        submit(order, ring, first, BOTH);
+        ring.deliver(1);
+        assertEquals(0, ring.inFlight.size(), "behind " + what + ": wait for its answer");
+        ring.releaseAnswer(1);
+        assertEquals(1, ring.inFlight.size());
     }
 
     /**
