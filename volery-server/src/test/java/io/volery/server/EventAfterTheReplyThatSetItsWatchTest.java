@@ -29,12 +29,27 @@ import org.junit.jupiter.params.provider.EnumSource;
  * come, the events overtake the replies and the client drops them: the watches never fire (Curator's
  * queue consumers then wait forever for children they were never told of). Held behind the replies,
  * both fire, each after its reply.
+ *
+ * <p>The two reads go to different partitions, whose zxids are not ordered in real time: the event of
+ * one partition must not go out before the reply of the other's read merely because that reply's zxid is
+ * higher (ADR 077); with the reads the other way round the client would drop it.
  */
 class EventAfterTheReplyThatSetItsWatchTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(VoleryConfig.Partitioning.class)
     void aWatchEventNeverOvertakesTheReplyThatSetTheWatch(VoleryConfig.Partitioning partitioning) throws Exception {
+        watchBothAndChangeBoth(partitioning, false);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(VoleryConfig.Partitioning.class)
+    void theSameWithTheReadsTheOtherWayRound(VoleryConfig.Partitioning partitioning) throws Exception {
+        watchBothAndChangeBoth(partitioning, true);
+    }
+
+    private static void watchBothAndChangeBoth(VoleryConfig.Partitioning partitioning, boolean childrenFirst)
+            throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 1, 0, 2000, o -> o.withPartitioning(partitioning))) {
             PathPartitioner partitioner = new PathPartitioner(c.partitions(), partitioning);
             String x = nameOn(partitioner, c.partitions()[0], "/x");
@@ -58,16 +73,23 @@ class EventAfterTheReplyThatSetItsWatchTest {
                     }
                 };
                 service.holdRepliesOf(watcher.getSessionId());
-                watcher.getData(x, record, (rc, path, ctx, data, stat) -> {
+                Runnable getData = () -> watcher.getData(x, record, (rc, path, ctx, data, stat) -> {
                     synchronized (seen) {
                         seen.add("reply getData " + path + " rc=" + rc);
                     }
                 }, null);
-                watcher.getChildren(dir, record, (rc, path, ctx, children) -> {
+                Runnable getChildren = () -> watcher.getChildren(dir, record, (rc, path, ctx, children) -> {
                     synchronized (seen) {
                         seen.add("reply getChildren " + path + " rc=" + rc + " " + children);
                     }
                 }, null);
+                if (childrenFirst) {
+                    getChildren.run();
+                    getData.run();
+                } else {
+                    getData.run();
+                    getChildren.run();
+                }
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (service.heldReplyCount() < 2 && System.nanoTime() < deadline) {
                     Thread.sleep(10);
@@ -81,9 +103,11 @@ class EventAfterTheReplyThatSetItsWatchTest {
 
                 assertTrue(fired.await(10, TimeUnit.SECONDS), "both watches fired; seen by the watcher: " + seen);
                 synchronized (seen) {
+                    String dataReply = "reply getData " + x + " rc=0";
+                    String childrenReply = "reply getChildren " + dir + " rc=0 []";
                     assertEquals(List.of(
-                            "reply getData " + x + " rc=0",
-                            "reply getChildren " + dir + " rc=0 []",
+                            childrenFirst ? childrenReply : dataReply,
+                            childrenFirst ? dataReply : childrenReply,
                             "event NodeDataChanged " + x,
                             "event NodeChildrenChanged " + dir), seen);
                 }

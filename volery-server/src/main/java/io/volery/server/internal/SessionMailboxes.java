@@ -23,9 +23,14 @@ import java.util.Map;
  * client registers a watch only when the reply that set it arrives and drops an event for a path it
  * has no watch on, so an event must never overtake the reply of the request that set its watch. An
  * event comes from whichever replica sends it first and a reply from another (or from several
- * partitions), so either can arrive first. Before each reply go the events the reply's command or an
- * earlier one fired (zxid at most the reply's); the rest wait until the session has no reply
- * outstanding. ZooKeeper writes both in zxid order on one connection; this is that order.
+ * partitions), so either can arrive first. An event waits for the replies of the requests that had
+ * arrived when it came (the request that set its watch is among them: it was executed before the event
+ * fired), and goes out before the reply of any request that came after it. It goes out earlier, before
+ * the reply of a request that was executed after the event's command by the partition whose watch fired
+ * (its zxid is at most the reply's and the {@link Precedence} can tell): ZooKeeper writes replies and
+ * events in zxid order on one connection, and a client must see the event before data that reflects the
+ * change. Zxids of different partitions are not ordered in real time, so they are never compared
+ * (ADR 077).
  *
  * <p>A reconnect that begins with setWatches (as ZooKeeper's client does when it holds watches): the kept
  * events wait for its reply. Events handed to the old connection after the last reply the client saw
@@ -52,8 +57,32 @@ final class SessionMailboxes {
         }
     }
 
+    /**
+     * Whether the command at {@code eventZxid} that fired an event was executed, by the partition whose
+     * watch it fired, before the command at {@code replyZxid} sent to {@code replyPartitions} (null:
+     * unknown). A request the session sent after the one that set the watch is executed after it there.
+     */
+    @FunctionalInterface
+    interface Precedence {
+        boolean precedes(long eventZxid, long replyZxid, int[] replyPartitions);
+
+        /** One partition: every zxid is comparable. */
+        Precedence ONE_PARTITION = (eventZxid, replyZxid, partitions) -> eventZxid <= replyZxid;
+    }
+
+    /** A kept event and how many of the connection's requests had arrived when it came. */
+    private static final class Kept {
+        final WatchEvent event;
+        long waitFor;
+
+        Kept(WatchEvent event, long waitFor) {
+            this.event = event;
+            this.waitFor = waitFor;
+        }
+    }
+
     private static final class Box {
-        final ArrayDeque<WatchEvent> kept = new ArrayDeque<>();
+        final ArrayDeque<Kept> kept = new ArrayDeque<>();
         ClientConnection connection;
         boolean live;
         boolean awaitingHandoff;
@@ -64,8 +93,11 @@ final class SessionMailboxes {
          * the one-shot watches the client sets again, the events it kept for the session while away.
          */
         final java.util.Set<String> delivered = new java.util.HashSet<>();
-        /** Requests of this connection whose replies are not written yet. */
-        int unanswered;
+        /** The partitions of this connection's requests whose replies are not written yet, oldest first. */
+        final ArrayDeque<int[]> unanswered = new ArrayDeque<>();
+        /** Requests that arrived on this connection, and of those the ones answered. */
+        long arrived;
+        long answered;
         /** The connection's first request was setWatches: its reply sends the catch-up first. */
         boolean catchUpFirst;
         /** What this connection was handed, oldest first (see {@link #record}). */
@@ -79,6 +111,15 @@ final class SessionMailboxes {
     }
 
     private final Map<Long, Box> boxes = new HashMap<>();
+    private final Precedence precedence;
+
+    SessionMailboxes() {
+        this(Precedence.ONE_PARTITION);
+    }
+
+    SessionMailboxes(Precedence precedence) {
+        this.precedence = precedence;
+    }
 
     /** The session connected here; {@code awaitingHandoff}: it came from another front end. */
     synchronized void connected(long sessionId, ClientConnection c, boolean awaitingHandoff) {
@@ -86,7 +127,12 @@ final class SessionMailboxes {
         ClientConnection was = b.connection;
         b.connection = c;
         b.live = false;
-        b.unanswered = 0;
+        b.unanswered.clear();
+        b.arrived = 0;
+        b.answered = 0;
+        for (Kept k : b.kept) {
+            k.waitFor = 0; // (the new connection's count)
+        }
         b.catchUpFirst = false;
         b.pendingRearm = null;
         b.delivered.clear();
@@ -109,6 +155,11 @@ final class SessionMailboxes {
      * previous connection lost are kept again ahead of them.
      */
     synchronized void requestArrived(long sessionId, ClientConnection c, Rearm rearm) {
+        requestArrived(sessionId, c, rearm, null);
+    }
+
+    /** As above, for a request sent to {@code partitions} (null: unknown). */
+    synchronized void requestArrived(long sessionId, ClientConnection c, Rearm rearm, int[] partitions) {
         Box b = boxes.get(sessionId);
         if (b == null || b.connection != c) {
             return;
@@ -123,15 +174,21 @@ final class SessionMailboxes {
                     List<WatchEvent> lost = lost(b.previous, rearm);
                     b.previous.clear();
                     for (int i = lost.size() - 1; i >= 0; i--) {
-                        b.kept.addFirst(lost.get(i));
+                        b.kept.addFirst(new Kept(lost.get(i), 0));
                     }
+                }
+                for (Kept k : b.kept) {
+                    k.waitFor = 1; // behind the setWatches reply, which orders them (catchUp)
                 }
             } else {
                 flush(b);
             }
         }
-        b.unanswered++;
+        b.arrived++;
+        b.unanswered.addLast(partitions == null ? NO_PARTITIONS : partitions);
     }
+
+    private static final int[] NO_PARTITIONS = new int[0];
 
     /**
      * The reply at {@code zxid} of a request of the session is about to be written on {@code c} (by
@@ -144,24 +201,27 @@ final class SessionMailboxes {
             write.run();
             return;
         }
+        int[] partitions = b.unanswered.pollFirst();
         if (canSend(b) && b.catchUpFirst) {
             catchUp(b, zxid);
         } else if (canSend(b)) {
             int n = b.kept.size();
             for (int i = 0; i < n; i++) {
-                WatchEvent e = b.kept.removeFirst();
-                if (commandZxid(e) <= zxid) {
-                    send(b, e);
+                Kept k = b.kept.removeFirst();
+                long fired = commandZxid(k.event);
+                if (k.waitFor <= b.answered || fired == zxid
+                        || (partitions != null && precedence.precedes(fired, zxid, partitions))) {
+                    send(b, k.event);
                 } else {
-                    b.kept.addLast(e);
+                    b.kept.addLast(k);
                 }
             }
         }
         b.catchUpFirst = false;
         write.run();
         record(b, new VoleryWire.Handed(zxid, null));
-        if (b.unanswered > 0) {
-            b.unanswered--;
+        if (partitions != null) {
+            b.answered++;
         }
         flush(b);
     }
@@ -216,14 +276,15 @@ final class SessionMailboxes {
     private static void catchUp(Box b, long zxid) {
         List<WatchEvent> own = new ArrayList<>();
         List<WatchEvent> before = new ArrayList<>();
-        List<WatchEvent> later = new ArrayList<>();
-        for (WatchEvent e : b.kept) {
+        List<Kept> later = new ArrayList<>();
+        for (Kept k : b.kept) {
+            WatchEvent e = k.event;
             if (e.zxid() < 0 && VoleryWire.setWatchesCommandZxid(e.zxid()) == zxid) {
                 own.add(e);
             } else if (commandZxid(e) <= zxid) {
                 before.add(e);
             } else {
-                later.add(e);
+                later.add(k);
             }
         }
         b.kept.clear();
@@ -294,7 +355,7 @@ final class SessionMailboxes {
             }
         }
         b.pendingRearm = null;
-        List<WatchEvent> newer = new ArrayList<>(b.kept);
+        List<Kept> newer = new ArrayList<>(b.kept);
         b.kept.clear();
         for (WatchEvent e : lost) {
             keep(b, e);
@@ -302,8 +363,8 @@ final class SessionMailboxes {
         for (WatchEvent e : older) {
             keep(b, e);
         }
-        for (WatchEvent e : newer) {
-            keep(b, e);
+        for (Kept k : newer) {
+            keep(b, k);
         }
         b.awaitingHandoff = false;
         flush(b);
@@ -323,32 +384,39 @@ final class SessionMailboxes {
             return null;
         }
         // written: the log of the session's last connection here, closed or not
-        return new Away(new ArrayList<>(b.kept), new ArrayList<>(b.written));
+        return new Away(b.kept.stream().map(k -> k.event).toList(), new ArrayList<>(b.written));
     }
 
     synchronized void forget(long sessionId) {
         boxes.remove(sessionId);
     }
 
+    /** Keeps {@code e} behind the replies of the requests that arrived before it. */
     private static void keep(Box b, WatchEvent e) {
+        keep(b, new Kept(e, b.arrived));
+    }
+
+    private static void keep(Box b, Kept k) {
         if (b.kept.size() == KEPT_PER_SESSION) {
-            WatchEvent dropped = b.kept.removeFirst();
-            log.warn("session=0x{} keeps at most {} events while away; dropped {} {}", Long.toHexString(e.sessionId()),
+            WatchEvent dropped = b.kept.removeFirst().event;
+            log.warn("session=0x{} keeps at most {} events while away; dropped {} {}", Long.toHexString(k.event.sessionId()),
                     KEPT_PER_SESSION, dropped.type(), dropped.path());
         }
-        b.kept.addLast(e);
+        k.waitFor = Math.max(k.waitFor, b.kept.isEmpty() ? 0 : b.kept.peekLast().waitFor);
+        b.kept.addLast(k);
     }
 
     private static boolean canSend(Box b) {
         return b.live && !b.awaitingHandoff && b.connection != null;
     }
 
+    /** Hands over, in order, the kept events whose requests that came before them are all answered. */
     private static void flush(Box b) {
-        if (!canSend(b) || b.unanswered > 0) {
+        if (!canSend(b)) {
             return;
         }
-        while (!b.kept.isEmpty()) {
-            send(b, b.kept.removeFirst());
+        while (!b.kept.isEmpty() && b.kept.peekFirst().waitFor <= b.answered) {
+            send(b, b.kept.removeFirst().event);
         }
     }
 

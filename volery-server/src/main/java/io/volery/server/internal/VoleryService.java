@@ -40,7 +40,12 @@ public final class VoleryService implements ZkService, AutoCloseable {
     private final EyrieClient client;
     private final MulticastEndpoint endpoint;
     private final EventAcknowledgements acks;
-    private final SessionMailboxes mailboxes = new SessionMailboxes();
+    /**
+     * {@code -Dvolery.comparePositionsAcrossPartitions=true}: a kept event goes out before any reply whose
+     * zxid is at least its own, whichever partitions ordered them (before ADR 077; for tests).
+     */
+    static final boolean COMPARE_ACROSS_PARTITIONS = Boolean.getBoolean("volery.comparePositionsAcrossPartitions");
+    private final SessionMailboxes mailboxes;
     /** Sessions that reconnected through another front end, and which (for events still on their way here). */
     private final Map<Long, Integer> movedTo = java.util.Collections.synchronizedMap(
             new LinkedHashMap<>(256, 0.75f, false) {
@@ -85,6 +90,8 @@ public final class VoleryService implements ZkService, AutoCloseable {
         this.endpoint = endpoint;
         this.oracle = oracle;
         this.nodeId = endpoint.nodeId();
+        this.mailboxes = new SessionMailboxes(COMPARE_ACROSS_PARTITIONS
+                ? SessionMailboxes.Precedence.ONE_PARTITION : new EventPrecedence(endpoint.config()));
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "volery-touch-" + nodeId);
             t.setDaemon(true);
@@ -202,7 +209,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
         VoleryRequest r = VoleryRequest.zk(sessionId, request, System.currentTimeMillis(), nodeId);
         int[] destinations = oracle.destinations(r);
         // events kept for the session go out before this request's answer
-        mailboxes.requestArrived(sessionId, connection, rearm(sessionId, request));
+        mailboxes.requestArrived(sessionId, connection, rearm(sessionId, request), destinations);
         SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder(reorderedResends, oracle.localPartition()));
         CompletableFuture<byte[]> answered = o.submit(destinations, r,
                 (req, deliveredHere) -> client.executeAsync(new Command(req), deliveredHere), this::afterEventsQueued);

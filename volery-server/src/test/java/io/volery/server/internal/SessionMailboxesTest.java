@@ -73,6 +73,120 @@ class SessionMailboxesTest {
         assertEquals("event /d@30", c.written.get(c.written.size() - 1), "and later ones at once");
     }
 
+    /** Two partitions, 1 and 2, with rings 1 and 2, and the ALL ring 0 (as VoleryCluster lays them out). */
+    static final EventPrecedence TWO_PARTITIONS = new EventPrecedence(io.eyrie.multicast.ClusterConfig.parse("""
+            node.1 = 127.0.0.1:1
+            node.1.groups = 1
+            node.2 = 127.0.0.1:2
+            node.2.groups = 2
+            ring.1.acceptors = 1
+            group.1.ring = 1
+            ring.2.acceptors = 2
+            group.2.ring = 2
+            ring.0.acceptors = 1,2
+            ring.all = 0
+            """, "two partitions"));
+
+    /** The position of a command ordered by {@code ring} in merge round {@code round}. */
+    private static long at(long round, int ring) {
+        return io.eyrie.multicast.Position.of(round, ring, 0, 0);
+    }
+
+    private static void reply(SessionMailboxes m, Recorded c, long zxid, String what) {
+        m.replying(SESSION, c, zxid, () -> c.written.add("reply " + what));
+    }
+
+    private static String event(String path, long zxid) {
+        return "event " + path + "@" + zxid;
+    }
+
+    @Test
+    void anEventNeverOvertakesTheReplyThatSetItsWatchWhateverTheOtherPartitionsZxids() {
+        // The session reads /dir on partition 2, then /x with a watch on partition 1; both replies wait.
+        // Partition 2's ring is in a later merge round than partition 1's at the same time (a position
+        // says nothing about real-time order across rings). Another session's setData of /x fires the
+        // watch at partition 1, after the getData there. Its zxid is below the getChildren reply's, yet
+        // the event must wait for the getData reply, which set the watch, or the client drops it.
+        SessionMailboxes m = new SessionMailboxes(TWO_PARTITIONS);
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null, new int[] {2});
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        long getChildren = at(90, 2);
+        long getData = at(40, 1);
+        long setData = at(41, 1);
+        m.offer(changed("/x", setData));
+        reply(m, c, getChildren, "getChildren /dir");
+        reply(m, c, getData, "getData /x");
+        assertEquals(List.of("reply getChildren /dir", "reply getData /x", event("/x", setData)), c.written);
+    }
+
+    @Test
+    void comparingZxidsOfDifferentPartitionsLosesTheWatch() {
+        // the same, comparing positions across partitions (before ADR 077): the event goes first
+        SessionMailboxes m = new SessionMailboxes(SessionMailboxes.Precedence.ONE_PARTITION);
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null, new int[] {2});
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        m.offer(changed("/x", at(41, 1)));
+        reply(m, c, at(90, 2), "getChildren /dir");
+        assertEquals(List.of(event("/x", at(41, 1)), "reply getChildren /dir"), c.written,
+                "the event overtakes the getData reply that sets its watch");
+    }
+
+    @Test
+    void anEventGoesOutBeforeTheReplyOfAReadItsPartitionExecutedAfterIt() {
+        // getData /x with a watch, then getData /x again, both on partition 1 and pipelined; the change
+        // comes between them there. The client must see the event before the second read's new data, even
+        // though another request (partition 2) was also outstanding when the event came.
+        SessionMailboxes m = new SessionMailboxes(TWO_PARTITIONS);
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        m.requestArrived(SESSION, c, null, new int[] {2});
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        long setData = at(41, 1);
+        m.offer(changed("/x", setData));
+        reply(m, c, at(40, 1), "getData /x old");
+        reply(m, c, at(30, 2), "exists /y");
+        reply(m, c, at(42, 1), "getData /x new");
+        assertEquals(List.of("reply getData /x old", "reply exists /y", event("/x", setData), "reply getData /x new"),
+                c.written);
+    }
+
+    @Test
+    void anEventGoesOutBeforeTheReplyOfAnyRequestThatCameAfterIt() {
+        // the event came while a request to partition 1 waited; a later request to partition 2 (whose
+        // zxid cannot be compared with the event's) may read data written after the change: the event
+        // goes before its reply
+        SessionMailboxes m = new SessionMailboxes(TWO_PARTITIONS);
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        long setData = at(41, 1);
+        m.offer(changed("/x", setData));
+        m.requestArrived(SESSION, c, null, new int[] {2});
+        reply(m, c, at(40, 1), "getData /x");
+        reply(m, c, at(10, 2), "getData /y");
+        assertEquals(List.of("reply getData /x", event("/x", setData), "reply getData /y"), c.written);
+    }
+
+    @Test
+    void anEventOfACommandOfSeveralPartitionsGoesEarlyOnlyBeforeAReplyOfThemAll() {
+        SessionMailboxes m = new SessionMailboxes(TWO_PARTITIONS);
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        m.requestArrived(SESSION, c, null, new int[] {1, 2});
+        long multi = at(50, 0); // a multi of both partitions, on the ALL ring
+        m.offer(changed("/x", multi));
+        reply(m, c, at(60, 1), "getData /x");
+        assertEquals(List.of("reply getData /x"), c.written, "the watch may live in partition 2");
+        reply(m, c, at(70, 0), "create /a /b");
+        assertEquals(List.of("reply getData /x", event("/x", multi), "reply create /a /b"), c.written);
+    }
+
     @Test
     void setWatchesEventsGoOutBeforeTheSetWatchesReply() {
         SessionMailboxes m = new SessionMailboxes();
