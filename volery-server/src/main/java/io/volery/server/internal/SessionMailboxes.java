@@ -64,10 +64,11 @@ final class SessionMailboxes {
      */
     @FunctionalInterface
     interface Precedence {
-        boolean precedes(long eventZxid, long replyZxid, int[] replyPartitions);
+        /** @param eventZxid the zxid of the command that fired {@code event} */
+        boolean precedes(WatchEvent event, long eventZxid, long replyZxid, int[] replyPartitions);
 
         /** One partition: every zxid is comparable. */
-        Precedence ONE_PARTITION = (eventZxid, replyZxid, partitions) -> eventZxid <= replyZxid;
+        Precedence ONE_PARTITION = (event, eventZxid, replyZxid, partitions) -> eventZxid <= replyZxid;
     }
 
     /** A kept event and how many of the connection's requests had arrived when it came. */
@@ -210,7 +211,7 @@ final class SessionMailboxes {
                 Kept k = b.kept.removeFirst();
                 long fired = commandZxid(k.event);
                 if (k.waitFor <= b.answered || fired == zxid
-                        || (partitions != null && precedence.precedes(fired, zxid, partitions))) {
+                        || (partitions != null && precedence.precedes(k.event, fired, zxid, partitions))) {
                     send(b, k.event);
                 } else {
                     b.kept.addLast(k);

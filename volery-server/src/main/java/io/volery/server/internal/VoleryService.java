@@ -91,7 +91,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
         this.oracle = oracle;
         this.nodeId = endpoint.nodeId();
         this.mailboxes = new SessionMailboxes(COMPARE_ACROSS_PARTITIONS
-                ? SessionMailboxes.Precedence.ONE_PARTITION : new EventPrecedence(endpoint.config()));
+                ? SessionMailboxes.Precedence.ONE_PARTITION : new EventPrecedence(endpoint.config(), oracle.partitioner()::ownerOf));
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "volery-touch-" + nodeId);
             t.setDaemon(true);

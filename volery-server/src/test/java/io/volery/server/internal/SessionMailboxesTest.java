@@ -74,7 +74,7 @@ class SessionMailboxesTest {
     }
 
     /** Two partitions, 1 and 2, with rings 1 and 2, and the ALL ring 0 (as VoleryCluster lays them out). */
-    static final EventPrecedence TWO_PARTITIONS = new EventPrecedence(io.eyrie.multicast.ClusterConfig.parse("""
+    static final io.eyrie.multicast.ClusterConfig TWO_PARTITIONS_CONFIG = io.eyrie.multicast.ClusterConfig.parse("""
             node.1 = 127.0.0.1:1
             node.1.groups = 1
             node.2 = 127.0.0.1:2
@@ -85,7 +85,8 @@ class SessionMailboxesTest {
             group.2.ring = 2
             ring.0.acceptors = 1,2
             ring.all = 0
-            """, "two partitions"));
+            """, "two partitions");
+    static final EventPrecedence TWO_PARTITIONS = new EventPrecedence(TWO_PARTITIONS_CONFIG);
 
     /** The position of a command ordered by {@code ring} in merge round {@code round}. */
     private static long at(long round, int ring) {
@@ -185,6 +186,27 @@ class SessionMailboxesTest {
         assertEquals(List.of("reply getData /x"), c.written, "the watch may live in partition 2");
         reply(m, c, at(70, 0), "create /a /b");
         assertEquals(List.of("reply getData /x", event("/x", multi), "reply create /a /b"), c.written);
+    }
+
+    @Test
+    void aDataChangeOfACommandOfSeveralPartitionsGoesEarlyBeforeAReplyOfTheNodesOwner() {
+        // /x belongs to partition 1: a setData of it in a multi fired the watch partition 1 holds
+        SessionMailboxes m = new SessionMailboxes(new EventPrecedence(TWO_PARTITIONS_CONFIG,
+                path -> path.startsWith("/x") ? 1 : 2));
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        m.requestArrived(SESSION, c, null, new int[] {2});
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        long multi = at(50, 0);
+        m.offer(changed("/x", multi));
+        m.offer(changed("/y", multi));
+        reply(m, c, at(40, 1), "getData /x old");
+        reply(m, c, at(60, 2), "getData /y new");
+        assertEquals(List.of("reply getData /x old", event("/y", multi), "reply getData /y new"), c.written);
+        reply(m, c, at(70, 1), "getData /x new");
+        assertEquals(List.of("reply getData /x old", event("/y", multi), "reply getData /y new", event("/x", multi),
+                "reply getData /x new"), c.written);
     }
 
     @Test

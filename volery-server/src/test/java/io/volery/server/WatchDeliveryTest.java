@@ -1,0 +1,275 @@
+package io.volery.server;
+
+import static io.volery.server.EventBeforeLaterResponseTest.nameOn;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.volery.server.config.VoleryConfig;
+import io.volery.server.internal.PathPartitioner;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs.Ids;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Watch delivery as ZooKeeper's clients rely on it, checked over a random history: sessions pipeline
+ * reads of nodes of both partitions through both front ends, setting a one-shot data watch on a node
+ * whenever they hold none there, while two writers keep changing the nodes. Every session's client
+ * runs its callbacks and watch events on one thread in the order they reached it; from that order the
+ * test checks ZooKeeper's promises:
+ * <ul>
+ *   <li>no watch is lost: a watch set at version v of a node that was later written fires;</li>
+ *   <li>a client sees a watch event before data that reflects the change: no read of a node returns a
+ *       version above the one its pending watch was set at;</li>
+ *   <li>a session never reads a node's version older than one it has seen.</li>
+ * </ul>
+ * The replies of one session come from two partitions whose zxids say nothing about real-time order
+ * (ADR 077); an event let out by comparing them overtakes the reply that set its watch and the client
+ * drops it. Two writers change single nodes; a third changes a node of each partition together in
+ * multis, whose events are ordered by the ALL ring.
+ */
+class WatchDeliveryTest {
+    private static final int NODES_PER_PARTITION = 3;
+    private static final int IN_FLIGHT = 8;
+    private static final long RUN_MILLIS = 4_000;
+
+    /** One watching session: what its client has seen, in its event thread's order. */
+    private static final class WatchingSession implements Watcher {
+        final String name;
+        final ZooKeeper zk;
+        final Semaphore inFlight = new Semaphore(IN_FLIGHT);
+        /** path -> the version the pending watch was set at (registered when its reply arrived) */
+        final Map<String, Integer> armed = new ConcurrentHashMap<>();
+        final Set<String> arming = ConcurrentHashMap.newKeySet();
+        final Map<String, Integer> seen = new ConcurrentHashMap<>();
+        final List<String> violations;
+        final AtomicInteger watchesSet = new AtomicInteger();
+        final AtomicInteger eventsSeen = new AtomicInteger();
+        final AtomicInteger reads = new AtomicInteger();
+
+        WatchingSession(String name, String connect, List<String> violations) throws Exception {
+            this.name = name;
+            this.violations = violations;
+            this.zk = VolerySmokeTest.connect(connect);
+            zk.register(this);
+        }
+
+        @Override
+        public void process(org.apache.zookeeper.WatchedEvent e) {
+            if (e.getType() == Event.EventType.NodeDataChanged) {
+                eventsSeen.incrementAndGet();
+                armed.remove(e.getPath());
+            } else if (e.getType() != Event.EventType.None) {
+                violation("unexpected event " + e);
+            }
+        }
+
+        void next(String path) throws InterruptedException {
+            inFlight.acquire();
+            if (!armed.containsKey(path) && arming.add(path)) {
+                zk.getData(path, this, (rc, p, ctx, data, stat) -> {
+                    if (rc == KeeperException.Code.OK.intValue()) {
+                        saw(p, stat, "watch-setting read");
+                        armed.put(p, stat.getVersion());
+                        watchesSet.incrementAndGet();
+                    } else {
+                        violation("getData " + p + " with a watch: " + KeeperException.Code.get(rc));
+                    }
+                    arming.remove(p);
+                    inFlight.release();
+                }, null);
+            } else {
+                zk.getData(path, false, (rc, p, ctx, data, stat) -> {
+                    if (rc == KeeperException.Code.OK.intValue()) {
+                        reads.incrementAndGet();
+                        Integer watchedAt = armed.get(p);
+                        if (watchedAt != null && stat.getVersion() > watchedAt) {
+                            violation("read version " + stat.getVersion() + " of " + p
+                                    + " before the event of the watch set at version " + watchedAt);
+                        }
+                        saw(p, stat, "read");
+                    } else {
+                        violation("getData " + p + ": " + KeeperException.Code.get(rc));
+                    }
+                    inFlight.release();
+                }, null);
+            }
+        }
+
+        private void saw(String path, Stat stat, String what) {
+            Integer before = seen.merge(path, stat.getVersion(), Math::max);
+            if (before > stat.getVersion()) {
+                violation(what + " of " + path + " returned version " + stat.getVersion() + " after " + before);
+            }
+        }
+
+        void violation(String what) {
+            synchronized (violations) {
+                if (violations.size() < 20) {
+                    violations.add(name + ": " + what);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(VoleryConfig.Partitioning.class)
+    void everyWatchFiresAndBeforeTheNewDataOverARandomPipelinedHistory(VoleryConfig.Partitioning partitioning)
+            throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 1, 0, 2000, o -> o.withPartitioning(partitioning))) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions(), partitioning);
+            List<String> single = new ArrayList<>();
+            List<List<String>> together = new ArrayList<>();
+            for (int p : c.partitions()) {
+                for (int i = 0; i < NODES_PER_PARTITION; i++) {
+                    single.add(nameOn(partitioner, p, "/watched" + p + "x" + i + "-"));
+                }
+                List<String> mine = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    mine.add(nameOn(partitioner, p, "/multi" + p + "x" + i + "-"));
+                }
+                together.add(mine);
+            }
+            List<String> paths = new ArrayList<>(single);
+            together.forEach(paths::addAll);
+            List<String> violations = new ArrayList<>();
+            List<ZooKeeper> writers = new ArrayList<>();
+            List<WatchingSession> sessions = new ArrayList<>();
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Thread> threads = new ArrayList<>();
+            try {
+                for (VoleryNode n : c.nodes()) {
+                    writers.add(VolerySmokeTest.connect("127.0.0.1:" + n.clientAddress().getPort()));
+                }
+                for (String path : paths) {
+                    writers.get(0).create(path, "0".getBytes(StandardCharsets.UTF_8), Ids.OPEN_ACL_UNSAFE,
+                            CreateMode.PERSISTENT);
+                }
+                for (int i = 0; i < 4; i++) {
+                    VoleryNode n = c.nodes().get(i % c.nodes().size());
+                    sessions.add(new WatchingSession("watcher " + i + " at node " + n.nodeId(),
+                            "127.0.0.1:" + n.clientAddress().getPort(), violations));
+                }
+                AtomicInteger writes = new AtomicInteger();
+                for (int w = 0; w < writers.size(); w++) {
+                    ZooKeeper writer = writers.get(w);
+                    Random rnd = new Random(100 + w);
+                    threads.add(new Thread(() -> {
+                        try {
+                            while (!stop.get()) {
+                                String path = single.get(rnd.nextInt(single.size()));
+                                writer.setData(path, String.valueOf(writes.incrementAndGet()).getBytes(StandardCharsets.UTF_8), -1);
+                            }
+                        } catch (Exception e) {
+                            synchronized (violations) {
+                                violations.add("writer: " + e);
+                            }
+                        }
+                    }, "writer-" + w));
+                }
+                ZooKeeper multiWriter = writers.get(0);
+                AtomicInteger multis = new AtomicInteger();
+                Random multiRnd = new Random(300);
+                threads.add(new Thread(() -> {
+                    try {
+                        while (!stop.get()) {
+                            List<org.apache.zookeeper.Op> ops = new ArrayList<>();
+                            for (List<String> mine : together) {
+                                ops.add(org.apache.zookeeper.Op.setData(mine.get(multiRnd.nextInt(mine.size())),
+                                        String.valueOf(multis.get()).getBytes(StandardCharsets.UTF_8), -1));
+                            }
+                            multiWriter.multi(ops);
+                            multis.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        synchronized (violations) {
+                            violations.add("multi writer: " + e);
+                        }
+                    }
+                }, "multi-writer"));
+                for (int s = 0; s < sessions.size(); s++) {
+                    WatchingSession session = sessions.get(s);
+                    Random rnd = new Random(200 + s);
+                    threads.add(new Thread(() -> {
+                        try {
+                            while (!stop.get()) {
+                                session.next(paths.get(rnd.nextInt(paths.size())));
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }, "reader-" + s));
+                }
+                threads.forEach(Thread::start);
+                Thread.sleep(RUN_MILLIS);
+                stop.set(true);
+                for (Thread t : threads) {
+                    t.join(30_000);
+                }
+                for (WatchingSession s : sessions) {
+                    assertTrue(s.inFlight.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS), s.name + "'s reads answered");
+                }
+                Map<String, Integer> last = new java.util.HashMap<>();
+                for (String path : paths) {
+                    last.put(path, writers.get(0).exists(path, false).getVersion());
+                }
+                // every watch set below a node's last version must fire
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                List<String> lost = lostWatches(sessions, last);
+                while (!lost.isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                    lost = lostWatches(sessions, last);
+                }
+                synchronized (violations) {
+                    violations.addAll(lost);
+                    assertEquals(List.of(), violations);
+                }
+                int set = sessions.stream().mapToInt(s -> s.watchesSet.get()).sum();
+                int fired = sessions.stream().mapToInt(s -> s.eventsSeen.get()).sum();
+                int reads = sessions.stream().mapToInt(s -> s.reads.get()).sum();
+                System.out.println(partitioning + ": writes " + writes + ", multis " + multis + ", watches set " + set
+                        + ", fired " + fired + ", plain reads " + reads);
+                // a history that exercised the promises
+                assertTrue(writes.get() >= 50 && multis.get() >= 20 && set >= 50 && fired >= 25 && reads >= 50,
+                        "writes " + writes + ", multis " + multis + ", watches set " + set + ", fired " + fired
+                                + ", plain reads " + reads);
+            } finally {
+                stop.set(true);
+                for (WatchingSession s : sessions) {
+                    s.zk.close();
+                }
+                for (ZooKeeper w : writers) {
+                    w.close();
+                }
+            }
+        }
+    }
+
+    private static List<String> lostWatches(List<WatchingSession> sessions, Map<String, Integer> last) {
+        List<String> lost = new ArrayList<>();
+        for (WatchingSession s : sessions) {
+            s.armed.forEach((path, version) -> {
+                if (last.get(path) > version) {
+                    lost.add(s.name + ": the watch set on " + path + " at version " + version
+                            + " never fired (the node reached version " + last.get(path) + ")");
+                }
+            });
+        }
+        return lost;
+    }
+}
