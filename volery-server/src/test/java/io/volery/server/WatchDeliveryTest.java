@@ -41,7 +41,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The replies of one session come from two partitions whose zxids say nothing about real-time order
  * (ADR 077); an event let out by comparing them overtakes the reply that set its watch and the client
  * drops it. Two writers change single nodes; a third changes a node of each partition together in
- * multis, whose events are ordered by the ALL ring.
+ * multis, whose events are ordered by the ALL ring; a fourth creates and deletes top-level nodes (every
+ * partition lists them: ALL ring too), on which the sessions set exists watches, a node's state being its
+ * creation zxid (or absent).
  */
 class WatchDeliveryTest {
     private static final int NODES_PER_PARTITION = 3;
@@ -57,13 +59,18 @@ class WatchDeliveryTest {
         final Map<String, Integer> armed = new ConcurrentHashMap<>();
         final Set<String> arming = ConcurrentHashMap.newKeySet();
         final Map<String, Integer> seen = new ConcurrentHashMap<>();
+        /** Nodes created and deleted: exists watches, state = czxid or -1 when absent. */
+        final Set<String> churned;
+        final Map<String, Long> armedExists = new ConcurrentHashMap<>();
+        final Map<String, Long> seenCzxid = new ConcurrentHashMap<>();
         final List<String> violations;
         final AtomicInteger watchesSet = new AtomicInteger();
         final AtomicInteger eventsSeen = new AtomicInteger();
         final AtomicInteger reads = new AtomicInteger();
 
-        WatchingSession(String name, String connect, List<String> violations) throws Exception {
+        WatchingSession(String name, String connect, List<String> violations, Set<String> churned) throws Exception {
             this.name = name;
+            this.churned = churned;
             this.violations = violations;
             this.zk = VolerySmokeTest.connect(connect);
             zk.register(this);
@@ -71,9 +78,13 @@ class WatchDeliveryTest {
 
         @Override
         public void process(org.apache.zookeeper.WatchedEvent e) {
-            if (e.getType() == Event.EventType.NodeDataChanged) {
+            if (e.getType() == Event.EventType.NodeDataChanged && !churned.contains(e.getPath())) {
                 eventsSeen.incrementAndGet();
                 armed.remove(e.getPath());
+            } else if ((e.getType() == Event.EventType.NodeCreated || e.getType() == Event.EventType.NodeDeleted)
+                    && churned.contains(e.getPath())) {
+                eventsSeen.incrementAndGet();
+                armedExists.remove(e.getPath());
             } else if (e.getType() != Event.EventType.None) {
                 violation("unexpected event " + e);
             }
@@ -81,7 +92,37 @@ class WatchDeliveryTest {
 
         void next(String path) throws InterruptedException {
             inFlight.acquire();
-            if (!armed.containsKey(path) && arming.add(path)) {
+            if (churned.contains(path)) {
+                boolean watch = !armedExists.containsKey(path) && arming.add(path);
+                zk.exists(path, watch ? this : null, (rc, p, ctx, stat) -> {
+                    if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
+                        long state = stat == null ? -1 : stat.getCzxid();
+                        if (state >= 0) {
+                            Long before = seenCzxid.merge(p, state, Math::max);
+                            if (before > state) {
+                                violation("exists " + p + " returned the node created at " + state + " after " + before);
+                            }
+                        }
+                        if (watch) {
+                            armedExists.put(p, state);
+                            watchesSet.incrementAndGet();
+                        } else {
+                            reads.incrementAndGet();
+                            Long watchedAt = armedExists.get(p);
+                            if (watchedAt != null && watchedAt != state) {
+                                violation("exists " + p + " returned " + state + " before the event of the watch set at "
+                                        + watchedAt);
+                            }
+                        }
+                    } else {
+                        violation("exists " + p + ": " + KeeperException.Code.get(rc));
+                    }
+                    if (watch) {
+                        arming.remove(p);
+                    }
+                    inFlight.release();
+                }, null);
+            } else if (!armed.containsKey(path) && arming.add(path)) {
                 zk.getData(path, this, (rc, p, ctx, data, stat) -> {
                     if (rc == KeeperException.Code.OK.intValue()) {
                         saw(p, stat, "watch-setting read");
@@ -145,8 +186,15 @@ class WatchDeliveryTest {
                 }
                 together.add(mine);
             }
+            List<String> churned = new ArrayList<>();
+            for (int p : c.partitions()) {
+                for (int i = 0; i < 2; i++) {
+                    churned.add(nameOn(partitioner, p, "/churned" + p + "x" + i + "-"));
+                }
+            }
             List<String> paths = new ArrayList<>(single);
             together.forEach(paths::addAll);
+            paths.addAll(churned);
             List<String> violations = new ArrayList<>();
             List<ZooKeeper> writers = new ArrayList<>();
             List<WatchingSession> sessions = new ArrayList<>();
@@ -163,7 +211,7 @@ class WatchDeliveryTest {
                 for (int i = 0; i < 4; i++) {
                     VoleryNode n = c.nodes().get(i % c.nodes().size());
                     sessions.add(new WatchingSession("watcher " + i + " at node " + n.nodeId(),
-                            "127.0.0.1:" + n.clientAddress().getPort(), violations));
+                            "127.0.0.1:" + n.clientAddress().getPort(), violations, Set.copyOf(churned)));
                 }
                 AtomicInteger writes = new AtomicInteger();
                 for (int w = 0; w < writers.size(); w++) {
@@ -202,6 +250,26 @@ class WatchDeliveryTest {
                         }
                     }
                 }, "multi-writer"));
+                ZooKeeper churner = writers.get(writers.size() - 1);
+                AtomicInteger churns = new AtomicInteger();
+                Random churnRnd = new Random(400);
+                threads.add(new Thread(() -> {
+                    try {
+                        while (!stop.get()) {
+                            String path = churned.get(churnRnd.nextInt(churned.size()));
+                            if (churner.exists(path, false) == null) {
+                                churner.create(path, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                            } else {
+                                churner.delete(path, -1);
+                            }
+                            churns.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        synchronized (violations) {
+                            violations.add("creating and deleting: " + e);
+                        }
+                    }
+                }, "churner"));
                 for (int s = 0; s < sessions.size(); s++) {
                     WatchingSession session = sessions.get(s);
                     Random rnd = new Random(200 + s);
@@ -224,9 +292,10 @@ class WatchDeliveryTest {
                 for (WatchingSession s : sessions) {
                     assertTrue(s.inFlight.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS), s.name + "'s reads answered");
                 }
-                Map<String, Integer> last = new java.util.HashMap<>();
+                Map<String, Long> last = new java.util.HashMap<>();
                 for (String path : paths) {
-                    last.put(path, writers.get(0).exists(path, false).getVersion());
+                    Stat stat = writers.get(0).exists(path, false);
+                    last.put(path, churned.contains(path) ? (stat == null ? -1 : stat.getCzxid()) : stat.getVersion());
                 }
                 // every watch set below a node's last version must fire
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
@@ -242,10 +311,11 @@ class WatchDeliveryTest {
                 int set = sessions.stream().mapToInt(s -> s.watchesSet.get()).sum();
                 int fired = sessions.stream().mapToInt(s -> s.eventsSeen.get()).sum();
                 int reads = sessions.stream().mapToInt(s -> s.reads.get()).sum();
-                System.out.println(partitioning + ": writes " + writes + ", multis " + multis + ", watches set " + set
+                System.out.println(partitioning + ": writes " + writes + ", multis " + multis + ", creates and deletes "
+                        + churns + ", watches set " + set
                         + ", fired " + fired + ", plain reads " + reads);
                 // a history that exercised the promises
-                assertTrue(writes.get() >= 50 && multis.get() >= 20 && set >= 50 && fired >= 25 && reads >= 50,
+                assertTrue(writes.get() >= 50 && multis.get() >= 20 && churns.get() >= 20 && set >= 50 && fired >= 25 && reads >= 50,
                         "writes " + writes + ", multis " + multis + ", watches set " + set + ", fired " + fired
                                 + ", plain reads " + reads);
             } finally {
@@ -260,13 +330,19 @@ class WatchDeliveryTest {
         }
     }
 
-    private static List<String> lostWatches(List<WatchingSession> sessions, Map<String, Integer> last) {
+    private static List<String> lostWatches(List<WatchingSession> sessions, Map<String, Long> last) {
         List<String> lost = new ArrayList<>();
         for (WatchingSession s : sessions) {
             s.armed.forEach((path, version) -> {
                 if (last.get(path) > version) {
                     lost.add(s.name + ": the watch set on " + path + " at version " + version
                             + " never fired (the node reached version " + last.get(path) + ")");
+                }
+            });
+            s.armedExists.forEach((path, state) -> {
+                if (last.get(path) != (long) state) {
+                    lost.add(s.name + ": the exists watch set on " + path + " at " + state
+                            + " never fired (the node is now " + last.get(path) + ")");
                 }
             });
         }

@@ -2,7 +2,6 @@ package io.volery.server.internal;
 
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Position;
-import io.volery.server.tree.EventType;
 import io.volery.server.tree.WatchEvent;
 
 import java.util.Arrays;
@@ -13,17 +12,21 @@ import java.util.Map;
  * Tells, from positions alone, when a watch event's command was executed before a reply's command by the
  * partition whose watch fired (ADR 077). A position names the ring that ordered it: a partition's own ring
  * orders commands for that partition only, so an event fired there was fired by that partition; the ALL
- * ring orders commands for several partitions, so the watch may live in any of them, except for a
- * NodeDataChanged event: the change was a setData of its node, applied by the node's owner, whose watches
- * on the node it fired. Positions of different partitions are not ordered in real time (ADR 002) and are
- * never compared.
+ * ring orders commands for several partitions. The watches an event of a node other than the root fires
+ * were set by requests that ran at the node's owner: one-shot watches (getData, exists, getChildren of the
+ * node go to its owner) and persistent ones kept by one partition (the node's, or its subtree's, owner),
+ * or every partition (those ran at the owner too, and on the ALL ring, in the same order as the event's
+ * command everywhere). So a reply to the owner that follows the event's command there follows the request
+ * that set the watch, if that one came before the reply's. The root's watches may sit in a front end's
+ * own partition (ADR 053): its events need a reply from every partition. Positions of different
+ * partitions are not ordered in real time (ADR 002) and are never compared.
  */
 final class EventPrecedence implements SessionMailboxes.Precedence {
     /** ring id -> the partition whose ring it is */
     private final Map<Integer, Integer> partitionOfRing = new HashMap<>();
     private final int allRing;
     private final int[] partitions;
-    /** The partition holding the watches a setData of a path fires; null: unknown. */
+    /** The partition owning a path, which holds its watches (see above); null: unknown. */
     private final java.util.function.ToIntFunction<String> ownerOf;
 
     EventPrecedence(ClusterConfig config) {
@@ -52,8 +55,7 @@ final class EventPrecedence implements SessionMailboxes.Precedence {
         if (firedBy != null && (partitions.length == 1 || ring != allRing)) {
             return contains(replyPartitions, firedBy);
         }
-        if (ownerOf != null && event.type() == EventType.NODE_DATA_CHANGED && !"/".equals(event.path())) {
-            // (the root's data is every partition's; its events come from the root's owner: not this rule)
+        if (ownerOf != null && event.path() != null && !"/".equals(event.path())) {
             return contains(replyPartitions, ownerOf.applyAsInt(event.path()));
         }
         // a command of several partitions: the reply's must have been executed by all of them

@@ -210,6 +210,26 @@ class SessionMailboxesTest {
     }
 
     @Test
+    void aDeletionOfACommandOfSeveralPartitionsGoesEarlyBeforeAReplyOfTheNodesOwnerOnlyBelowTheRoot() {
+        SessionMailboxes m = new SessionMailboxes(new EventPrecedence(TWO_PARTITIONS_CONFIG,
+                path -> path.startsWith("/x") ? 1 : 2));
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null, new int[] {2});
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        long delete = at(50, 0); // a top-level delete, on the ALL ring
+        m.offer(new WatchEvent(SESSION, EventType.NODE_DELETED, "/x", delete));
+        m.offer(new WatchEvent(SESSION, EventType.NODE_CHILDREN_CHANGED, "/", delete));
+        reply(m, c, at(60, 2), "exists /y");
+        reply(m, c, at(70, 1), "exists /x none");
+        assertEquals(List.of("reply exists /y", event("/x", delete), "reply exists /x none"), c.written,
+                "the root's watch may be in either partition");
+        reply(m, c, at(80, 1), "getChildren /x");
+        assertEquals(event("/", delete), c.written.get(c.written.size() - 1));
+    }
+
+    @Test
     void setWatchesEventsGoOutBeforeTheSetWatchesReply() {
         SessionMailboxes m = new SessionMailboxes();
         Recorded c = new Recorded();
