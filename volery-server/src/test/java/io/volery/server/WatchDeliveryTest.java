@@ -43,7 +43,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * drops it. Two writers change single nodes; a third changes a node of each partition together in
  * multis, whose events are ordered by the ALL ring; a fourth creates and deletes top-level nodes (every
  * partition lists them: ALL ring too), on which the sessions set exists watches, a node's state being its
- * creation zxid (or absent).
+ * creation zxid (or absent), and children of a directory in each partition, on which they set child
+ * watches, a directory's state being its cversion.
  */
 class WatchDeliveryTest {
     private static final int NODES_PER_PARTITION = 3;
@@ -63,14 +64,20 @@ class WatchDeliveryTest {
         final Set<String> churned;
         final Map<String, Long> armedExists = new ConcurrentHashMap<>();
         final Map<String, Long> seenCzxid = new ConcurrentHashMap<>();
+        /** Directories whose children change: child watches, state = cversion. */
+        final Set<String> dirs;
+        final Map<String, Integer> armedChildren = new ConcurrentHashMap<>();
+        final Map<String, Integer> seenCversion = new ConcurrentHashMap<>();
         final List<String> violations;
         final AtomicInteger watchesSet = new AtomicInteger();
         final AtomicInteger eventsSeen = new AtomicInteger();
         final AtomicInteger reads = new AtomicInteger();
 
-        WatchingSession(String name, String connect, List<String> violations, Set<String> churned) throws Exception {
+        WatchingSession(String name, String connect, List<String> violations, Set<String> churned, Set<String> dirs)
+                throws Exception {
             this.name = name;
             this.churned = churned;
+            this.dirs = dirs;
             this.violations = violations;
             this.zk = VolerySmokeTest.connect(connect);
             zk.register(this);
@@ -85,6 +92,9 @@ class WatchDeliveryTest {
                     && churned.contains(e.getPath())) {
                 eventsSeen.incrementAndGet();
                 armedExists.remove(e.getPath());
+            } else if (e.getType() == Event.EventType.NodeChildrenChanged && dirs.contains(e.getPath())) {
+                eventsSeen.incrementAndGet();
+                armedChildren.remove(e.getPath());
             } else if (e.getType() != Event.EventType.None) {
                 violation("unexpected event " + e);
             }
@@ -92,7 +102,35 @@ class WatchDeliveryTest {
 
         void next(String path) throws InterruptedException {
             inFlight.acquire();
-            if (churned.contains(path)) {
+            if (dirs.contains(path)) {
+                boolean watch = !armedChildren.containsKey(path) && arming.add(path);
+                zk.getChildren(path, watch ? this : null, (rc, p, ctx, children, stat) -> {
+                    if (rc == KeeperException.Code.OK.intValue()) {
+                        int state = stat.getCversion();
+                        Integer before = seenCversion.merge(p, state, Math::max);
+                        if (before > state) {
+                            violation("getChildren " + p + " returned cversion " + state + " after " + before);
+                        }
+                        if (watch) {
+                            armedChildren.put(p, state);
+                            watchesSet.incrementAndGet();
+                        } else {
+                            reads.incrementAndGet();
+                            Integer watchedAt = armedChildren.get(p);
+                            if (watchedAt != null && state > watchedAt) {
+                                violation("getChildren " + p + " returned cversion " + state
+                                        + " before the event of the child watch set at " + watchedAt);
+                            }
+                        }
+                    } else {
+                        violation("getChildren " + p + ": " + KeeperException.Code.get(rc));
+                    }
+                    if (watch) {
+                        arming.remove(p);
+                    }
+                    inFlight.release();
+                }, null);
+            } else if (churned.contains(path)) {
                 boolean watch = !armedExists.containsKey(path) && arming.add(path);
                 zk.exists(path, watch ? this : null, (rc, p, ctx, stat) -> {
                     if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.NONODE.intValue()) {
@@ -192,9 +230,21 @@ class WatchDeliveryTest {
                     churned.add(nameOn(partitioner, p, "/churned" + p + "x" + i + "-"));
                 }
             }
+            List<String> dirs = new ArrayList<>();
+            List<String> children = new ArrayList<>();
+            for (int p : c.partitions()) {
+                String dir = nameOn(partitioner, p, "/dir" + p + "-");
+                dirs.add(dir);
+                for (int i = 0; i < 3; i++) {
+                    children.add(dir + "/child" + i);
+                }
+            }
             List<String> paths = new ArrayList<>(single);
             together.forEach(paths::addAll);
             paths.addAll(churned);
+            paths.addAll(dirs);
+            List<String> churning = new ArrayList<>(churned);
+            churning.addAll(children);
             List<String> violations = new ArrayList<>();
             List<ZooKeeper> writers = new ArrayList<>();
             List<WatchingSession> sessions = new ArrayList<>();
@@ -211,7 +261,8 @@ class WatchDeliveryTest {
                 for (int i = 0; i < 4; i++) {
                     VoleryNode n = c.nodes().get(i % c.nodes().size());
                     sessions.add(new WatchingSession("watcher " + i + " at node " + n.nodeId(),
-                            "127.0.0.1:" + n.clientAddress().getPort(), violations, Set.copyOf(churned)));
+                            "127.0.0.1:" + n.clientAddress().getPort(), violations, Set.copyOf(churned),
+                            Set.copyOf(dirs)));
                 }
                 AtomicInteger writes = new AtomicInteger();
                 for (int w = 0; w < writers.size(); w++) {
@@ -256,7 +307,7 @@ class WatchDeliveryTest {
                 threads.add(new Thread(() -> {
                     try {
                         while (!stop.get()) {
-                            String path = churned.get(churnRnd.nextInt(churned.size()));
+                            String path = churning.get(churnRnd.nextInt(churning.size()));
                             if (churner.exists(path, false) == null) {
                                 churner.create(path, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                             } else {
@@ -295,7 +346,8 @@ class WatchDeliveryTest {
                 Map<String, Long> last = new java.util.HashMap<>();
                 for (String path : paths) {
                     Stat stat = writers.get(0).exists(path, false);
-                    last.put(path, churned.contains(path) ? (stat == null ? -1 : stat.getCzxid()) : stat.getVersion());
+                    last.put(path, churned.contains(path) ? (stat == null ? -1 : stat.getCzxid())
+                            : dirs.contains(path) ? stat.getCversion() : stat.getVersion());
                 }
                 // every watch set below a node's last version must fire
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
@@ -337,6 +389,12 @@ class WatchDeliveryTest {
                 if (last.get(path) > version) {
                     lost.add(s.name + ": the watch set on " + path + " at version " + version
                             + " never fired (the node reached version " + last.get(path) + ")");
+                }
+            });
+            s.armedChildren.forEach((path, cversion) -> {
+                if (last.get(path) > cversion) {
+                    lost.add(s.name + ": the child watch set on " + path + " at cversion " + cversion
+                            + " never fired (the cversion reached " + last.get(path) + ")");
                 }
             });
             s.armedExists.forEach((path, state) -> {
