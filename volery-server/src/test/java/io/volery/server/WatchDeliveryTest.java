@@ -268,71 +268,39 @@ class WatchDeliveryTest {
                 for (int w = 0; w < writers.size(); w++) {
                     ZooKeeper writer = writers.get(w);
                     Random rnd = new Random(100 + w);
-                    threads.add(new Thread(() -> {
-                        try {
-                            while (!stop.get()) {
-                                String path = single.get(rnd.nextInt(single.size()));
-                                writer.setData(path, String.valueOf(writes.incrementAndGet()).getBytes(StandardCharsets.UTF_8), -1);
-                            }
-                        } catch (Exception e) {
-                            synchronized (violations) {
-                                violations.add("writer: " + e);
-                            }
-                        }
-                    }, "writer-" + w));
+                    threads.add(repeat("writer-" + w, stop, violations, () -> {
+                        String path = single.get(rnd.nextInt(single.size()));
+                        writer.setData(path, String.valueOf(writes.incrementAndGet()).getBytes(StandardCharsets.UTF_8), -1);
+                    }));
                 }
                 ZooKeeper multiWriter = writers.get(0);
                 AtomicInteger multis = new AtomicInteger();
                 Random multiRnd = new Random(300);
-                threads.add(new Thread(() -> {
-                    try {
-                        while (!stop.get()) {
-                            List<org.apache.zookeeper.Op> ops = new ArrayList<>();
-                            for (List<String> mine : together) {
-                                ops.add(org.apache.zookeeper.Op.setData(mine.get(multiRnd.nextInt(mine.size())),
-                                        String.valueOf(multis.get()).getBytes(StandardCharsets.UTF_8), -1));
-                            }
-                            multiWriter.multi(ops);
-                            multis.incrementAndGet();
-                        }
-                    } catch (Exception e) {
-                        synchronized (violations) {
-                            violations.add("multi writer: " + e);
-                        }
+                threads.add(repeat("multi-writer", stop, violations, () -> {
+                    List<org.apache.zookeeper.Op> ops = new ArrayList<>();
+                    for (List<String> mine : together) {
+                        ops.add(org.apache.zookeeper.Op.setData(mine.get(multiRnd.nextInt(mine.size())),
+                                String.valueOf(multis.get()).getBytes(StandardCharsets.UTF_8), -1));
                     }
-                }, "multi-writer"));
+                    multiWriter.multi(ops);
+                    multis.incrementAndGet();
+                }));
                 ZooKeeper churner = writers.get(writers.size() - 1);
                 AtomicInteger churns = new AtomicInteger();
                 Random churnRnd = new Random(400);
-                threads.add(new Thread(() -> {
-                    try {
-                        while (!stop.get()) {
-                            String path = churning.get(churnRnd.nextInt(churning.size()));
-                            if (churner.exists(path, false) == null) {
-                                churner.create(path, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                            } else {
-                                churner.delete(path, -1);
-                            }
-                            churns.incrementAndGet();
-                        }
-                    } catch (Exception e) {
-                        synchronized (violations) {
-                            violations.add("creating and deleting: " + e);
-                        }
+                threads.add(repeat("churner", stop, violations, () -> {
+                    String path = churning.get(churnRnd.nextInt(churning.size()));
+                    if (churner.exists(path, false) == null) {
+                        churner.create(path, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                    } else {
+                        churner.delete(path, -1);
                     }
-                }, "churner"));
+                    churns.incrementAndGet();
+                }));
                 for (int s = 0; s < sessions.size(); s++) {
                     WatchingSession session = sessions.get(s);
                     Random rnd = new Random(200 + s);
-                    threads.add(new Thread(() -> {
-                        try {
-                            while (!stop.get()) {
-                                session.next(paths.get(rnd.nextInt(paths.size())));
-                            }
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }, "reader-" + s));
+                    threads.add(repeat("reader-" + s, stop, violations, () -> session.next(paths.get(rnd.nextInt(paths.size())))));
                 }
                 threads.forEach(Thread::start);
                 Thread.sleep(RUN_MILLIS);
@@ -380,6 +348,25 @@ class WatchDeliveryTest {
                 }
             }
         }
+    }
+
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** A thread that runs {@code step} until {@code stop}; a failure is a violation. */
+    private static Thread repeat(String name, AtomicBoolean stop, List<String> violations, Step step) {
+        return new Thread(() -> {
+            try {
+                while (!stop.get()) {
+                    step.run();
+                }
+            } catch (Exception e) {
+                synchronized (violations) {
+                    violations.add(name + ": " + e);
+                }
+            }
+        }, name);
     }
 
     private static List<String> lostWatches(List<WatchingSession> sessions, Map<String, Long> last) {
