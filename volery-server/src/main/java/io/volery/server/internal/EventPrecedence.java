@@ -53,27 +53,18 @@ final class EventPrecedence implements SessionMailboxes.Precedence {
         int ring = Position.ringId(eventZxid);
         Integer firedBy = partitionOfRing.get(ring);
         if (firedBy != null && (partitions.length == 1 || ring != allRing)) {
-            return contains(replyPartitions, firedBy);
+            return SessionOrder.contains(replyPartitions, firedBy);
         }
         if (ownerOf != null && event.path() != null && !"/".equals(event.path())) {
-            return contains(replyPartitions, ownerOf.applyAsInt(event.path()));
+            return SessionOrder.contains(replyPartitions, ownerOf.applyAsInt(event.path()));
         }
         // a command of several partitions: the reply's must have been executed by all of them
         for (int p : partitions) {
-            if (!contains(replyPartitions, p)) {
+            if (!SessionOrder.contains(replyPartitions, p)) {
                 return false;
             }
         }
         return true;
-    }
-
-    private static boolean contains(int[] partitions, int p) {
-        for (int q : partitions) {
-            if (q == p) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override

@@ -210,8 +210,8 @@ final class SessionMailboxes {
             for (int i = 0; i < n; i++) {
                 Kept k = b.kept.removeFirst();
                 long fired = commandZxid(k.event);
-                if (k.waitFor <= b.answered || fired == zxid
-                        || (partitions != null && precedence.precedes(k.event, fired, zxid, partitions))) {
+                // (those whose earlier requests are all answered went out with the last reply: flush)
+                if (precedence.precedes(k.event, fired, zxid, partitions == null ? NO_PARTITIONS : partitions)) {
                     send(b, k.event);
                 } else {
                     b.kept.addLast(k);

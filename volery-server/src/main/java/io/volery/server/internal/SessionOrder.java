@@ -117,7 +117,7 @@ final class SessionOrder {
         return f;
     }
 
-    private static boolean contains(int[] destinations, int partition) {
+    static boolean contains(int[] destinations, int partition) {
         for (int d : destinations) {
             if (d == partition) {
                 return true;
