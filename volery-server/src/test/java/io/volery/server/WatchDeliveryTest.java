@@ -44,7 +44,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * multis, whose events are ordered by the ALL ring; a fourth creates and deletes top-level nodes (every
  * partition lists them: ALL ring too), on which the sessions set exists watches, a node's state being its
  * creation zxid (or absent), and children of a directory in each partition, on which they set child
- * watches, a directory's state being its cversion.
+ * watches, a directory's state being its cversion; the root's cversion moves with the top-level nodes and
+ * the sessions set child watches on it too. Two more sessions hold persistent watches on every data node
+ * and the root and recursive ones on the directories (a {@link PersistentSession}): every change must reach
+ * them exactly once, before any read that shows it. The root's watches sit in one partition while its
+ * top-level changes run in all, and under hash a recursive watch is held everywhere: a front end that
+ * guessed the partition that fired an event from its position let reads show such changes before their
+ * events (ADR 078).
  */
 class WatchDeliveryTest {
     private static final int NODES_PER_PARTITION = 3;
@@ -206,6 +212,123 @@ class WatchDeliveryTest {
         }
     }
 
+    /**
+     * A session with persistent watches: a PERSISTENT watch on each data node and on the root, a
+     * PERSISTENT_RECURSIVE one on each directory. After a baseline read of a path (its version, or its
+     * cversion), every change of it must reach the client exactly once, and before any read that shows it:
+     * a read's state is at most the baseline plus the events counted since.
+     */
+    private static final class PersistentSession implements Watcher {
+        final String name;
+        final ZooKeeper zk;
+        final Semaphore inFlight = new Semaphore(IN_FLIGHT);
+        final Set<String> dirs;
+        /** path -> its state at the baseline read; written and read on the client's event thread only */
+        final Map<String, Integer> baseline = new ConcurrentHashMap<>();
+        /** path -> events counted since its baseline */
+        final Map<String, Integer> counted = new ConcurrentHashMap<>();
+        final List<String> violations;
+        final AtomicInteger eventsSeen = new AtomicInteger();
+        final AtomicInteger reads = new AtomicInteger();
+
+        PersistentSession(String name, String connect, List<String> violations, Set<String> dirs) throws Exception {
+            this.name = name;
+            this.dirs = dirs;
+            this.violations = violations;
+            this.zk = VolerySmokeTest.connect(connect);
+        }
+
+        /** Sets the watches, then reads each path's baseline. */
+        void watch(List<String> dataPaths) throws Exception {
+            for (String path : dataPaths) {
+                zk.addWatch(path, this, org.apache.zookeeper.AddWatchMode.PERSISTENT);
+            }
+            for (String dir : dirs) {
+                zk.addWatch(dir, this, "/".equals(dir) ? org.apache.zookeeper.AddWatchMode.PERSISTENT
+                        : org.apache.zookeeper.AddWatchMode.PERSISTENT_RECURSIVE);
+            }
+            List<String> all = new ArrayList<>(dataPaths);
+            all.addAll(dirs);
+            for (String path : all) {
+                read(path, true);
+            }
+            assertTrue(inFlight.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS), name + "'s baselines read");
+            inFlight.release(IN_FLIGHT);
+        }
+
+        @Override
+        public void process(org.apache.zookeeper.WatchedEvent e) {
+            String path = e.getPath();
+            String counts = switch (e.getType()) {
+                case NodeDataChanged -> dirs.contains(path) ? null : path;
+                case NodeChildrenChanged -> "/".equals(path) ? path : null;
+                case NodeCreated, NodeDeleted -> {
+                    String parent = path.substring(0, Math.max(1, path.lastIndexOf('/')));
+                    yield dirs.contains(parent) && !"/".equals(parent) ? parent : null;
+                }
+                default -> null;
+            };
+            if (counts == null) {
+                violation("unexpected event " + e);
+            } else if (baseline.containsKey(counts)) {
+                eventsSeen.incrementAndGet();
+                counted.merge(counts, 1, Integer::sum);
+            }
+        }
+
+        void read(String path, boolean first) throws InterruptedException {
+            inFlight.acquire();
+            if (dirs.contains(path)) {
+                zk.getChildren(path, false, (rc, p, ctx, children, stat) -> {
+                    answered(p, rc, stat == null ? 0 : stat.getCversion(), "cversion", first);
+                }, null);
+            } else {
+                zk.getData(path, false, (rc, p, ctx, data, stat) -> {
+                    answered(p, rc, stat == null ? 0 : stat.getVersion(), "version", first);
+                }, null);
+            }
+        }
+
+        private void answered(String path, int rc, int state, String what, boolean first) {
+            if (rc != KeeperException.Code.OK.intValue()) {
+                violation("read " + path + ": " + KeeperException.Code.get(rc));
+            } else if (first) {
+                baseline.put(path, state);
+                counted.put(path, 0);
+            } else {
+                reads.incrementAndGet();
+                int known = baseline.get(path) + counted.get(path);
+                if (state > known) {
+                    violation("read " + what + " " + state + " of " + path + " with only " + known
+                            + " announced by its persistent watch");
+                } else if (state < known) {
+                    violation("read " + what + " " + state + " of " + path + " after its persistent watch announced "
+                            + known);
+                }
+            }
+            inFlight.release();
+        }
+
+        /** Paths whose events, counted, do not (yet) add up to their final state. */
+        void unannounced(Map<String, Long> last, List<String> out) {
+            baseline.forEach((path, base) -> {
+                long known = base + counted.get(path);
+                if (known != last.get(path)) {
+                    out.add(name + ": the persistent watch on " + path + " announced " + (known - base)
+                            + " changes after the baseline " + base + ", but it reached " + last.get(path));
+                }
+            });
+        }
+
+        void violation(String what) {
+            synchronized (violations) {
+                if (violations.size() < 20) {
+                    violations.add(name + ": " + what);
+                }
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(VoleryConfig.Partitioning.class)
     void everyWatchFiresAndBeforeTheNewDataOverARandomPipelinedHistory(VoleryConfig.Partitioning partitioning)
@@ -243,11 +366,18 @@ class WatchDeliveryTest {
             together.forEach(paths::addAll);
             paths.addAll(churned);
             paths.addAll(dirs);
+            List<String> watchedDirs = new ArrayList<>(dirs);
+            watchedDirs.add("/"); // top-level creates and deletes change its children
+            List<String> readPaths = new ArrayList<>(paths);
+            readPaths.add("/");
+            List<String> dataPaths = new ArrayList<>(single);
+            together.forEach(dataPaths::addAll);
             List<String> churning = new ArrayList<>(churned);
             churning.addAll(children);
             List<String> violations = new ArrayList<>();
             List<ZooKeeper> writers = new ArrayList<>();
             List<WatchingSession> sessions = new ArrayList<>();
+            List<PersistentSession> persistent = new ArrayList<>();
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> threads = new ArrayList<>();
             try {
@@ -262,8 +392,16 @@ class WatchDeliveryTest {
                     VoleryNode n = c.nodes().get(i % c.nodes().size());
                     sessions.add(new WatchingSession("watcher " + i + " at node " + n.nodeId(),
                             "127.0.0.1:" + n.clientAddress().getPort(), violations, Set.copyOf(churned),
-                            Set.copyOf(dirs)));
+                            Set.copyOf(watchedDirs)));
                 }
+                for (VoleryNode n : c.nodes()) {
+                    PersistentSession s = new PersistentSession("persistent watcher at node " + n.nodeId(),
+                            "127.0.0.1:" + n.clientAddress().getPort(), violations, Set.copyOf(watchedDirs));
+                    persistent.add(s);
+                    s.watch(dataPaths);
+                }
+                List<String> persistentPaths = new ArrayList<>(dataPaths);
+                persistentPaths.addAll(watchedDirs);
                 AtomicInteger writes = new AtomicInteger();
                 for (int w = 0; w < writers.size(); w++) {
                     ZooKeeper writer = writers.get(w);
@@ -300,7 +438,14 @@ class WatchDeliveryTest {
                 for (int s = 0; s < sessions.size(); s++) {
                     WatchingSession session = sessions.get(s);
                     Random rnd = new Random(200 + s);
-                    threads.add(repeat("reader-" + s, stop, violations, () -> session.next(paths.get(rnd.nextInt(paths.size())))));
+                    threads.add(repeat("reader-" + s, stop, violations,
+                            () -> session.next(readPaths.get(rnd.nextInt(readPaths.size())))));
+                }
+                for (int s = 0; s < persistent.size(); s++) {
+                    PersistentSession session = persistent.get(s);
+                    Random rnd = new Random(500 + s);
+                    threads.add(repeat("persistent-reader-" + s, stop, violations,
+                            () -> session.read(persistentPaths.get(rnd.nextInt(persistentPaths.size())), false)));
                 }
                 threads.forEach(Thread::start);
                 Thread.sleep(RUN_MILLIS);
@@ -311,18 +456,21 @@ class WatchDeliveryTest {
                 for (WatchingSession s : sessions) {
                     assertTrue(s.inFlight.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS), s.name + "'s reads answered");
                 }
+                for (PersistentSession s : persistent) {
+                    assertTrue(s.inFlight.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS), s.name + "'s reads answered");
+                }
                 Map<String, Long> last = new java.util.HashMap<>();
-                for (String path : paths) {
+                for (String path : readPaths) {
                     Stat stat = writers.get(0).exists(path, false);
                     last.put(path, churned.contains(path) ? (stat == null ? -1 : stat.getCzxid())
-                            : dirs.contains(path) ? stat.getCversion() : stat.getVersion());
+                            : watchedDirs.contains(path) ? stat.getCversion() : stat.getVersion());
                 }
                 // every watch set below a node's last version must fire
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-                List<String> lost = lostWatches(sessions, last);
+                List<String> lost = lostWatches(sessions, persistent, last);
                 while (!lost.isEmpty() && System.nanoTime() < deadline) {
                     Thread.sleep(50);
-                    lost = lostWatches(sessions, last);
+                    lost = lostWatches(sessions, persistent, last);
                 }
                 synchronized (violations) {
                     violations.addAll(lost);
@@ -331,16 +479,24 @@ class WatchDeliveryTest {
                 int set = sessions.stream().mapToInt(s -> s.watchesSet.get()).sum();
                 int fired = sessions.stream().mapToInt(s -> s.eventsSeen.get()).sum();
                 int reads = sessions.stream().mapToInt(s -> s.reads.get()).sum();
+                int persistentEvents = persistent.stream().mapToInt(s -> s.eventsSeen.get()).sum();
+                int persistentReads = persistent.stream().mapToInt(s -> s.reads.get()).sum();
                 System.out.println(partitioning + ": writes " + writes + ", multis " + multis + ", creates and deletes "
                         + churns + ", watches set " + set
-                        + ", fired " + fired + ", plain reads " + reads);
+                        + ", fired " + fired + ", plain reads " + reads + "; persistent watches' events " + persistentEvents
+                        + ", their sessions' reads " + persistentReads);
                 // a history that exercised the promises
-                assertTrue(writes.get() >= 50 && multis.get() >= 20 && churns.get() >= 20 && set >= 50 && fired >= 25 && reads >= 50,
+                assertTrue(writes.get() >= 50 && multis.get() >= 20 && churns.get() >= 20 && set >= 50 && fired >= 25 && reads >= 50
+                                && persistentEvents >= 100 && persistentReads >= 50,
                         "writes " + writes + ", multis " + multis + ", watches set " + set + ", fired " + fired
-                                + ", plain reads " + reads);
+                                + ", plain reads " + reads + ", persistent events " + persistentEvents
+                                + ", persistent reads " + persistentReads);
             } finally {
                 stop.set(true);
                 for (WatchingSession s : sessions) {
+                    s.zk.close();
+                }
+                for (PersistentSession s : persistent) {
                     s.zk.close();
                 }
                 for (ZooKeeper w : writers) {
@@ -369,8 +525,12 @@ class WatchDeliveryTest {
         }, name);
     }
 
-    private static List<String> lostWatches(List<WatchingSession> sessions, Map<String, Long> last) {
+    private static List<String> lostWatches(List<WatchingSession> sessions, List<PersistentSession> persistent,
+            Map<String, Long> last) {
         List<String> lost = new ArrayList<>();
+        for (PersistentSession s : persistent) {
+            s.unannounced(last, lost);
+        }
         for (WatchingSession s : sessions) {
             s.armed.forEach((path, version) -> {
                 if (last.get(path) > version) {

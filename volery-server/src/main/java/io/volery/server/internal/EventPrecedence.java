@@ -9,10 +9,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Tells, from positions alone, when a watch event's command was executed before a reply's command by the
- * partition whose watch fired (ADR 077). A position names the ring that ordered it: a partition's own ring
- * orders commands for that partition only, so an event fired there was fired by that partition; the ALL
- * ring orders commands for several partitions. The watches an event of a node other than the root fires
+ * Tells when a watch event's command was executed before a reply's command by the partition whose watch
+ * fired (ADR 077). An event that names the partitions that fired it (ADR 078) precedes a reply of a
+ * request that went to one of them with a higher position: two positions are ordered the same way by every learner that delivers
+ * both. What follows is for events that do not name it (from nodes that do not say). A position names
+ * the ring that ordered it: a partition's own ring orders commands for that partition only, so an event
+ * fired there was fired by that partition; the ALL ring orders commands for several partitions. The watches an event of a node other than the root fires
  * were set by requests that ran at the node's owner: one-shot watches (getData, exists, getChildren of the
  * node go to its owner) and persistent ones kept by one partition (the node's, or its subtree's, owner),
  * or every partition (those ran at the owner too, and on the ALL ring, in the same order as the event's
@@ -49,6 +51,15 @@ final class EventPrecedence implements SessionMailboxes.Precedence {
         }
         if (eventZxid == replyZxid) {
             return true; // fired by the reply's own command
+        }
+        if (event.firedIn() != WatchEvent.UNKNOWN_PARTITIONS) {
+            // such a partition executed the event's command before the reply's (ADR 078)
+            for (int p : replyPartitions) {
+                if ((event.firedIn() & WatchEvent.partitionSet(p)) != 0) {
+                    return true;
+                }
+            }
+            return false;
         }
         int ring = Position.ringId(eventZxid);
         Integer firedBy = partitionOfRing.get(ring);

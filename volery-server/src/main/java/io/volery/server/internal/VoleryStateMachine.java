@@ -351,7 +351,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             }
         }
         if (expiring.isEmpty()) {
-            dispatch(tree.tick(zxid, time).events());
+            dispatch(fired(tree.tick(zxid, time)));
         } else {
             closeInZooKeepersOrder(expiring, () -> tree.tick(zxid, time));
         }
@@ -513,14 +513,14 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     private Object applyEverywhere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
         Result res = tree.apply(cmd, zxid, time);
         if (!deferTopLevel) {
-            dispatchMerged(List.of(cmd), res.events());
+            dispatchMerged(List.of(cmd), fired(res));
             return encode(JuteTranslator.toReply(q, res, zxid));
         }
         String path = Scope.pathOf(q.body());
         pendingTopLevel.add(path);
         // the node as created (a sequential create's name), whose owner is one of the parts' senders
         String created = res.reply() instanceof Reply.Created c ? c.path() : path;
-        return mergeEventsLater(List.of(cmd), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), path, created);
+        return mergeEventsLater(List.of(cmd), fired(res), encode(JuteTranslator.toReply(q, res, zxid)), path, created);
     }
 
     /**
@@ -640,7 +640,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     private Object applyWithTheRootOwnersEvents(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
         Result res = tree.apply(cmd, zxid, time);
         int home = partitioner.ownerOf("/");
-        Object[] part = eventsPart(List.of(cmd), res.events());
+        Object[] part = eventsPart(List.of(cmd), fired(res));
         byte[] reply = encode(JuteTranslator.toReply(q, res, zxid));
         if (!deferTopLevel) {
             Object homePart = receiveFrom(Partition.get(home), home == me ? part : null);
@@ -657,7 +657,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
 
     private byte[] applyHere(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
         Result res = tree.apply(cmd, zxid, time);
-        dispatch(res.events());
+        dispatch(fired(res));
         return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
@@ -694,7 +694,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         Map<String, List<WatchEvent>> byEphemeral = new HashMap<>();
         List<WatchEvent> unattributed = new ArrayList<>();
         int at = 0;
-        for (WatchEvent e : res.events()) {
+        for (WatchEvent e : fired(res)) {
             while (at < localOrder.size() && !causedBy(e, localOrder.get(at))) {
                 at++;
             }
@@ -783,7 +783,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             }
             last = Math.min(key, keyed.size() - 1);
             keys[events.size()] = key;
-            events.add(new WatchEvent(e.sessionId(), e.type(), e.path(), VoleryWire.setWatchesZxid(zxid)));
+            events.add(new WatchEvent(e.sessionId(), e.type(), e.path(), VoleryWire.setWatchesZxid(zxid), WatchEvent.partitionSet(me)));
         }
         Object[] part = {VoleryWire.events(events), keys};
         List<Object[]> parts = new ArrayList<>();
@@ -852,7 +852,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (owner != me) {
             res = followVerdict(d, told, zxid, time);
         }
-        dispatchMerged(List.of(d), res.events());
+        dispatchMerged(List.of(d), fired(res));
         return encode(JuteTranslator.toReply(q, res, zxid));
     }
 
@@ -882,13 +882,13 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (owner == me) {
             Result res = tree.apply(d, zxid, time);
             receiveFrom(Partition.get(owner), res.code().code()); // one way: nothing to wait for
-            return mergeEventsLater(List.of(d), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), d.path());
+            return mergeEventsLater(List.of(d), fired(res), encode(JuteTranslator.toReply(q, res, zxid)), d.path());
         }
         pendingDeletes.add(d.path());
         return continueLater(receiveLater(Partition.get(owner), null), told -> {
             pendingDeletes.remove(d.path());
             Result res = followVerdict(d, (Integer) told.get(Partition.get(owner)), zxid, time);
-            return mergeEventsLater(List.of(d), res.events(), encode(JuteTranslator.toReply(q, res, zxid)), d.path());
+            return mergeEventsLater(List.of(d), fired(res), encode(JuteTranslator.toReply(q, res, zxid)), d.path());
         });
     }
 
@@ -942,7 +942,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (!applied.isOk() && !(applied.reply() instanceof Reply.MultiResults mr && allOk(mr))) {
             throw new IllegalStateException("partition " + me + ": a multi that passed its dry run failed: " + applied.code());
         }
-        dispatchMerged(ops, applied.events());
+        dispatchMerged(ops, fired(applied));
         List<Result> myResults = ((Reply.MultiResults) applied.reply()).results();
         TreeMap<Integer, byte[]> fragments = new TreeMap<>();
         for (int k = 0; k < mine.size(); k++) {
@@ -985,7 +985,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
                         : partitioner.ownerOf(path) == me;
                 if (answerHere) {
                     Result res = tree.apply(op, zxid, time);
-                    dispatch(res.events());
+                    dispatch(fired(res));
                     int code = q.ops().get(i).opCode();
                     fragments.put(i, ZkCodec.encodeMultiFragment(res.isOk()
                             ? new ZkReply.OpResult(code, 0, JuteTranslator.body(code, res.reply()))
@@ -1166,22 +1166,26 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         record Keyed(int key, WatchEvent event) {
         }
         List<Keyed> merged = new ArrayList<>();
-        java.util.Set<String> taken = new java.util.HashSet<>();
+        Map<String, Integer> taken = new HashMap<>();
         for (Object[] p : parts) {
             List<WatchEvent> theirs = ((VoleryWire.Events) VoleryWire.decode((byte[]) p[0])).events();
             int[] theirKeys = (int[]) p[1];
-            java.util.Set<String> ours = new java.util.HashSet<>();
+            Map<String, Integer> ours = new HashMap<>();
             for (int i = 0; i < theirs.size(); i++) {
                 WatchEvent e = theirs.get(i);
                 // a change every partition made (the root's child list) fires a watch every partition holds
-                // (a recursive watch on the root) once per partition: keep one copy
+                // (a recursive watch on the root) once per partition: keep one copy, which names them all
                 String copy = theirKeys[i] + "/" + e.sessionId() + "/" + e.type() + "/" + e.path();
-                if (!taken.contains(copy)) {
+                Integer first = taken.get(copy);
+                if (first == null) {
+                    ours.putIfAbsent(copy, merged.size());
                     merged.add(new Keyed(theirKeys[i], e));
+                } else {
+                    Keyed k = merged.get(first);
+                    merged.set(first, new Keyed(k.key(), k.event().alsoFiredIn(e)));
                 }
-                ours.add(copy);
             }
-            taken.addAll(ours);
+            ours.forEach(taken::putIfAbsent);
         }
         merged.sort(java.util.Comparator.comparingInt(Keyed::key)); // stable
         dispatch(merged.stream().map(Keyed::event).toList());
@@ -1207,6 +1211,22 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             }
             endpoint.sendDirect(node, VoleryWire.events(list, commandFrontEnd, commandZxid));
         });
+    }
+
+    /**
+     * The events a command fired here, naming this partition: the front end orders an event against a
+     * reply by the execution order of the partitions that fired it (ADR 078).
+     */
+    private List<WatchEvent> fired(Result res) {
+        List<WatchEvent> events = res.events();
+        if (events.isEmpty()) {
+            return events;
+        }
+        List<WatchEvent> out = new ArrayList<>(events.size());
+        for (WatchEvent e : events) {
+            out.add(e.alsoFiredIn(me));
+        }
+        return out;
     }
 
     private static byte[] error(long zxid, ErrorCode code) {

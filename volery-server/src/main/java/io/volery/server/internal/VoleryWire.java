@@ -92,6 +92,7 @@ public final class VoleryWire {
             out.writeInt(ackTo);
             out.writeLong(ackZxid);
             writeEvents(out, events);
+            writeFiredBy(out, events);
         });
     }
 
@@ -107,6 +108,33 @@ public final class VoleryWire {
         out.writeByte(e.type().code());
         out.writeUTF(e.path());
         out.writeLong(e.zxid());
+    }
+
+    /**
+     * Trails a message (ADR 078): the partitions that fired each of {@code events}, which a node that does
+     * not know them leaves unread and an older sender does not write.
+     */
+    private static void writeFiredBy(DataOutputStream out, List<WatchEvent> events) throws IOException {
+        out.writeInt(events.size());
+        for (WatchEvent e : events) {
+            out.writeLong(e.firedIn());
+        }
+    }
+
+    /** {@code events} with the partitions that fired them, when the message trails them (see above). */
+    private static List<WatchEvent> readFiredBy(DataInputStream in, List<WatchEvent> events) throws IOException {
+        if (in.available() == 0) {
+            return events;
+        }
+        int n = in.readInt();
+        if (n != events.size()) {
+            throw new IOException("fired-in count " + n + " for " + events.size() + " events");
+        }
+        List<WatchEvent> out = new ArrayList<>(n);
+        for (WatchEvent e : events) {
+            out.add(new WatchEvent(e.sessionId(), e.type(), e.path(), e.zxid(), in.readLong()));
+        }
+        return out;
     }
 
     private static List<WatchEvent> readEvents(DataInputStream in) throws IOException {
@@ -155,6 +183,7 @@ public final class VoleryWire {
                     writeEvent(out, h.event());
                 }
             }
+            writeFiredBy(out, events);
         });
     }
 
@@ -204,13 +233,16 @@ public final class VoleryWire {
             if (type == EVENTS) {
                 int ackTo = in.readInt();
                 long ackZxid = in.readLong();
-                return new Events(readEvents(in), ackTo, ackZxid);
+                return new Events(readFiredBy(in, readEvents(in)), ackTo, ackZxid);
             }
             if (type == MOVED) {
                 return new Moved(in.readLong(), in.readInt());
             }
             if (type == HANDOFF) {
-                return new Handoff(in.readLong(), readEvents(in), readHanded(in));
+                long sessionId = in.readLong();
+                List<WatchEvent> events = readEvents(in);
+                List<Handed> handed = readHanded(in);
+                return new Handoff(sessionId, readFiredBy(in, events), handed);
             }
             if (type == EVENTS_QUEUED) {
                 return new EventsQueued(in.readLong());

@@ -419,6 +419,79 @@ class SessionMailboxesTest {
     /** A hand-off as front ends before ADR 039 wrote it: the kept events and nothing after them. */
     private static byte[] oldFormatHandoff() {
         byte[] full = VoleryWire.handoff(SESSION, List.of(changed("/x", 7)), List.of());
-        return java.util.Arrays.copyOf(full, full.length - 4);
+        return java.util.Arrays.copyOf(full, full.length - 4 - 4 - 8); // no log, no fired-in partitions
+    }
+
+    @Test
+    void eventsCarryThePartitionsThatFiredThemAcrossTheWire() {
+        WatchEvent fired = new WatchEvent(SESSION, EventType.NODE_CREATED, "/d/c", 9,
+                WatchEvent.partitionSet(1) | WatchEvent.partitionSet(3));
+        VoleryWire.Events ev = (VoleryWire.Events) VoleryWire.decode(VoleryWire.events(List.of(fired, changed("/x", 10)), 2, 9));
+        assertEquals(List.of(fired, changed("/x", 10)), ev.events());
+        VoleryWire.Handed handed = new VoleryWire.Handed(0, changed("/y", 3));
+        VoleryWire.Handoff h = (VoleryWire.Handoff) VoleryWire.decode(VoleryWire.handoff(SESSION, List.of(fired), List.of(handed)));
+        assertEquals(List.of(fired), h.events());
+        assertEquals(List.of(handed), h.handed());
+        // from a node before ADR 078: no partitions, so the event names none
+        byte[] full = VoleryWire.events(List.of(fired), 2, 9);
+        VoleryWire.Events old = (VoleryWire.Events) VoleryWire.decode(java.util.Arrays.copyOf(full, full.length - 4 - 8));
+        assertEquals(WatchEvent.UNKNOWN_PARTITIONS, old.events().get(0).firedIn());
+        byte[] fullHandoff = VoleryWire.handoff(SESSION, List.of(fired), List.of(handed));
+        VoleryWire.Handoff oldHandoff = (VoleryWire.Handoff) VoleryWire.decode(
+                java.util.Arrays.copyOf(fullHandoff, fullHandoff.length - 4 - 8));
+        assertEquals(List.of(handed), oldHandoff.handed());
+        assertEquals(WatchEvent.UNKNOWN_PARTITIONS, oldHandoff.events().get(0).firedIn());
+    }
+
+    @Test
+    void aRootEventThatNamesItsPartitionGoesEarlyBeforeAReplyItExecutedAfterIt() {
+        // A top-level create (ALL ring) fired the session's child watch on the root, held by partition 1
+        // (the root's owner, ADR 053); a getChildren of the root outstanding then, which partition 1 ran
+        // after the create, shows the new child: the event goes first. The same event naming no partition
+        // waits for that reply (the root's watch could be anywhere): the client sees the child before the
+        // event.
+        long create = at(50, 0);
+        for (boolean named : new boolean[] {true, false}) {
+            SessionMailboxes m = new SessionMailboxes(new EventPrecedence(TWO_PARTITIONS_CONFIG, path -> 2));
+            Recorded c = new Recorded();
+            m.connected(SESSION, c, false);
+            m.requestArrived(SESSION, c, null, new int[] {2});
+            m.requestArrived(SESSION, c, null, new int[] {1});
+            WatchEvent e = new WatchEvent(SESSION, EventType.NODE_CHILDREN_CHANGED, "/", create,
+                    named ? WatchEvent.partitionSet(1) : WatchEvent.UNKNOWN_PARTITIONS);
+            m.offer(e);
+            reply(m, c, at(60, 2), "exists /y");
+            reply(m, c, at(70, 1), "getChildren / new");
+            assertEquals(named ? List.of("reply exists /y", event("/", create), "reply getChildren / new")
+                    : List.of("reply exists /y", "reply getChildren / new", event("/", create)), c.written);
+        }
+    }
+
+    @Test
+    void anEventFiredInSeveralPartitionsGoesEarlyBeforeAReplyOfAnyOfThemAndOfNoOther() {
+        // Under hash a child's create runs everywhere and a recursive watch on its parent is held
+        // everywhere: partitions 1 and 2 both fired it; a getChildren of the parent ran at 2 after it. An
+        // event partition 2 alone fired does not go before a later reply from partition 1.
+        long create = at(50, 0);
+        SessionMailboxes m = new SessionMailboxes(new EventPrecedence(TWO_PARTITIONS_CONFIG, path -> 1));
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        m.requestArrived(SESSION, c, null, new int[] {2});
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        m.offer(new WatchEvent(SESSION, EventType.NODE_CREATED, "/d/c", create,
+                WatchEvent.partitionSet(1) | WatchEvent.partitionSet(2)));
+        m.offer(new WatchEvent(SESSION, EventType.NODE_DATA_CHANGED, "/e", create, WatchEvent.partitionSet(2)));
+        reply(m, c, at(40, 1), "getData /x old");
+        reply(m, c, at(60, 2), "getChildren /d new");
+        assertEquals(List.of("reply getData /x old", event("/d/c", create), event("/e", create), "reply getChildren /d new"),
+                c.written);
+        m.requestArrived(SESSION, c, null, new int[] {1});
+        m.offer(new WatchEvent(SESSION, EventType.NODE_DATA_CHANGED, "/f", at(45, 2), WatchEvent.partitionSet(2)));
+        reply(m, c, at(70, 1), "getData /x");
+        reply(m, c, at(90, 1), "getData /z");
+        assertEquals(List.of("reply getData /x old", event("/d/c", create), event("/e", create), "reply getChildren /d new",
+                "reply getData /x", "reply getData /z", event("/f", at(45, 2))), c.written,
+                "partition 1's replies say nothing of partition 2's order: it waits for the replies outstanding");
     }
 }
