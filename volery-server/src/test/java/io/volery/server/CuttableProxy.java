@@ -84,6 +84,18 @@ final class CuttableProxy implements AutoCloseable {
         silent = true;
     }
 
+    /**
+     * Drops every open connection, both ends, losing what was in flight; new connections are relayed as
+     * before.
+     */
+    void drop() {
+        for (Socket s : sockets) {
+            closeQuietly(s);
+            sockets.remove(s);
+        }
+        silent = false;
+    }
+
     /** Drops every connection and refuses new ones. */
     void cut() {
         closeQuietly(listener);

@@ -139,8 +139,8 @@ class RetainedEventsTest {
      * hands a watch event to a connection that still looks open and the event is lost. The client times
      * out, reconnects through node 2 and must get that event once, before the one fired while it was away.
      * Node 1's hand-off names it as lost, and setWatches usually fires it again as well (unless the client's
-     * last zxid, from the other partition, exceeds the change's: not something a test can arrange); either
-     * way it must come once and first. It fails (the kept event first) if the kept events do not wait for
+     * last zxid, from the other partition, exceeds the change's: see the last test); either way it must come
+     * once and first. It fails (the kept event first) if the kept events do not wait for
      * the setWatches reply; it passes with the hand-off's log ignored, as setWatches covers that run
      * (SessionMailboxesTest shows the log's part).
      */
@@ -166,6 +166,64 @@ class RetainedEventsTest {
             a.openNode2();
             assertEquals(List.of("NodeDataChanged /x", "NodeCreated /y/child"),
                     a.next(2, "the lost event and the one fired while away"), "in the order of the changes");
+            a.assertNothingTwice();
+        }
+    }
+
+    /**
+     * Trace 2 of ADR 039, arranged: the client's last reply comes from partition B with a position above
+     * that of a change of partition A which A executes only later (A's replica is held meanwhile: positions of
+     * different partitions say nothing about real-time order). The change's event is handed to a connection
+     * that went dark, so it is lost; on reconnecting through node 2, setWatches' zxid comparison does not
+     * see the change as newer than the client's last zxid. Only node 1's log of what it handed the
+     * connection brings the event back: without it the watch never fires.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(VoleryConfig.Partitioning.class)
+    void anEventLostInTheDarkBelowTheClientsLastZxidArrivesAfterReconnectingElsewhere(
+            VoleryConfig.Partitioning partitioning) throws Exception {
+        try (Away a = new Away(partitioning, 6_000)) {
+            a.awaitConnected();
+            io.volery.server.internal.PathPartitioner partitioner =
+                    new io.volery.server.internal.PathPartitioner(a.cluster.partitions(), partitioning);
+            int[] partitions = a.cluster.partitions();
+            String x = EventBeforeLaterResponseTest.nameOn(partitioner, partitions[0], "/lagging-");
+            String y = EventBeforeLaterResponseTest.nameOn(partitioner, partitions[1], "/ahead-");
+            String held = EventBeforeLaterResponseTest.nameOn(partitioner, partitions[0], "/held-");
+            a.writer.create(x, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            a.writer.create(y, new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            a.zk.getData(x, true, null);
+
+            ZooKeeper trigger = VolerySmokeTest.connect(a.cluster.connectString());
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            try {
+                DeferredTopLevelTest.Split split = DeferredTopLevelTest.split(a.cluster, partitions[0]);
+                DeferredTopLevelTest.holdAfterNextCommand(split.in(), trigger, held, release);
+                java.util.concurrent.CompletableFuture<org.apache.zookeeper.data.Stat> change =
+                        new java.util.concurrent.CompletableFuture<>();
+                a.writer.setData(x, new byte[] {1}, -1, (rc, p, ctx, stat) -> change.complete(stat), null);
+                Thread.sleep(100); // the change is ordered
+                long lastZxid = 0;
+                for (int i = 0; i < 50; i++) {
+                    // partition B's ring goes on to later rounds (an idle ring's slots lag a busy ring's, ADR 002)
+                    lastZxid = a.zk.setData(y, new byte[] {(byte) i}, -1).getMzxid(); // the client's last reply
+                }
+                a.toNode1.silence();
+                release.countDown();
+                org.apache.zookeeper.data.Stat changed = change.get(20, TimeUnit.SECONDS);
+                assertTrue(changed.getMzxid() < lastZxid, "the change's zxid " + changed.getMzxid()
+                        + " is below the client's last " + lastZxid + " though it was executed after it");
+                assertTrue(a.node1Holds(), "node 1 handed the event to a connection it still took for open");
+            } finally {
+                release.countDown();
+                trigger.close();
+            }
+            assertEquals(KeeperState.Disconnected, a.states.poll(20, TimeUnit.SECONDS), "the client gave up on node 1");
+            a.awaitNode1Lost();
+            assertNull(a.events.poll(), "nothing reached the client so far");
+
+            a.openNode2();
+            assertEquals(List.of("NodeDataChanged " + x), a.next(1, "the event lost in the dark"));
             a.assertNothingTwice();
         }
     }

@@ -78,6 +78,7 @@ class WatchDeliveryTest {
         final AtomicInteger watchesSet = new AtomicInteger();
         final AtomicInteger eventsSeen = new AtomicInteger();
         final AtomicInteger reads = new AtomicInteger();
+        final AtomicInteger connectionLosses = new AtomicInteger();
 
         WatchingSession(String name, String connect, List<String> violations, Set<String> churned, Set<String> dirs)
                 throws Exception {
@@ -94,8 +95,9 @@ class WatchDeliveryTest {
             if (e.getType() == Event.EventType.NodeDataChanged && !churned.contains(e.getPath())) {
                 eventsSeen.incrementAndGet();
                 armed.remove(e.getPath());
-            } else if ((e.getType() == Event.EventType.NodeCreated || e.getType() == Event.EventType.NodeDeleted)
-                    && churned.contains(e.getPath())) {
+            } else if ((e.getType() == Event.EventType.NodeCreated || e.getType() == Event.EventType.NodeDeleted
+                    // setWatches' answer for a node deleted and created again since the client's last zxid
+                    || e.getType() == Event.EventType.NodeDataChanged) && churned.contains(e.getPath())) {
                 eventsSeen.incrementAndGet();
                 armedExists.remove(e.getPath());
             } else if (e.getType() == Event.EventType.NodeChildrenChanged && dirs.contains(e.getPath())) {
@@ -129,7 +131,7 @@ class WatchDeliveryTest {
                             }
                         }
                     } else {
-                        violation("getChildren " + p + ": " + KeeperException.Code.get(rc));
+                        failed("getChildren " + p, rc);
                     }
                     if (watch) {
                         arming.remove(p);
@@ -159,7 +161,7 @@ class WatchDeliveryTest {
                             }
                         }
                     } else {
-                        violation("exists " + p + ": " + KeeperException.Code.get(rc));
+                        failed("exists " + p, rc);
                     }
                     if (watch) {
                         arming.remove(p);
@@ -173,7 +175,7 @@ class WatchDeliveryTest {
                         armed.put(p, stat.getVersion());
                         watchesSet.incrementAndGet();
                     } else {
-                        violation("getData " + p + " with a watch: " + KeeperException.Code.get(rc));
+                        failed("getData " + p + " with a watch", rc);
                     }
                     arming.remove(p);
                     inFlight.release();
@@ -189,10 +191,19 @@ class WatchDeliveryTest {
                         }
                         saw(p, stat, "read");
                     } else {
-                        violation("getData " + p + ": " + KeeperException.Code.get(rc));
+                        failed("getData " + p, rc);
                     }
                     inFlight.release();
                 }, null);
+            }
+        }
+
+        /** A read failed: with the connection (the test drops connections) or a violation. */
+        void failed(String what, int rc) {
+            if (rc == KeeperException.Code.CONNECTIONLOSS.intValue()) {
+                connectionLosses.incrementAndGet();
+            } else {
+                violation(what + ": " + KeeperException.Code.get(rc));
             }
         }
 
@@ -333,6 +344,24 @@ class WatchDeliveryTest {
     @EnumSource(VoleryConfig.Partitioning.class)
     void everyWatchFiresAndBeforeTheNewDataOverARandomPipelinedHistory(VoleryConfig.Partitioning partitioning)
             throws Exception {
+        run(partitioning, false);
+    }
+
+    /**
+     * The same with the watching sessions' connections dropped at random (a relay per session and node
+     * closes both ends, losing whatever was in flight), so their clients reconnect, through either node,
+     * and set their watches again with the last zxid they saw (ZooKeeper's setWatches): watches whose event
+     * was lost with the connection must fire all the same, and still before any read that shows the change
+     * (ADR 039). Persistent watches are left out: ZooKeeper does not promise their events across a
+     * reconnect.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(VoleryConfig.Partitioning.class)
+    void theSameWithConnectionsDroppedAtRandom(VoleryConfig.Partitioning partitioning) throws Exception {
+        run(partitioning, true);
+    }
+
+    private static void run(VoleryConfig.Partitioning partitioning, boolean drops) throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 1, 0, 2000, o -> o.withPartitioning(partitioning))) {
             PathPartitioner partitioner = new PathPartitioner(c.partitions(), partitioning);
             List<String> single = new ArrayList<>();
@@ -378,6 +407,7 @@ class WatchDeliveryTest {
             List<ZooKeeper> writers = new ArrayList<>();
             List<WatchingSession> sessions = new ArrayList<>();
             List<PersistentSession> persistent = new ArrayList<>();
+            List<List<CuttableProxy>> relays = new ArrayList<>();
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> threads = new ArrayList<>();
             try {
@@ -390,11 +420,19 @@ class WatchDeliveryTest {
                 }
                 for (int i = 0; i < 4; i++) {
                     VoleryNode n = c.nodes().get(i % c.nodes().size());
-                    sessions.add(new WatchingSession("watcher " + i + " at node " + n.nodeId(),
-                            "127.0.0.1:" + n.clientAddress().getPort(), violations, Set.copyOf(churned),
-                            Set.copyOf(watchedDirs)));
+                    String connect = "127.0.0.1:" + n.clientAddress().getPort();
+                    if (drops) {
+                        List<CuttableProxy> mine = new ArrayList<>();
+                        for (VoleryNode any : c.nodes()) {
+                            mine.add(new CuttableProxy(any.clientAddress()));
+                        }
+                        relays.add(mine);
+                        connect = String.join(",", mine.stream().map(CuttableProxy::connectString).toList());
+                    }
+                    sessions.add(new WatchingSession("watcher " + i + (drops ? "" : " at node " + n.nodeId()), connect,
+                            violations, Set.copyOf(churned), Set.copyOf(watchedDirs)));
                 }
-                for (VoleryNode n : c.nodes()) {
+                for (VoleryNode n : drops ? List.<VoleryNode>of() : c.nodes()) {
                     PersistentSession s = new PersistentSession("persistent watcher at node " + n.nodeId(),
                             "127.0.0.1:" + n.clientAddress().getPort(), violations, Set.copyOf(watchedDirs));
                     persistent.add(s);
@@ -447,6 +485,36 @@ class WatchDeliveryTest {
                     threads.add(repeat("persistent-reader-" + s, stop, violations,
                             () -> session.read(persistentPaths.get(rnd.nextInt(persistentPaths.size())), false)));
                 }
+                // one partition at a time falls behind for a while (its executor sleeps after a command): the
+                // others execute later merge rounds meanwhile, so positions of different partitions are out of
+                // step with real time
+                Random lagRnd = new Random(700);
+                threads.add(repeat("lagger", stop, violations, () -> {
+                    VoleryNode n = c.nodes().get(lagRnd.nextInt(c.nodes().size()));
+                    long pause = 10 + lagRnd.nextInt(90);
+                    n.replica().probe().inspect(t -> {
+                        try {
+                            Thread.sleep(pause);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return null;
+                    });
+                    Thread.sleep(100 + lagRnd.nextInt(200));
+                }));
+                AtomicInteger dropped = new AtomicInteger();
+                if (drops) {
+                    Random dropRnd = new Random(600);
+                    threads.add(repeat("dropper", stop, violations, () -> {
+                        Thread.sleep(100 + dropRnd.nextInt(200));
+                        List<CuttableProxy> mine = relays.get(dropRnd.nextInt(relays.size()));
+                        // dark for a while first: what the server writes meanwhile is lost
+                        mine.forEach(CuttableProxy::silence);
+                        Thread.sleep(dropRnd.nextInt(200));
+                        mine.forEach(CuttableProxy::drop);
+                        dropped.incrementAndGet();
+                    }));
+                }
                 threads.forEach(Thread::start);
                 Thread.sleep(RUN_MILLIS);
                 stop.set(true);
@@ -481,13 +549,15 @@ class WatchDeliveryTest {
                 int reads = sessions.stream().mapToInt(s -> s.reads.get()).sum();
                 int persistentEvents = persistent.stream().mapToInt(s -> s.eventsSeen.get()).sum();
                 int persistentReads = persistent.stream().mapToInt(s -> s.reads.get()).sum();
-                System.out.println(partitioning + ": writes " + writes + ", multis " + multis + ", creates and deletes "
+                int losses = sessions.stream().mapToInt(s -> s.connectionLosses.get()).sum();
+                System.out.println(partitioning + (drops ? " with " + dropped + " drops (" + losses + " replies lost)" : "")
+                        + ": writes " + writes + ", multis " + multis + ", creates and deletes "
                         + churns + ", watches set " + set
-                        + ", fired " + fired + ", plain reads " + reads + "; persistent watches' events " + persistentEvents
-                        + ", their sessions' reads " + persistentReads);
+                        + ", fired " + fired + ", plain reads " + reads + (drops ? "" : "; persistent watches' events "
+                        + persistentEvents + ", their sessions' reads " + persistentReads));
                 // a history that exercised the promises
                 assertTrue(writes.get() >= 50 && multis.get() >= 20 && churns.get() >= 20 && set >= 50 && fired >= 25 && reads >= 50
-                                && persistentEvents >= 100 && persistentReads >= 50,
+                                && (drops ? dropped.get() >= 5 : persistentEvents >= 100 && persistentReads >= 50),
                         "writes " + writes + ", multis " + multis + ", watches set " + set + ", fired " + fired
                                 + ", plain reads " + reads + ", persistent events " + persistentEvents
                                 + ", persistent reads " + persistentReads);
@@ -502,6 +572,7 @@ class WatchDeliveryTest {
                 for (ZooKeeper w : writers) {
                     w.close();
                 }
+                relays.forEach(mine -> mine.forEach(CuttableProxy::close));
             }
         }
     }
