@@ -117,15 +117,7 @@ class TopLevelLinearizabilityTest {
                 Random rnd = new Random(99);
                 while (running.get()) {
                     VoleryNode n = c.nodes().get(rnd.nextInt(c.nodes().size()));
-                    long pause = 10 + rnd.nextInt(110);
-                    n.replica().probe().inspect(t -> {
-                        try {
-                            Thread.sleep(pause);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        return null;
-                    });
+                    fallBehind(n, 10 + rnd.nextInt(110));
                     try {
                         Thread.sleep(40 + rnd.nextInt(60));
                     } catch (InterruptedException e) {
@@ -180,5 +172,17 @@ class TopLevelLinearizabilityTest {
                 return mask;
             }
         }
+    }
+
+    /** {@code n}'s replica falls behind for {@code millis}: its executor sleeps after the command it is on. */
+    static void fallBehind(VoleryNode n, long millis) {
+        n.replica().probe().inspect(t -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        });
     }
 }

@@ -215,19 +215,15 @@ class WatchDeliveryTest {
         }
 
         void violation(String what) {
-            synchronized (violations) {
-                if (violations.size() < 20) {
-                    violations.add(name + ": " + what);
-                }
-            }
+            WatchDeliveryTest.violation(violations, name, what);
         }
     }
 
     /**
      * A session with persistent watches: a PERSISTENT watch on each data node and on the root, a
      * PERSISTENT_RECURSIVE one on each directory. After a baseline read of a path (its version, or its
-     * cversion), every change of it must reach the client exactly once, and before any read that shows it:
-     * a read's state is at most the baseline plus the events counted since.
+     * cversion), every change of it must reach the client exactly once, before any read that shows it and
+     * after any read that does not: a read's state is the baseline plus the events counted since.
      */
     private static final class PersistentSession implements Watcher {
         final String name;
@@ -332,11 +328,7 @@ class WatchDeliveryTest {
         }
 
         void violation(String what) {
-            synchronized (violations) {
-                if (violations.size() < 20) {
-                    violations.add(name + ": " + what);
-                }
-            }
+            WatchDeliveryTest.violation(violations, name, what);
         }
     }
 
@@ -491,15 +483,7 @@ class WatchDeliveryTest {
                 Random lagRnd = new Random(700);
                 threads.add(repeat("lagger", stop, violations, () -> {
                     VoleryNode n = c.nodes().get(lagRnd.nextInt(c.nodes().size()));
-                    long pause = 10 + lagRnd.nextInt(90);
-                    n.replica().probe().inspect(t -> {
-                        try {
-                            Thread.sleep(pause);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        return null;
-                    });
+                    TopLevelLinearizabilityTest.fallBehind(n, 10 + lagRnd.nextInt(90));
                     Thread.sleep(100 + lagRnd.nextInt(200));
                 }));
                 AtomicInteger dropped = new AtomicInteger();
@@ -573,6 +557,15 @@ class WatchDeliveryTest {
                     w.close();
                 }
                 relays.forEach(mine -> mine.forEach(CuttableProxy::close));
+            }
+        }
+    }
+
+    /** Records a broken promise (the first 20). */
+    static void violation(List<String> violations, String who, String what) {
+        synchronized (violations) {
+            if (violations.size() < 20) {
+                violations.add(who + ": " + what);
             }
         }
     }
