@@ -174,9 +174,10 @@ class RetainedEventsTest {
      * Trace 2 of ADR 039, arranged: the client's last reply comes from partition B with a position above
      * that of a change of partition A which A executes only later (A's replica is held meanwhile: positions of
      * different partitions say nothing about real-time order). The change's event is handed to a connection
-     * that went dark, so it is lost; on reconnecting through node 2, setWatches' zxid comparison does not
-     * see the change as newer than the client's last zxid. Only node 1's log of what it handed the
-     * connection brings the event back: without it the watch never fires.
+     * that went dark, so it is lost; on reconnecting through node 2, ZooKeeper's zxid comparison would not
+     * see the change as newer than the client's last zxid. Node 1's log of what it handed the connection
+     * brings the event back, and so does setWatches, which asks the watch registry rather than the zxids
+     * (ADR 079): without the log this failed before ADR 079, and fails with neither.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(VoleryConfig.Partitioning.class)

@@ -336,7 +336,7 @@ class WatchDeliveryTest {
     @EnumSource(VoleryConfig.Partitioning.class)
     void everyWatchFiresAndBeforeTheNewDataOverARandomPipelinedHistory(VoleryConfig.Partitioning partitioning)
             throws Exception {
-        run(partitioning, false);
+        run(partitioning, Fault.NONE);
     }
 
     /**
@@ -350,11 +350,29 @@ class WatchDeliveryTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(VoleryConfig.Partitioning.class)
     void theSameWithConnectionsDroppedAtRandom(VoleryConfig.Partitioning partitioning) throws Exception {
-        run(partitioning, true);
+        run(partitioning, Fault.DROPS);
     }
 
-    private static void run(VoleryConfig.Partitioning partitioning, boolean drops) throws Exception {
-        try (VoleryCluster c = new VoleryCluster(2, 1, 0, 2000, o -> o.withPartitioning(partitioning))) {
+    /**
+     * The same on three replicas a partition, where the node two of the watchers are connected to dies
+     * midway (it closes): they reconnect through another node, which waits in vain for the dead front end's
+     * kept events; its replies must wait with them (ADR 079), or reads show changes before the events that
+     * setWatches fired again.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(VoleryConfig.Partitioning.class)
+    void theSameWithAFrontEndDying(VoleryConfig.Partitioning partitioning) throws Exception {
+        run(partitioning, Fault.FRONT_END_DIES);
+    }
+
+    private enum Fault { NONE, DROPS, FRONT_END_DIES }
+
+    private static void run(VoleryConfig.Partitioning partitioning, Fault fault) throws Exception {
+        boolean drops = fault == Fault.DROPS;
+        boolean dies = fault == Fault.FRONT_END_DIES;
+        try (VoleryCluster c = new VoleryCluster(2, dies ? 3 : 1, 0, 2000, o -> o.withPartitioning(partitioning))) {
+            // (dies: the first node dies; the rest serve the writers, and its watchers after it)
+            List<VoleryNode> living = dies ? c.nodes().subList(1, c.nodes().size()) : c.nodes();
             PathPartitioner partitioner = new PathPartitioner(c.partitions(), partitioning);
             List<String> single = new ArrayList<>();
             List<List<String>> together = new ArrayList<>();
@@ -403,7 +421,7 @@ class WatchDeliveryTest {
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> threads = new ArrayList<>();
             try {
-                for (VoleryNode n : c.nodes()) {
+                for (VoleryNode n : dies ? living.subList(0, 2) : c.nodes()) {
                     writers.add(VolerySmokeTest.connect("127.0.0.1:" + n.clientAddress().getPort()));
                 }
                 for (String path : paths) {
@@ -413,7 +431,13 @@ class WatchDeliveryTest {
                 for (int i = 0; i < 4; i++) {
                     VoleryNode n = c.nodes().get(i % c.nodes().size());
                     String connect = "127.0.0.1:" + n.clientAddress().getPort();
-                    if (drops) {
+                    if (dies && i < 2) {
+                        // on the dying node, with another to go to (see below)
+                        connect = "127.0.0.1:" + c.nodes().get(0).clientAddress().getPort() + ",127.0.0.1:"
+                                + living.get(living.size() - 1 - i).clientAddress().getPort();
+                    } else if (dies) {
+                        connect = "127.0.0.1:" + living.get(i % living.size()).clientAddress().getPort();
+                    } else if (drops) {
                         List<CuttableProxy> mine = new ArrayList<>();
                         for (VoleryNode any : c.nodes()) {
                             mine.add(new CuttableProxy(any.clientAddress()));
@@ -421,10 +445,18 @@ class WatchDeliveryTest {
                         relays.add(mine);
                         connect = String.join(",", mine.stream().map(CuttableProxy::connectString).toList());
                     }
-                    sessions.add(new WatchingSession("watcher " + i + (drops ? "" : " at node " + n.nodeId()), connect,
-                            violations, Set.copyOf(churned), Set.copyOf(watchedDirs)));
+                    WatchingSession session = new WatchingSession("watcher " + i + (fault != Fault.NONE ? "" : " at node "
+                            + n.nodeId()), connect, violations, Set.copyOf(churned), Set.copyOf(watchedDirs));
+                    // the client picks one of its servers at random; a session's id names the node that made it
+                    for (int tries = 0; dies && i < 2 && session.zk.getSessionId() >>> 48 != c.nodes().get(0).nodeId(); tries++) {
+                        assertTrue(tries < 50, "a session on the node that will die");
+                        session.zk.close();
+                        session = new WatchingSession(session.name, connect, violations, Set.copyOf(churned),
+                                Set.copyOf(watchedDirs));
+                    }
+                    sessions.add(session);
                 }
-                for (VoleryNode n : drops ? List.<VoleryNode>of() : c.nodes()) {
+                for (VoleryNode n : fault != Fault.NONE ? List.<VoleryNode>of() : c.nodes()) {
                     PersistentSession s = new PersistentSession("persistent watcher at node " + n.nodeId(),
                             "127.0.0.1:" + n.clientAddress().getPort(), violations, Set.copyOf(watchedDirs));
                     persistent.add(s);
@@ -482,7 +514,7 @@ class WatchDeliveryTest {
                 // step with real time
                 Random lagRnd = new Random(700);
                 threads.add(repeat("lagger", stop, violations, () -> {
-                    VoleryNode n = c.nodes().get(lagRnd.nextInt(c.nodes().size()));
+                    VoleryNode n = living.get(lagRnd.nextInt(living.size()));
                     TopLevelLinearizabilityTest.fallBehind(n, 10 + lagRnd.nextInt(90));
                     Thread.sleep(100 + lagRnd.nextInt(200));
                 }));
@@ -498,6 +530,17 @@ class WatchDeliveryTest {
                         mine.forEach(CuttableProxy::drop);
                         dropped.incrementAndGet();
                     }));
+                }
+                if (dies) {
+                    threads.add(new Thread(() -> {
+                        try {
+                            Thread.sleep(RUN_MILLIS / 2);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        c.nodes().get(0).close();
+                        dropped.incrementAndGet();
+                    }, "killer"));
                 }
                 threads.forEach(Thread::start);
                 Thread.sleep(RUN_MILLIS);
@@ -534,14 +577,16 @@ class WatchDeliveryTest {
                 int persistentEvents = persistent.stream().mapToInt(s -> s.eventsSeen.get()).sum();
                 int persistentReads = persistent.stream().mapToInt(s -> s.reads.get()).sum();
                 int losses = sessions.stream().mapToInt(s -> s.connectionLosses.get()).sum();
-                System.out.println(partitioning + (drops ? " with " + dropped + " drops (" + losses + " replies lost)" : "")
+                System.out.println(partitioning + (drops ? " with " + dropped + " drops (" + losses + " replies lost)"
+                        : dies ? " with a front end dying (" + losses + " replies lost)" : "")
                         + ": writes " + writes + ", multis " + multis + ", creates and deletes "
                         + churns + ", watches set " + set
-                        + ", fired " + fired + ", plain reads " + reads + (drops ? "" : "; persistent watches' events "
+                        + ", fired " + fired + ", plain reads " + reads + (fault != Fault.NONE ? "" : "; persistent watches' events "
                         + persistentEvents + ", their sessions' reads " + persistentReads));
                 // a history that exercised the promises
                 assertTrue(writes.get() >= 50 && multis.get() >= 20 && churns.get() >= 20 && set >= 50 && fired >= 25 && reads >= 50
-                                && (drops ? dropped.get() >= 5 : persistentEvents >= 100 && persistentReads >= 50),
+                                && (drops ? dropped.get() >= 5 : dies ? dropped.get() == 1
+                                : persistentEvents >= 100 && persistentReads >= 50),
                         "writes " + writes + ", multis " + multis + ", watches set " + set + ", fired " + fired
                                 + ", plain reads " + reads + ", persistent events " + persistentEvents
                                 + ", persistent reads " + persistentReads);

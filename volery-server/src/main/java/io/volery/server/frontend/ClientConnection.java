@@ -32,6 +32,14 @@ public interface ClientConnection {
     /** Queues a watch notification; it is written before any reply that completes after this call. */
     void notify(long zxid, int eventType, String path);
 
+    /**
+     * Runs {@code task} where the connection writes its replies (its event loop), after what was queued
+     * for it so far, and then flushes what it wrote.
+     */
+    default void inOrder(Runnable task) {
+        task.run();
+    }
+
     /** Closes the connection (the session survives unless the service ends it). */
     void close(String reason);
 }

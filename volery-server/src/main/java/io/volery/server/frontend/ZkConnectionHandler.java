@@ -627,6 +627,19 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
     }
 
     @Override
+    public void inOrder(Runnable task) {
+        Channel c = channel;
+        ChannelHandlerContext ctx = c == null ? null : c.pipeline().context(this);
+        if (ctx == null) {
+            return; // closed: nothing more is written
+        }
+        c.eventLoop().execute(() -> {
+            task.run();
+            ctx.flush();
+        });
+    }
+
+    @Override
     public void close(String reason) {
         Channel c = channel;
         if (c != null) {

@@ -109,6 +109,12 @@ final class SessionMailboxes {
         ArrayDeque<VoleryWire.Handed> previous = new ArrayDeque<>();
         /** The setWatches that opened the connection, while the old front end's hand-off is awaited. */
         Rearm pendingRearm;
+        /** Replies held while the hand-off is awaited, in order (ADR 079). */
+        final ArrayDeque<Held> held = new ArrayDeque<>();
+    }
+
+    /** A reply at {@code zxid} that {@code write} writes once the old front end's events are in. */
+    private record Held(long zxid, Runnable write) {
     }
 
     private final Map<Long, Box> boxes = new HashMap<>();
@@ -137,6 +143,7 @@ final class SessionMailboxes {
         b.catchUpFirst = false;
         b.pendingRearm = null;
         b.delivered.clear();
+        b.held.clear();
         if (was != c) {
             if (!b.handedOff) {
                 // (a hand-off that came first brought the previous connection's log already)
@@ -202,6 +209,16 @@ final class SessionMailboxes {
             write.run();
             return;
         }
+        if (b.awaitingHandoff || !b.held.isEmpty()) {
+            // the old front end's events come first, and the replies may show their changes (ADR 079)
+            b.held.addLast(new Held(zxid, write));
+            return;
+        }
+        reply(b, zxid, write);
+    }
+
+    /** Writes the reply at {@code zxid} after the events it must not overtake (see {@link #replying}). */
+    private void reply(Box b, long zxid, Runnable write) {
         int[] partitions = b.unanswered.pollFirst();
         if (canSend(b) && b.catchUpFirst) {
             catchUp(b, zxid);
@@ -369,6 +386,22 @@ final class SessionMailboxes {
         }
         b.awaitingHandoff = false;
         flush(b);
+        ClientConnection c = b.connection;
+        if (!b.held.isEmpty() && c != null) {
+            c.inOrder(() -> release(sessionId, c));
+        }
+    }
+
+    /** Writes the replies held for the hand-off, in order, each after the events it must not overtake. */
+    private synchronized void release(long sessionId, ClientConnection c) {
+        Box b = boxes.get(sessionId);
+        if (b == null || b.connection != c || b.awaitingHandoff) {
+            return; // a newer connection, or (again) a hand-off to wait for
+        }
+        while (!b.held.isEmpty()) {
+            Held h = b.held.removeFirst();
+            reply(b, h.zxid(), h.write());
+        }
     }
 
     /** What a front end hands over when its session reconnected through another one. */

@@ -1082,30 +1082,48 @@ public final class ZnodeTree {
         return found ? Result.ok(Reply.Empty.INSTANCE) : Result.error(ErrorCode.NOWATCHER);
     }
 
+    /** Whether the session's one-shot watch on {@code path} is registered here (except the root's: see setWatches). */
+    private boolean stillSet(WatchRegistry.Table t, String path, long sid) {
+        return !"/".equals(path) && watches.contains(t, path, sid, WatchRegistry.Mode.STANDARD);
+    }
+
     private boolean watchOp(WatchRegistry.Table t, String path, long sid, WatchRegistry.Mode mode, boolean remove) {
         return remove ? watches.remove(t, path, sid, mode) : watches.contains(t, path, sid, mode);
     }
 
     /**
-     * ZooKeeper's re-arm rules: a data watch fires NodeDeleted if the node is gone and NodeDataChanged
-     * if its mzxid is after the client's zxid; an exist watch fires NodeCreated if the node exists; a
-     * child watch fires NodeDeleted or, if pzxid is after the client's zxid, NodeChildrenChanged.
-     * Otherwise the watch is registered. Persistent watches are registered without catch-up.
+     * Re-arms a reconnecting client's one-shot watches. A session's watches stay registered while it is
+     * away, so the registry knows which of them fired since the client set them: one still registered owes
+     * nothing; one that is not fired, and its event may be lost with the old connection or a front end that
+     * died: a data watch fires NodeDeleted if the node is gone, NodeDataChanged otherwise; an exist watch
+     * NodeCreated if the node exists (otherwise it is registered); a child watch NodeDeleted or
+     * NodeChildrenChanged (ADR 079). ZooKeeper, whose servers keep no watch of a disconnected client, tells
+     * by the client's last zxid instead (a change after it fires); Volery's zxids of different partitions
+     * do not order changes in real time, so that rule misses changes of one partition whose zxid is below a
+     * reply of another. The root's one-shot watches keep ZooKeeper's rule: under hash partitioning they sit
+     * in the partition a front end reads the root in, not necessarily here. Persistent watches are
+     * registered without catch-up.
      */
     private Result setWatches(Command.SetWatches c) {
         long sid = c.sessionId();
         List<WatchEvent> events = new ArrayList<>();
         for (String p : c.dataWatches()) {
             Znode n = nodes.get(p);
+            if (stillSet(WatchRegistry.Table.DATA, p, sid)) {
+                continue;
+            }
             if (n == null) {
                 events.add(new WatchEvent(sid, EventType.NODE_DELETED, p, WatchEvent.NO_ZXID));
-            } else if (n.mzxid > c.relativeZxid()) {
+            } else if (!"/".equals(p) || n.mzxid > c.relativeZxid()) {
                 events.add(new WatchEvent(sid, EventType.NODE_DATA_CHANGED, p, WatchEvent.NO_ZXID));
             } else {
                 watches.add(WatchRegistry.Table.DATA, p, sid, WatchRegistry.Mode.STANDARD);
             }
         }
         for (String p : c.existWatches()) {
+            if (stillSet(WatchRegistry.Table.DATA, p, sid)) {
+                continue;
+            }
             if (nodes.containsKey(p)) {
                 events.add(new WatchEvent(sid, EventType.NODE_CREATED, p, WatchEvent.NO_ZXID));
             } else {
@@ -1114,9 +1132,12 @@ public final class ZnodeTree {
         }
         for (String p : c.childWatches()) {
             Znode n = nodes.get(p);
+            if (stillSet(WatchRegistry.Table.CHILD, p, sid)) {
+                continue;
+            }
             if (n == null) {
                 events.add(new WatchEvent(sid, EventType.NODE_DELETED, p, WatchEvent.NO_ZXID));
-            } else if (n.pzxid > c.relativeZxid()) {
+            } else if (!"/".equals(p) || n.pzxid > c.relativeZxid()) {
                 events.add(new WatchEvent(sid, EventType.NODE_CHILDREN_CHANGED, p, WatchEvent.NO_ZXID));
             } else {
                 watches.add(WatchRegistry.Table.CHILD, p, sid, WatchRegistry.Mode.STANDARD);

@@ -391,6 +391,32 @@ class SessionMailboxesTest {
     }
 
     @Test
+    void repliesWaitForTheOldFrontEndsHandOffAsTheEventsDo() {
+        // A session reconnects here from a front end that died: setWatches fires /a's watch again, and a
+        // getData of /a, pipelined behind it, shows the change. Both replies come before the hand-off is
+        // given up on; written then, they would show the change before its event (ADR 079).
+        for (boolean oldFrontEndAnswers : new boolean[] {false, true}) {
+            SessionMailboxes m = new SessionMailboxes();
+            Recorded c = new Recorded();
+            m.connected(SESSION, c, true);
+            m.requestArrived(SESSION, c, rearm(45, Set.of("/a"), Set.of(), Set.of()));
+            m.requestArrived(SESSION, c, null);
+            m.offer(changed("/a", VoleryWire.setWatchesZxid(60)));
+            reply(m, c, 60, "setWatches");
+            reply(m, c, 70, "getData /a new");
+            assertEquals(List.of(), c.written, "nothing before the old front end's events");
+            m.handoff(SESSION, oldFrontEndAnswers ? List.of(changed("/k", 30)) : List.of()); // or the wait's end
+            List<String> expected = new ArrayList<>(List.of(event("/a", -1), "reply setWatches", "reply getData /a new"));
+            if (oldFrontEndAnswers) {
+                expected.add(1, event("/k", 30)); // after setWatches' own (ADR 039)
+            }
+            assertEquals(expected, c.written);
+            reply(m, c, 80, "exists /b");
+            assertEquals("reply exists /b", c.written.get(c.written.size() - 1), "and later replies at once");
+        }
+    }
+
+    @Test
     void aReconnectThroughAnotherFrontEndGetsWhatTheOldConnectionLost_handOffAfterSetWatches() {
         Recorded old = new Recorded();
         SessionMailboxes.Away away = leaveA(old);
