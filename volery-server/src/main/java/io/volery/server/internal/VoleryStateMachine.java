@@ -783,7 +783,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             }
             last = Math.min(key, keyed.size() - 1);
             keys[events.size()] = key;
-            events.add(new WatchEvent(e.sessionId(), e.type(), e.path(), VoleryWire.setWatchesZxid(zxid), WatchEvent.partitionSet(me)));
+            events.add(new WatchEvent(e.sessionId(), e.type(), e.path(), VoleryWire.setWatchesZxid(zxid)).withFiredIn(WatchEvent.partitionSet(me)));
         }
         Object[] part = {VoleryWire.events(events), keys};
         List<Object[]> parts = new ArrayList<>();
@@ -1222,9 +1222,10 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (events.isEmpty()) {
             return events;
         }
+        long here = WatchEvent.partitionSet(me);
         List<WatchEvent> out = new ArrayList<>(events.size());
         for (WatchEvent e : events) {
-            out.add(e.alsoFiredIn(me));
+            out.add(e.withFiredIn(here));
         }
         return out;
     }

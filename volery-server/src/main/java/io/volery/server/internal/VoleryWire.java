@@ -92,7 +92,7 @@ public final class VoleryWire {
             out.writeInt(ackTo);
             out.writeLong(ackZxid);
             writeEvents(out, events);
-            writeFiredBy(out, events);
+            writeFiredIn(out, events);
         });
     }
 
@@ -114,7 +114,7 @@ public final class VoleryWire {
      * Trails a message (ADR 078): the partitions that fired each of {@code events}, which a node that does
      * not know them leaves unread and an older sender does not write.
      */
-    private static void writeFiredBy(DataOutputStream out, List<WatchEvent> events) throws IOException {
+    private static void writeFiredIn(DataOutputStream out, List<WatchEvent> events) throws IOException {
         out.writeInt(events.size());
         for (WatchEvent e : events) {
             out.writeLong(e.firedIn());
@@ -122,7 +122,7 @@ public final class VoleryWire {
     }
 
     /** {@code events} with the partitions that fired them, when the message trails them (see above). */
-    private static List<WatchEvent> readFiredBy(DataInputStream in, List<WatchEvent> events) throws IOException {
+    private static List<WatchEvent> readFiredIn(DataInputStream in, List<WatchEvent> events) throws IOException {
         if (in.available() == 0) {
             return events;
         }
@@ -132,7 +132,7 @@ public final class VoleryWire {
         }
         List<WatchEvent> out = new ArrayList<>(n);
         for (WatchEvent e : events) {
-            out.add(new WatchEvent(e.sessionId(), e.type(), e.path(), e.zxid(), in.readLong()));
+            out.add(e.withFiredIn(in.readLong()));
         }
         return out;
     }
@@ -183,7 +183,7 @@ public final class VoleryWire {
                     writeEvent(out, h.event());
                 }
             }
-            writeFiredBy(out, events);
+            writeFiredIn(out, events);
         });
     }
 
@@ -233,7 +233,7 @@ public final class VoleryWire {
             if (type == EVENTS) {
                 int ackTo = in.readInt();
                 long ackZxid = in.readLong();
-                return new Events(readFiredBy(in, readEvents(in)), ackTo, ackZxid);
+                return new Events(readFiredIn(in, readEvents(in)), ackTo, ackZxid);
             }
             if (type == MOVED) {
                 return new Moved(in.readLong(), in.readInt());
@@ -242,7 +242,7 @@ public final class VoleryWire {
                 long sessionId = in.readLong();
                 List<WatchEvent> events = readEvents(in);
                 List<Handed> handed = readHanded(in);
-                return new Handoff(sessionId, readFiredBy(in, events), handed);
+                return new Handoff(sessionId, readFiredIn(in, events), handed);
             }
             if (type == EVENTS_QUEUED) {
                 return new EventsQueued(in.readLong());

@@ -21,17 +21,14 @@ public record WatchEvent(long sessionId, EventType type, String path, long zxid,
         return p >= 0 && p < Long.SIZE ? 1L << p : UNKNOWN_PARTITIONS;
     }
 
-    /** This event as fired by partition {@code p} too, unless it does not name its partitions (see above). */
-    public WatchEvent alsoFiredIn(int p) {
-        long set = firedIn | partitionSet(p);
-        return set == firedIn || partitionSet(p) == UNKNOWN_PARTITIONS ? this : new WatchEvent(sessionId, type, path, zxid, set);
+    /** This event as fired in the partitions of {@code set}. */
+    public WatchEvent withFiredIn(long set) {
+        return set == firedIn ? this : new WatchEvent(sessionId, type, path, zxid, set);
     }
 
     /** This event as fired by the partitions of {@code other} too (the same event fired elsewhere). */
     public WatchEvent alsoFiredIn(WatchEvent other) {
-        if (firedIn == UNKNOWN_PARTITIONS || other.firedIn == UNKNOWN_PARTITIONS) {
-            return firedIn == UNKNOWN_PARTITIONS ? this : new WatchEvent(sessionId, type, path, zxid, UNKNOWN_PARTITIONS);
-        }
-        return (firedIn | other.firedIn) == firedIn ? this : new WatchEvent(sessionId, type, path, zxid, firedIn | other.firedIn);
+        boolean known = firedIn != UNKNOWN_PARTITIONS && other.firedIn != UNKNOWN_PARTITIONS;
+        return withFiredIn(known ? firedIn | other.firedIn : UNKNOWN_PARTITIONS);
     }
 }
