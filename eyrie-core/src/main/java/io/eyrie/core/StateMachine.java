@@ -180,7 +180,7 @@ public abstract class StateMachine implements AutoCloseable {
      */
     protected final Round receiveLater(java.util.Collection<Partition> senders, Object value) {
         return new Round(requireExecution().exchangeLaterFrom(
-                senders.stream().mapToInt(Partition::getId).distinct().sorted().toArray(), value));
+                ids(senders), value));
     }
 
     /**
@@ -194,8 +194,8 @@ public abstract class StateMachine implements AutoCloseable {
     protected final Round receiveLater(java.util.Collection<Partition> senders, java.util.Collection<Partition> receivers,
                                        Object value) {
         return new Round(requireExecution().exchangeLaterFromTo(
-                senders.stream().mapToInt(Partition::getId).distinct().sorted().toArray(),
-                receivers.stream().mapToInt(Partition::getId).distinct().sorted().toArray(), value));
+                ids(senders),
+                ids(receivers), value));
     }
 
     /**
@@ -205,11 +205,28 @@ public abstract class StateMachine implements AutoCloseable {
      * these partitions answers, the first reply winning. Call it from {@link #executeCommand} or a
      * continuation of the command, at every destination alike, before the result is returned.
      */
+    /** The partitions' ids, ascending, each once (a loop, not a stream: this runs per multi-partition command). */
+    private static int[] ids(java.util.Collection<Partition> partitions) {
+        int[] ids = new int[partitions.size()];
+        int n = 0;
+        for (Partition p : partitions) {
+            ids[n++] = p.getId();
+        }
+        java.util.Arrays.sort(ids);
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            if (distinct == 0 || ids[distinct - 1] != ids[i]) {
+                ids[distinct++] = ids[i];
+            }
+        }
+        return distinct == n ? ids : java.util.Arrays.copyOf(ids, distinct);
+    }
+
     protected final void replyOnlyFrom(java.util.Collection<Partition> partitions) {
         if (partitions.isEmpty()) {
             throw new IllegalArgumentException("replyOnlyFrom needs at least one partition");
         }
-        requireExecution().replyOnlyFrom(partitions.stream().mapToInt(Partition::getId).distinct().sorted().toArray());
+        requireExecution().replyOnlyFrom(ids(partitions));
     }
 
     /**

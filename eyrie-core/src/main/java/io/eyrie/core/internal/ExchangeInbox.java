@@ -22,7 +22,7 @@ final class ExchangeInbox {
     private final java.util.TreeSet<Long> droppedPositions = new java.util.TreeSet<>();
     /** Copies of exchanges already held, or of finished commands: an ask's answers beside the original. */
     private long redundant;
-    private final java.util.Set<Long> early = new java.util.HashSet<>();
+    private final java.util.TreeSet<Long> early = new java.util.TreeSet<>();
     /** The position a majority of an owner's replicas said they no longer keep the exchange of (see {@link Wire.Gone}). */
     private long gone = Long.MIN_VALUE;
     /** By position: the owner replicas that said they no longer keep its exchange, short of a majority so far. */
@@ -190,13 +190,20 @@ final class ExchangeInbox {
 
     /** Forgets everything at or below {@code position}: commands execute in position order. */
     synchronized void finish(long position) {
+        long before = finishedUpTo;
         finishedUpTo = Math.max(finishedUpTo, position);
-        if (retained.isEmpty()) {
-            byPosition.headMap(position, true).clear();
-        } else {
-            byPosition.headMap(position, true).keySet().removeIf(p -> !retained.contains(p));
+        // At or below the previous finishedUpTo only retained positions are held ({@link #offer} refuses
+        // the others, {@link #release} drops a finished one): only the newly finished ones are looked at,
+        // not every retained one again (many are retained under multi-partition load, and this runs per command).
+        if (position > before) {
+            java.util.NavigableMap<Long, Map<Long, Wire.Exchange>> finished = byPosition.subMap(before, false, position, true);
+            if (retained.isEmpty()) {
+                finished.clear();
+            } else {
+                finished.keySet().removeIf(p -> !retained.contains(p));
+            }
         }
-        early.removeIf(p -> p <= position);
+        early.headSet(position, true).clear();
         if (!goneFrom.isEmpty()) {
             goneFrom.keySet().removeIf(p -> p <= position && !retained.contains(p));
         }

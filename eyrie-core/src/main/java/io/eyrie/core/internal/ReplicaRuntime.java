@@ -138,6 +138,31 @@ public final class ReplicaRuntime implements AutoCloseable {
      */
     private static final byte[] ANSWERED_ELSEWHERE = new byte[0];
 
+
+    /** {@code ids} without {@code id}, in order (a loop, not a stream: this runs per command). */
+    static int[] without(int[] ids, int id) {
+        int[] kept = new int[ids.length];
+        int n = 0;
+        for (int x : ids) {
+            if (x != id) {
+                kept[n++] = x;
+            }
+        }
+        return n == ids.length ? kept : Arrays.copyOf(kept, n);
+    }
+
+    /** The {@code ids} that {@code among} holds too, in order. */
+    static int[] onlyIn(int[] ids, int[] among) {
+        int[] kept = new int[ids.length];
+        int n = 0;
+        for (int x : ids) {
+            if (contains(among, x)) {
+                kept[n++] = x;
+            }
+        }
+        return n == ids.length ? kept : Arrays.copyOf(kept, n);
+    }
+
     private static boolean contains(int[] values, int value) {
         for (int v : values) {
             if (v == value) {
@@ -1243,7 +1268,7 @@ public final class ReplicaRuntime implements AutoCloseable {
 
     private void execute(long position, int[] groups, Wire.Request request, Signalled signalled)
             throws InterruptedException {
-        int[] others = Arrays.stream(groups).filter(g -> g != partition).toArray();
+        int[] others = without(groups, partition);
         inbox.begin(position);
         Command command;
         CommandRun run;
@@ -1817,11 +1842,11 @@ public final class ReplicaRuntime implements AutoCloseable {
             boolean receives = true;
             if (receivers != null) {
                 requireDestinations(receivers);
-                to = Arrays.stream(others).filter(q -> contains(receivers, q)).toArray();
+                to = onlyIn(others, receivers);
                 receives = contains(receivers, partition);
             }
             boolean sends = contains(senders, partition);
-            int[] awaited = receives ? Arrays.stream(senders).filter(q -> q != partition).toArray() : new int[0];
+            int[] awaited = receives ? without(senders, partition) : new int[0];
             Map<Integer, Object> known = new HashMap<>();
             if (sends) {
                 byte[] mine = KryoCodec.encode(value);

@@ -77,4 +77,70 @@ class ExchangeInboxTest {
         inbox.offer(signal(5, 2));
         assertEquals(2, inbox.redundant(), "a copy after the command finished");
     }
+
+    /**
+     * Random offers, retains, releases and finishes against the inbox's contract written out plainly:
+     * finishing a position forgets every exchange at or below it that is not retained, and a retained
+     * position keeps (and takes) its exchanges until released. {@code finish} looks only at the newly
+     * finished positions (it runs per command); this checks it forgets and keeps the same ones.
+     */
+    @Test
+    void finishForgetsExactlyTheFinishedPositionsThatAreNotRetained() {
+        for (long seed = 1; seed <= 200; seed++) {
+            java.util.Random random = new java.util.Random(seed);
+            ExchangeInbox inbox = new ExchangeInbox(1_000);
+            java.util.Map<Long, java.util.Set<Long>> held = new java.util.HashMap<>();
+            java.util.Set<Long> retained = new java.util.HashSet<>();
+            java.util.Set<Long> early = new java.util.HashSet<>();
+            long finished = Long.MIN_VALUE;
+            long executing = Long.MIN_VALUE;
+            long next = 1;
+            for (int step = 0; step < 400; step++) {
+                long p = Math.max(1, next - 6 + random.nextInt(12));
+                int op = random.nextInt(10);
+                String at = "seed " + seed + " step " + step;
+                if (op < 4) {
+                    int from = 1 + random.nextInt(3);
+                    int round = random.nextInt(2);
+                    boolean expected = p > finished || retained.contains(p);
+                    assertEquals(expected, inbox.offer(new Wire.Exchange(p, round, from, 1, List.of())), at + " offer " + p);
+                    if (expected) {
+                        held.computeIfAbsent(p, k -> new java.util.HashSet<>()).add(ExchangeInbox.key(from, round));
+                        if (p != executing) {
+                            early.add(p);
+                        }
+                    }
+                } else if (op == 4) {
+                    inbox.retain(p);
+                    retained.add(p);
+                } else if (op == 5) {
+                    inbox.release(p);
+                    if (retained.remove(p) && p <= finished) {
+                        held.remove(p);
+                    }
+                } else if (op == 6) {
+                    inbox.begin(next);
+                    executing = next;
+                } else {
+                    long f = random.nextInt(8) == 0 ? Math.max(1, next - 3) : next++;
+                    inbox.finish(f);
+                    finished = Math.max(finished, f);
+                    held.keySet().removeIf(q -> q <= f && !retained.contains(q));
+                    early.removeIf(q -> q <= f);
+                    executing = Long.MIN_VALUE;
+                }
+                assertEquals(held.size(), inbox.buffered(), at + " positions held");
+                for (long q = Math.max(1, next - 10); q <= next + 8; q++) {
+                    assertEquals(early.contains(q), inbox.arrivedEarly(q), at + " early " + q);
+                    for (int from = 1; from <= 3; from++) {
+                        for (int round = 0; round < 2; round++) {
+                            java.util.Set<Long> keys = held.get(q);
+                            boolean has = keys != null && keys.contains(ExchangeInbox.key(from, round));
+                            assertEquals(has, inbox.peek(q, from, round) != null, at + " exchange " + q + "/" + from + "/" + round);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
