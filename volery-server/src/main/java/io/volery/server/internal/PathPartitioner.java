@@ -71,6 +71,16 @@ public final class PathPartitioner {
     private static final boolean ROOT_HOME = !"false".equals(System.getProperty("volery.rootHome"));
 
     /**
+     * Whether reads and one-shot watches of "/" go to the root's owner, the lowest partition, rather than
+     * to the front end's: under subtree partitioning with {@link #rootHome}, and always under hash
+     * partitioning. The root's watches then sit in the partition that re-arms them at a reconnect
+     * ({@link SetWatchesSplitter}), which can tell by its registry whether they fired (ADR 080).
+     */
+    public boolean rootReadAtOwner() {
+        return strategy == Partitioning.HASH || ROOT_HOME;
+    }
+
+    /**
      * The partitions whose part of a top-level create's or delete's events every partition waits for
      * (ADR 053): the node's owner and its parent's (the root's, or for a quota node directly below
      * {@code /zookeeper/quota}, ADR 072, that node's), or null when every partition's part counts.

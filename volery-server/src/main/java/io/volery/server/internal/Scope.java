@@ -73,16 +73,16 @@ public enum Scope {
             case OpCodes.ADD_WATCH -> {
                 int mode = ((AddWatchRequest) q.body()).getMode();
                 boolean persistent = mode == 0 || mode == 1;
-                yield persistent && p.persistentWatchEverywhere(path, mode == 1) ? EVERY : root && !p.rootHome() ? LOCAL : OWNER;
+                yield persistent && p.persistentWatchEverywhere(path, mode == 1) ? EVERY : root && !p.rootReadAtOwner() ? LOCAL : OWNER;
             }
             // under hash every partition holds the whole tree's shape
             case OpCodes.GET_ALL_CHILDREN_NUMBER -> hash ? (root ? LOCAL : OWNER) : p.spansPartitions(path) ? GATHER : OWNER;
             // under hash a path's watches may sit in its owner (one-shot) or everywhere (persistent); so may those
             // of a path whose subtree spans partitions (a recursive watch on the root is kept by every partition)
             case OpCodes.REMOVE_WATCHES, OpCodes.CHECK_WATCHES -> hash || p.spansPartitions(path) ? GATHER
-                    : root && !p.rootHome() ? LOCAL : OWNER;
+                    : root && !p.rootReadAtOwner() ? LOCAL : OWNER;
             // the root's owner, where the root's readers and watches are (ADR 053), or any partition
-            default -> root && !p.rootHome() ? LOCAL : OWNER;
+            default -> root && !p.rootReadAtOwner() ? LOCAL : OWNER;
         };
     }
 

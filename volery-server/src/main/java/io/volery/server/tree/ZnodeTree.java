@@ -1082,10 +1082,21 @@ public final class ZnodeTree {
         return found ? Result.ok(Reply.Empty.INSTANCE) : Result.error(ErrorCode.NOWATCHER);
     }
 
-    /** Whether the session's one-shot watch on {@code path} is registered here (except the root's: see setWatches). */
+    /** Whether the session's one-shot watch on {@code path} is registered here (but see {@link #byZxid}). */
     private boolean stillSet(WatchRegistry.Table t, String path, long sid) {
-        return !"/".equals(path) && watches.contains(t, path, sid, WatchRegistry.Mode.STANDARD);
+        return !byZxid(path) && watches.contains(t, path, sid, WatchRegistry.Mode.STANDARD);
     }
+
+    /**
+     * Whether setWatches re-arms a one-shot watch on {@code path} by ZooKeeper's zxid rule rather than by the
+     * registry: only the root's, and only with {@code -Dvolery.rootHome=false} (a comparison setting), where
+     * the root is read, and its watches set, in whichever partition a front end belongs to (ADR 080).
+     */
+    private static boolean byZxid(String path) {
+        return ROOT_READ_ANYWHERE && "/".equals(path);
+    }
+
+    private static final boolean ROOT_READ_ANYWHERE = "false".equals(System.getProperty("volery.rootHome"));
 
     private boolean watchOp(WatchRegistry.Table t, String path, long sid, WatchRegistry.Mode mode, boolean remove) {
         return remove ? watches.remove(t, path, sid, mode) : watches.contains(t, path, sid, mode);
@@ -1100,9 +1111,8 @@ public final class ZnodeTree {
      * NodeChildrenChanged (ADR 079). ZooKeeper, whose servers keep no watch of a disconnected client, tells
      * by the client's last zxid instead (a change after it fires); Volery's zxids of different partitions
      * do not order changes in real time, so that rule misses changes of one partition whose zxid is below a
-     * reply of another. The root's one-shot watches keep ZooKeeper's rule: under hash partitioning they sit
-     * in the partition a front end reads the root in, not necessarily here. Persistent watches are
-     * registered without catch-up.
+     * reply of another. The root's watches too: it is read in its owner, which re-arms them (ADR 080).
+     * Persistent watches are registered without catch-up.
      */
     private Result setWatches(Command.SetWatches c) {
         long sid = c.sessionId();
@@ -1114,7 +1124,7 @@ public final class ZnodeTree {
             }
             if (n == null) {
                 events.add(new WatchEvent(sid, EventType.NODE_DELETED, p, WatchEvent.NO_ZXID));
-            } else if (!"/".equals(p) || n.mzxid > c.relativeZxid()) {
+            } else if (!byZxid(p) || n.mzxid > c.relativeZxid()) {
                 events.add(new WatchEvent(sid, EventType.NODE_DATA_CHANGED, p, WatchEvent.NO_ZXID));
             } else {
                 watches.add(WatchRegistry.Table.DATA, p, sid, WatchRegistry.Mode.STANDARD);
@@ -1137,7 +1147,7 @@ public final class ZnodeTree {
             }
             if (n == null) {
                 events.add(new WatchEvent(sid, EventType.NODE_DELETED, p, WatchEvent.NO_ZXID));
-            } else if (!"/".equals(p) || n.pzxid > c.relativeZxid()) {
+            } else if (!byZxid(p) || n.pzxid > c.relativeZxid()) {
                 events.add(new WatchEvent(sid, EventType.NODE_CHILDREN_CHANGED, p, WatchEvent.NO_ZXID));
             } else {
                 watches.add(WatchRegistry.Table.CHILD, p, sid, WatchRegistry.Mode.STANDARD);

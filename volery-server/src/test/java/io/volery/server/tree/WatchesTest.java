@@ -149,19 +149,22 @@ class WatchesTest {
     }
 
     @Test
-    void theRootsWatchesKeepZooKeepersZxidRule() {
-        // under hash partitioning the root's one-shot watches sit where the front end read the root, not
-        // necessarily in the partition that re-arms them: its registry cannot tell
+    void theRootsWatchesFollowTheRegistryToo() {
+        // the root is read in its owner under both partitionings, which re-arms its watches (ADR 080)
+        f.run(new Command.GetChildren(w, "/", true, false));
+        f.run(new Command.GetData(w, "/", true));
         long seen = f.zxid;
         f.created(writer, "/q", CreateMode.PERSISTENT);
         long later = f.zxid;
-        Result r = f.run(new Command.SetWatches(w, later, List.of("/"), List.of(), List.of("/"), List.of(), List.of()));
-        assertEquals(List.of(), r.events(), "nothing after the client's zxid: registered");
-        expectEvents(f.run(new Command.Delete(writer, "/q", -1)), "registered by setWatches",
-                EventType.NODE_CHILDREN_CHANGED, "/");
-        Result again = f.run(new Command.SetWatches(w, seen, List.of(), List.of(), List.of("/"), List.of(), List.of()));
-        assertEquals(List.of(new WatchEvent(w, EventType.NODE_CHILDREN_CHANGED, "/", WatchEvent.NO_ZXID)), again.events(),
-                "pzxid moved after the older client zxid");
+        assertEquals(List.of(new WatchEvent(w, EventType.NODE_CHILDREN_CHANGED, "/", WatchEvent.NO_ZXID)),
+                f.run(new Command.SetWatches(w, later, List.of("/"), List.of(), List.of("/"), List.of(), List.of())).events(),
+                "the child watch fired at the create: whatever the client's zxid, its event may be lost");
+        expectEvents(f.run(new Command.SetData(writer, "/", new byte[1], -1)), "the data watch was still set: set once",
+                EventType.NODE_DATA_CHANGED, "/");
+        f.run(new Command.GetChildren(w, "/", true, false));
+        assertEquals(List.of(), f.run(new Command.SetWatches(w, seen, List.of(), List.of(), List.of("/"), List.of(),
+                List.of())).events(), "still registered: nothing owed, though pzxid moved after the client's older zxid");
+        expectEvents(f.run(new Command.Delete(writer, "/q", -1)), "set once", EventType.NODE_CHILDREN_CHANGED, "/");
     }
 
     @Test
