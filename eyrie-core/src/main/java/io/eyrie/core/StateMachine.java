@@ -205,6 +205,13 @@ public abstract class StateMachine implements AutoCloseable {
      * these partitions answers, the first reply winning. Call it from {@link #executeCommand} or a
      * continuation of the command, at every destination alike, before the result is returned.
      */
+    protected final void replyOnlyFrom(java.util.Collection<Partition> partitions) {
+        if (partitions.isEmpty()) {
+            throw new IllegalArgumentException("replyOnlyFrom needs at least one partition");
+        }
+        requireExecution().replyOnlyFrom(ids(partitions));
+    }
+
     /** The partitions' ids, ascending, each once (a loop, not a stream: this runs per multi-partition command). */
     private static int[] ids(java.util.Collection<Partition> partitions) {
         int[] ids = new int[partitions.size()];
@@ -220,13 +227,6 @@ public abstract class StateMachine implements AutoCloseable {
             }
         }
         return distinct == n ? ids : java.util.Arrays.copyOf(ids, distinct);
-    }
-
-    protected final void replyOnlyFrom(java.util.Collection<Partition> partitions) {
-        if (partitions.isEmpty()) {
-            throw new IllegalArgumentException("replyOnlyFrom needs at least one partition");
-        }
-        requireExecution().replyOnlyFrom(ids(partitions));
     }
 
     /**

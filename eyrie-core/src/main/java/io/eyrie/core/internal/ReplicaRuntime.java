@@ -138,7 +138,6 @@ public final class ReplicaRuntime implements AutoCloseable {
      */
     private static final byte[] ANSWERED_ELSEWHERE = new byte[0];
 
-
     /** {@code ids} without {@code id}, in order (a loop, not a stream: this runs per command). */
     static int[] without(int[] ids, int id) {
         int[] kept = new int[ids.length];
