@@ -139,7 +139,7 @@ public final class ReplicaRuntime implements AutoCloseable {
     private static final byte[] ANSWERED_ELSEWHERE = new byte[0];
 
     /** {@code ids} without {@code id}, in order (a loop, not a stream: this runs per command). */
-    static int[] without(int[] ids, int id) {
+    private static int[] without(int[] ids, int id) {
         int[] kept = new int[ids.length];
         int n = 0;
         for (int x : ids) {
@@ -151,7 +151,7 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     /** The {@code ids} that {@code among} holds too, in order. */
-    static int[] onlyIn(int[] ids, int[] among) {
+    private static int[] onlyIn(int[] ids, int[] among) {
         int[] kept = new int[ids.length];
         int n = 0;
         for (int x : ids) {

@@ -1,6 +1,7 @@
 package io.volery.server.internal;
 
 import io.volery.server.config.VoleryConfig.Partitioning;
+import io.volery.server.tree.RootHome;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -65,10 +66,8 @@ public final class PathPartitioner {
      * waits for every partition, for comparison; every node and native client of a cluster must agree.
      */
     public boolean rootHome() {
-        return strategy == Partitioning.SUBTREE && ROOT_HOME;
+        return strategy == Partitioning.SUBTREE && RootHome.ENABLED;
     }
-
-    private static final boolean ROOT_HOME = !"false".equals(System.getProperty("volery.rootHome"));
 
     /**
      * Whether reads and one-shot watches of "/" go to the root's owner, the lowest partition, rather than
@@ -77,7 +76,7 @@ public final class PathPartitioner {
      * ({@link SetWatchesSplitter}), which can tell by its registry whether they fired (ADR 080).
      */
     public boolean rootReadAtOwner() {
-        return strategy == Partitioning.HASH || ROOT_HOME;
+        return strategy == Partitioning.HASH || RootHome.ENABLED;
     }
 
     /**

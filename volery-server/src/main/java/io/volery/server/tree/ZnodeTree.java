@@ -1093,10 +1093,8 @@ public final class ZnodeTree {
      * the root is read, and its watches set, in whichever partition a front end belongs to (ADR 080).
      */
     private static boolean byZxid(String path) {
-        return ROOT_READ_ANYWHERE && "/".equals(path);
+        return !RootHome.ENABLED && "/".equals(path);
     }
-
-    private static final boolean ROOT_READ_ANYWHERE = "false".equals(System.getProperty("volery.rootHome"));
 
     private boolean watchOp(WatchRegistry.Table t, String path, long sid, WatchRegistry.Mode mode, boolean remove) {
         return remove ? watches.remove(t, path, sid, mode) : watches.contains(t, path, sid, mode);
