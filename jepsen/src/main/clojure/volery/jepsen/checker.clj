@@ -98,3 +98,81 @@
   (cond (some false? vs) false
         (some #{:unknown} vs) :unknown
         :else true))
+
+;; ------------------------------------------------------------------------------------ pipeline
+
+(defn- last-at-most
+  "The largest value in sorted set vs that is at most a, or 0 (the value a register is created with)."
+  [vs a]
+  (or (when vs (first (rsubseq vs <= a))) 0))
+
+(defn pipeline-check
+  "Checks the :pipeline workload's bursts call by call. Every writer w writes its registers x and y with
+  increasing values in its session's order, so ZooKeeper's promises (FIFO order per session, linearizable
+  writes, and, in Volery, linearizable reads) give, for a read of w's register k that returns v:
+    :own-read      a read of the reader's own register returns exactly its last write to it before the
+                   read in its session's order (pipelined or not);
+    :session-order once a session has read any value a of w (either register), its later reads of w's
+                   register k return at least w's last write to k at or below a: w wrote those before a,
+                   in its order, so they were applied before a was;
+    :stale-read    likewise for any read sent after a write of w was acknowledged or after another read of
+                   w's registers came back with a (by anyone): v is at least w's last write to k at or below it;
+    :never-written v is 0 or a value w sent to k before the read came back.
+  Sound for a correct server (times are taken outside the calls: send before, reply after); a burst that
+  ended :info keeps the calls that completed :ok."
+  [history]
+  (let [batches (filter #(and (integer? (:process %)) (= :batch (:f %)) (#{:ok :info} (:type %))) history)
+        calls-of (fn [b] (:calls (:value b)))
+        unrecorded (set (map :process (remove calls-of batches))) ; bursts whose calls are unknown
+        all-calls (mapcat (fn [b] (map #(assoc % :s (:process b)) (calls-of b))) batches)
+        writes (filter #(#{:write :create} (:c %)) all-calls)
+        ;; [w k] -> sorted set of the values w sent to k; [w k v] -> when it was sent
+        written (reduce (fn [m {:keys [w k v]}] (update m [w k] (fnil conj (sorted-set)) v)) {} writes)
+        sent-at (into {} (map (fn [{:keys [w k v t0]}] [[w k v] t0]) writes))
+        reads (filter #(and (= :read (:c %)) (= :ok (:code %))) all-calls)
+        violations (transient [])
+        add! (fn [kind call detail] (conj! violations (merge {:kind kind :call (dissoc call :code)} detail)))]
+    ;; per session, in its order
+    (doseq [[s bs] (group-by :process batches)]
+      (loop [[call & more] (mapcat calls-of bs) own {} seen {}]
+        (when call
+          (let [{:keys [c w k v code]} call]
+            (cond
+              (not= :ok code) (recur more own seen)
+              (#{:write :create} c) (recur more (assoc own k v) seen)
+              (= w s) (do (when (not= v (get own k 0))
+                            (add! :own-read call {:expected (get own k 0)}))
+                          (recur more own (update seen w (fnil max 0) v)))
+              :else (let [floor (last-at-most (written [w k]) (get seen w 0))]
+                      (when (< v floor)
+                        (add! :session-order call {:at-least floor :seen-of-writer (get seen w 0)}))
+                      (recur more own (update seen w (fnil max 0) v))))))))
+    ;; in real time: every acknowledgement and read reply raises a floor for reads sent after it
+    (let [events (sort-by (juxt first second)
+                          (concat (for [{:keys [c w v t1 code]} writes :when (and (= :ok code) t1)] [t1 1 :ack w v nil])
+                                  (mapcat (fn [r] [[(:t0 r) 0 :send r] [(:t1 r) 1 :reply r]]) reads)))]
+      (loop [[[_ _ e a b] & more] events floors {} at-send {}]
+        (when e
+          (case e
+            :ack (recur more (update floors a (fnil max 0) b) at-send)
+            :send (recur more floors (assoc at-send a (get floors (:w a) 0)))
+            :reply (let [{:keys [w k v t1]} a
+                         floor (last-at-most (written [w k]) (get at-send a 0))]
+                     (when (< v floor)
+                       (add! :stale-read a {:at-least floor}))
+                     (when-not (or (zero? v) (unrecorded w)
+                                   (some-> (sent-at [w k v]) (< t1)))
+                       (add! :never-written a {}))
+                     (recur more (update floors w (fnil max 0) v) at-send))))))
+    (let [vs (persistent! violations)
+          others (filter #(not= (:w %) (:s %)) reads)]
+      {:valid? (cond (empty? reads) :unknown :else (empty? vs))
+       ;; ZooKeeper promises this much (its reads may be stale: a follower answers them), not :valid?
+       :sequentially-consistent? (cond (empty? reads) :unknown :else (not-any? #(not= :stale-read (:kind %)) vs))
+       :batch-count (count batches) :call-count (count all-calls) :reads-checked (count reads)
+       :reads-of-other-sessions (count others)
+       :reads-of-other-sessions-above-zero (count (filter #(pos? (:v %)) others))
+       :writes-acknowledged (count (filter #(and (= :write (:c %)) (= :ok (:code %))) writes))
+       :longest-burst (reduce max 0 (map (comp count calls-of) (filter calls-of batches)))
+       :violation-count (count vs)
+       :violations (vec (take 10 vs))})))

@@ -80,8 +80,10 @@
   front end reads the root in its own partition, as before ADR 053), :netns? (use namespaces), :tls?
   (Volery's nodes talk mutual TLS, host names verified), :storage (Volery's acceptor logs, :durable by
   default or :memory, whose killed node comes back empty and rejoins, ADR 074),
-  :partitions (Volery's partition count, 2 by default; partition p is nodes 3p-2..3p)."
-  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions tls? storage]
+  :partitions (Volery's partition count, 2 by default; partition p is nodes 3p-2..3p), :unordered-sessions?
+  (-Dvolery.testing.unorderedSessions=true: front ends send a session's requests without FIFO order, the
+  pipeline workload's mutation)."
+  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions tls? storage unordered-sessions?]
     :or {system :volery partitions 2 storage :durable}}]
   (let [nodes (if (= system :zookeeper) [1 2 3] (vec (range 1 (inc (* 3 partitions)))))
         ports (into {} (for [i nodes] [i [(free-port) (free-port)]]))
@@ -95,6 +97,7 @@
      :classpath classpath
      :signals-off? signals-off?
      :root-reads-anywhere? root-reads-anywhere?
+     :unordered-sessions? unordered-sessions?
      :tls? (and tls? (not= system :zookeeper))
      :storage storage
      :addr (if netns? net/node-ip (constantly "127.0.0.1"))
@@ -113,6 +116,7 @@
      [java-bin] jvm-opts
      (when (:signals-off? c) ["-Deyrie.testing.signalsOff=true"])
      (when (:root-reads-anywhere? c) ["-Dvolery.rootHome=false"])
+     (when (:unordered-sessions? c) ["-Dvolery.testing.unorderedSessions=true"])
      ;; JEPSEN_NODE_OPTS: extra JVM options for every node (comparisons, e.g. -Dvolery.frontEndAnswers=false)
      (when (= :volery (:system c))
        (remove str/blank? (str/split (or (System/getenv "JEPSEN_NODE_OPTS") "") #"\s+")))

@@ -76,7 +76,7 @@
           (recur (+ process concurrency) nil)
           (let [op ((:generate w) rnd (.getAndIncrement ^AtomicLong counter))
                 inv (h/record! rec (assoc op :type :invoke :process process))
-                done (try ((:invoke! w) z (select-keys inv [:f :value]) op-timeout-ms)
+                done (try ((:invoke! w) z (select-keys inv [:f :value :process]) op-timeout-ms)
                           (catch Exception e (assoc op :type :info :error (str (.getName (class e)) ": " (.getMessage e)))))
                 done (h/record! rec (merge {:process process} (select-keys done [:type :f :value :error])))]
             (Thread/sleep (long (.nextInt rnd (int (max 1 (* 2 op-delay-ms))))))
@@ -133,7 +133,8 @@
                :set (checker/set-check history)
                :unique-ids (checker/unique-ids-check history)
                :queue (checker/queue-check history)
-               :transfer (checker/transfer-check history (* 2 workloads/initial-balance)))
+               :transfer (checker/transfer-check history (* 2 workloads/initial-balance))
+               :pipeline (checker/pipeline-check history))
         st (checker/stats history)]
     {:valid? (checker/merge-valid [(:valid? wres) (:valid? st)])
      :workload wres
@@ -182,6 +183,7 @@
         test-name (str (name (:system opts)) "-" (str/join "+" (map name names)) "-"
                        (if (seq faults) (str/join "+" (map name faults)) "none")
                        (when (:signals-off? opts) "-signals-off")
+                       (when (:unordered-sessions? opts) "-unordered-sessions")
                        (when (and (:tls? opts) (not= :zookeeper (:system opts))) "-tls")
                        (when (and (= :memory (:storage opts)) (not= :zookeeper (:system opts))) "-memory"))
         dir (io/file (:store opts "store") test-name (.format (LocalDateTime/now) (DateTimeFormatter/ofPattern "yyyyMMdd'T'HHmmss")))
@@ -192,6 +194,7 @@
                            :classpath (:classpath opts (str (some-> (System/getenv "VOLERY_CLASSPATH") (str ":"))
                                                             (System/getProperty "java.class.path")))
                            :signals-off? (:signals-off? opts) :root-reads-anywhere? (:root-reads-anywhere? opts)
+                           :unordered-sessions? (:unordered-sessions? opts)
                            :partitions (:partitions opts 2)
                            :tls? (:tls? opts)
                            :storage (:storage opts :durable)
@@ -275,6 +278,7 @@
         "--fault-duration" (recur more (assoc opts :fault-duration-s (parse-long b)))
         "--nemesis-interval" (recur more (assoc opts :nemesis-interval-s (parse-long b)))
         "--signals-off" (recur (if (some? b) (cons b more) more) (assoc opts :signals-off? true))
+        "--unordered-sessions" (recur (if (some? b) (cons b more) more) (assoc opts :unordered-sessions? true))
         "--no-netns" (recur (if (some? b) (cons b more) more) (assoc opts :no-netns? true))
         "--tls" (recur (if (some? b) (cons b more) more) (assoc opts :tls? true))
         "--storage" (recur more (assoc opts :storage (keyword b)))

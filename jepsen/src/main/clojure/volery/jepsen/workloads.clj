@@ -222,6 +222,68 @@
                                (assoc op :type :info :value got :error (:error r)))))))
      :final [{:f :drain :value nil}]}))
 
+;; ------------------------------------------------------------------------------------ pipeline
+
+(defn pipeline-paths
+  "Writer w's two registers: x in partition 1 and y in partition 2."
+  []
+  (let [a (top-level-in "jepsen-pipe" 1) b (top-level-in "jepsen-pipe" 2)]
+    {:dirs [(str "/" a) (str "/" b)]
+     :path (fn [w k] (str "/" (if (= k :x) a b) "/w" w))}))
+
+(defn pipeline-workload
+  "Sessions that keep several requests in flight at once (ZooKeeper's pipelining), across both
+  partitions. Each process writes its own two registers, x in partition 1 and y in partition 2, with
+  the values 1, 2, 3, ... in its session's order (one counter for both), and reads them and other
+  processes' registers. An operation is one burst (:f :batch) of 4 to 12 calls sent without waiting
+  between them: own writes, own reads, and pairs of reads of another process's x and y (in either
+  order). The completion's value holds every call with its result and its own send and reply times;
+  the :pipeline checker takes the bursts apart and checks ZooKeeper's FIFO order and linearizability
+  call by call. A burst with any call not :ok ends :info, and the process is replaced (a new session,
+  new registers)."
+  [_]
+  (let [{:keys [dirs path]} (pipeline-paths)
+        counters (atom {}) ; process -> the last value it wrote
+        writers (atom []) ; processes whose registers exist
+        to-call (fn [p step]
+                  (let [[s a b] step]
+                    (case s
+                      :w (let [v (get (swap! counters update p (fnil inc 0)) p)]
+                           [{:c :write :w p :k a :v v :path (path p a) :data (str v)}])
+                      :r [{:c :read :w p :k a :path (path p a)}]
+                      :p (let [ws (remove #{p} @writers)]
+                           (if (empty? ws)
+                             [{:c :read :w p :k a :path (path p a)}]
+                             (let [w (rand-nth (vec ws))]
+                               [{:c :read :w w :k a :path (path w a)} {:c :read :w w :k b :path (path w b)}]))))))]
+    {:name :pipeline
+     :checker :pipeline
+     :setup! (fn [z t] (doseq [d dirs] (zk/ensure-path! z d "" t)))
+     :generate (fn [^Random rnd _]
+                 {:f :batch
+                  :value (vec (for [_ (range (+ 4 (.nextInt rnd 9)))]
+                                (let [x (.nextInt rnd 100)
+                                      k (if (.nextBoolean rnd) :x :y)]
+                                  (cond (< x 45) [:w k]
+                                        (< x 60) [:r k]
+                                        :else [:p k (if (= k :x) :y :x)]))))})
+     :invoke! (fn [z {:keys [value process] :as op} t]
+                (let [p process
+                      fresh? (not (contains? @counters p))
+                      _ (when fresh? (swap! counters assoc p 0))
+                      calls (cond->> (vec (mapcat #(to-call p %) value))
+                              fresh? (into [{:c :create :w p :k :x :v 0 :path (path p :x) :data "0"}
+                                            {:c :create :w p :k :y :v 0 :path (path p :y) :data "0"}]))
+                      done (mapv (fn [{:keys [c data code] :as r}]
+                                   (cond-> (dissoc r :path :data)
+                                     (and (= c :read) (= :ok code)) (assoc :v (parse-long data))))
+                                 (zk/pipeline! z calls t))
+                      ok? (every? #(= :ok (:code %)) done)]
+                  (when (and fresh? ok?) (swap! writers conj p))
+                  (cond-> (assoc op :type (if ok? :ok :info) :value {:calls done})
+                    (not ok?) (assoc :error (:code (first (remove #(= :ok (:code %)) done)))))))
+     :final []}))
+
 ;; ------------------------------------------------------------------------------------ transfer
 
 (def initial-balance 100)
@@ -265,7 +327,8 @@
    :set set-workload
    :unique-ids unique-ids-workload
    :queue queue-workload
-   :transfer transfer-workload})
+   :transfer transfer-workload
+   :pipeline pipeline-workload})
 
 (defn workload [name opts]
   (if-let [w (workloads name)]

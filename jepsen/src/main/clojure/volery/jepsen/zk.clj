@@ -143,3 +143,39 @@
   (let [{c :code} (create zk path data :persistent timeout-ms)]
     (when-not (#{:ok :node-exists} c)
       (throw (ex-info (str "could not create " path ": " c) {:code c})))))
+
+(defn pipeline!
+  "Sends calls, a vector of {:c :read|:write|:create :path p :data s}, on one session without waiting
+  between them (ZooKeeper's client keeps them in flight at once, in order), then waits for them all
+  until one deadline. Returns, in call order, each call with :t0 (System/nanoTime just before it was
+  handed to the client), :t1 (in its callback: after its reply arrived; absent if none came), :code,
+  and for a read :data. A call that got no answer by the deadline has :code :timeout."
+  [^ZooKeeper zk calls timeout-ms]
+  (let [sent (mapv (fn [{:keys [c path data] :as call}]
+                     (let [p (promise)
+                           t0 (System/nanoTime)]
+                       (case c
+                         :read (.getData zk ^String path false
+                                         (reify AsyncCallback$DataCallback
+                                           (processResult [_ rc _ _ bs _]
+                                             (deliver p {:code (code rc) :data (bytes->str bs) :t1 (System/nanoTime)})))
+                                         nil)
+                         :write (.setData zk ^String path (str->bytes data) (int -1)
+                                          (reify AsyncCallback$StatCallback
+                                            (processResult [_ rc _ _ _]
+                                              (deliver p {:code (code rc) :t1 (System/nanoTime)})))
+                                          nil)
+                         :create (.create zk ^String path (str->bytes data) ZooDefs$Ids/OPEN_ACL_UNSAFE
+                                          CreateMode/PERSISTENT
+                                          (reify AsyncCallback$StringCallback
+                                            (processResult [_ rc _ _ _]
+                                              (deliver p {:code (code rc) :t1 (System/nanoTime)})))
+                                          nil))
+                       [(assoc call :t0 t0) p]))
+                   calls)
+        deadline (+ (System/currentTimeMillis) timeout-ms)]
+    (mapv (fn [[call p]]
+            (merge call (let [left (max 0 (- deadline (System/currentTimeMillis)))
+                              r (deref p left ::timeout)]
+                          (if (= r ::timeout) {:code :timeout} r))))
+          sent)))

@@ -77,3 +77,78 @@
     (is (re-find #"class=\"op ok\"" page))
     (is (re-find #"class=\"op info\"" page))
     (is (re-find #"start-kill \[2\]" page) "the fault is drawn")))
+
+;; ------------------------------------------------------------------------------------ pipeline
+
+(defn- call
+  "A call of a burst: [kind writer register value sent replied code]."
+  [[c w k v t0 t1 code]]
+  (cond-> {:c c :w w :k k :v v :t0 t0 :code (or code :ok)} t1 (assoc :t1 t1)))
+
+(defn- burst [p type & calls]
+  [[p :invoke :batch []] [p type :batch {:calls (mapv call calls)}]])
+
+(defn- pipeline [& bursts]
+  (checker/pipeline-check (apply history (apply concat bursts))))
+
+(def ^:private created
+  [[:create 1 :x 0 1 2] [:create 1 :y 0 1 2]])
+
+(defn- kinds [r] (set (map :kind (:violations r))))
+
+(deftest pipeline-check-accepts-fifo-pipelines-across-partitions
+  (let [r (pipeline (apply burst 1 :ok (concat created [[:write 1 :x 1 3 10] [:write 1 :y 2 3 11] [:read 1 :x 1 3 12]
+                                                        [:write 1 :x 3 4 13] [:read 1 :x 3 4 14] [:read 1 :y 2 4 15]]))
+                    ;; while 1's burst is in flight: 2 reads y = 2, then x (3 is newer than what it needs: 1)
+                    (burst 2 :ok [:read 1 :y 2 5 12] [:read 1 :x 3 5 13] [:read 1 :y 2 5 14])
+                    ;; 3 reads x = 3 then y: 2, the last write to y below 3
+                    (burst 3 :ok [:read 1 :x 3 20 21] [:read 1 :y 2 20 22]))]
+    (is (= true (:valid? r)) (str "a FIFO history; checker said " r))
+    (is (= 8 (:reads-checked r)))))
+
+(deftest pipeline-check-rejects-a-read-that-overtook-its-own-sessions-write
+  (let [r (pipeline (apply burst 1 :ok (concat created [[:write 1 :x 1 3 10] [:read 1 :x 0 3 9]])))]
+    (is (= false (:valid? r)) (str "a pipelined read of the session's own register returned the value before its write; checker said " r))
+    (is (= #{:own-read} (kinds r)) (str r))))
+
+(deftest pipeline-check-rejects-a-write-of-one-partition-seen-before-an-earlier-write-of-the-other
+  ;; 1 wrote x = 1 then y = 2 in its order; 2 reads y = 2 then x = 0, both calls in flight together, so only the
+  ;; sessions' orders (not real time) tell that x = 1 must have been applied
+  (let [r (pipeline (apply burst 1 :ok (concat created [[:write 1 :x 1 3 10] [:write 1 :y 2 3 11]]))
+                    (burst 2 :ok [:read 1 :y 2 5 12] [:read 1 :x 0 5 13]))]
+    (is (= false (:valid? r)) (str "checker said " r))
+    (is (= #{:session-order} (kinds r)) (str r))
+    (is (= false (:sequentially-consistent? r)) (str r))))
+
+(deftest pipeline-check-rejects-stale-reads-after-an-acknowledgement-or-a-newer-read
+  (testing "a read sent after the write was acknowledged"
+    (let [r (pipeline (apply burst 1 :ok (concat created [[:write 1 :x 1 3 10]]))
+                      (burst 2 :ok [:read 1 :x 0 20 21]))]
+      (is (= #{:stale-read} (kinds r)) (str r))
+      (is (= true (:sequentially-consistent? r)) (str "a stale read alone is what ZooKeeper's followers may give; " r))))
+  (testing "a read sent after another session's read came back newer (on the other register)"
+    (let [r (pipeline (apply burst 1 :ok (concat created [[:write 1 :x 1 3 10] [:write 1 :y 2 3 30]]))
+                      (burst 2 :ok [:read 1 :y 2 4 12])
+                      (burst 3 :ok [:read 1 :x 0 13 14]))]
+      (is (= #{:stale-read} (kinds r)) (str r)))))
+
+(deftest pipeline-check-rejects-values-never-written-or-not-yet-sent
+  (let [r (pipeline (apply burst 1 :ok (concat created [[:write 1 :x 1 3 10]]))
+                    (burst 2 :ok [:read 1 :x 7 4 5] [:read 1 :y 1 4 6]))]
+    (is (= #{:never-written} (kinds r)) (str "7 was never written, 1 went to x, not y; " r))
+    (is (= 2 (:violation-count r))))
+  (let [r (pipeline (apply burst 1 :ok (concat created [[:write 1 :x 1 30 40]]))
+                    (burst 2 :ok [:read 1 :x 1 4 5]))]
+    (is (= #{:never-written} (kinds r)) (str "read back before the write was sent; " r))))
+
+(deftest pipeline-check-accepts-an-indeterminate-write-seen-or-not
+  ;; the burst ended :info: write x = 1 may or may not have happened; once someone saw it, later reads must
+  (let [ok (pipeline (apply burst 1 :info (concat created [[:write 1 :x 1 3 nil :connection-loss]]))
+                     (burst 2 :ok [:read 1 :x 0 4 5])
+                     (burst 3 :ok [:read 1 :x 1 6 7])
+                     (burst 2 :ok [:read 1 :x 1 8 9]))
+        bad (pipeline (apply burst 1 :info (concat created [[:write 1 :x 1 3 nil :connection-loss]]))
+                      (burst 3 :ok [:read 1 :x 1 6 7])
+                      (burst 2 :ok [:read 1 :x 0 8 9]))]
+    (is (= true (:valid? ok)) (str ok))
+    (is (= #{:stale-read} (kinds bad)) (str bad))))

@@ -1,7 +1,8 @@
 (ns volery.jepsen.ci-test
-  "The short version CI runs (about 4 minutes): registers over both partitions under a network
+  "The short version CI runs (about 5 minutes): registers over both partitions under a network
   partition and a kill -9 must be linearizable, with plain TCP and with TLS between the nodes, and under
-  kills with in-memory acceptor logs (ADR 074); and the
+  kills with in-memory acceptor logs (ADR 074); pipelined sessions must keep their FIFO order and
+  linearizability under the same faults; and the
   mutation check: with Eyrie's signals off
   the same register workload must show a violation, with them on none, under the same fault."
   (:require [clojure.test :refer [deftest is testing]]
@@ -58,6 +59,32 @@
     (is (re-find #"acceptor rejoined holding instances \d+\.\.\d" logs)
         "no killed node rejoined its rings with the ring's history")
     (is (< 100 (get-in r [:stats :ok-count] 0)) (str "expected over 100 acknowledged operations, stats " (:stats r)))))
+
+(deftest pipelined-sessions-keep-fifo-order-and-linearizability-through-a-partition-and-a-kill
+  ;; ZooKeeper clients keep many requests in flight; each burst here mixes writes to both partitions and
+  ;; reads of other sessions' registers (the :pipeline checker takes the bursts apart call by call)
+  (let [r (core/run-test (merge base {:workload :pipeline :nemesis [:partition-halves :kill]
+                                      :time-limit 40 :nemesis-interval-s 4 :fault-duration-s 6}))
+        faults (faults-injected r)
+        w (:workload r)]
+    (is (= true (:valid? r)) (str "expected FIFO, linearizable pipelines, got :valid? " (:valid? r) ": " w
+                                  " (history in " (:dir r) ")"))
+    (is (pos? (get faults :start-kill 0)) (str "expected a kill -9 to be injected, faults were " faults))
+    ;; not vacuous: bursts several calls deep, and reads that saw other sessions' writes
+    (is (<= 6 (:longest-burst w 0)) (str w))
+    (is (< 200 (:reads-of-other-sessions-above-zero w 0)) (str "too few reads saw other sessions' writes: " w))
+    (is (< 500 (:writes-acknowledged w 0)) (str w))))
+
+(deftest mutation-check-without-fifo-sessions-the-pipeline-checker-finds-reordered-requests
+  ;; front ends that send a session's requests at once (-Dvolery.testing.unorderedSessions=true) let a write to
+  ;; partition 2 be applied before the same session's earlier write to partition 1, and a read overtake the
+  ;; session's own write: with no fault at all, 20 s show it (146 violations in 30 s when written)
+  (let [r (core/run-test (merge base {:workload :pipeline :nemesis [] :unordered-sessions? true :time-limit 20}))
+        kinds (set (map :kind (get-in r [:workload :violations])))]
+    (is (= false (get-in r [:workload :valid?]))
+        (str "without FIFO sessions the pipeline checker must find a violation; it said " (:workload r)
+             " (history in " (:dir r) ")"))
+    (is (some #{:session-order :own-read} kinds) (str "expected a session-order or own-read violation, got " kinds))))
 
 (def mutation
   "Every operation on the root znode, which every partition writes and, here, each front end reads

@@ -40,6 +40,13 @@ final class SessionOrder {
      */
     private static final boolean MULTI_BEHIND_MULTI = !"false".equals(System.getProperty("volery.multiBehindMulti"));
 
+    /**
+     * Test-only: true sends every request as soon as it arrives, following nothing, so a session's requests
+     * to different partitions may be applied out of order (the Jepsen pipeline workload's mutation check,
+     * {@code -Dvolery.testing.unorderedSessions=true}). Never set it on a cluster that serves clients.
+     */
+    private static final boolean UNORDERED = Boolean.getBoolean("volery.testing.unorderedSessions");
+
     /** Orders a request and returns the replicas' answer. */
     interface Sender {
         /**
@@ -87,7 +94,10 @@ final class SessionOrder {
         CompletableFuture<Object> result = new CompletableFuture<>();
         result.whenComplete((x, e) -> mine.finished());
         Runnable first = () -> attempt(r, prev, mine, sender, tellDelivery, result);
-        if (sameRing) {
+        if (UNORDERED) {
+            r.after = 0;
+            attempt(r, null, mine, sender, tellDelivery, result);
+        } else if (sameRing) {
             // Not before the previous request went out: it may itself still wait for other partitions,
             // and sending this one first would let the ring order it first.
             prev.whenSentAfter(0, first);
