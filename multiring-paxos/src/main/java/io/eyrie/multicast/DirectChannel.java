@@ -18,6 +18,15 @@ public interface DirectChannel {
      */
     void onDirect(Handler handler);
 
+    /**
+     * True while the last attempt to connect to {@code nodeId} was refused (nothing listens at its address: its
+     * process is gone, not merely cut off) and none has succeeded since; false when unknown. A node that is
+     * only unreachable (a network partition) is not refusing.
+     */
+    default boolean peerRefuses(int nodeId) {
+        return false;
+    }
+
     @FunctionalInterface
     interface Handler {
         void receive(int fromNodeId, byte[] message);

@@ -249,6 +249,11 @@ public final class MulticastNode implements MulticastEndpoint {
         return transport.sendOwned(toNodeId, framed);
     }
 
+    @Override
+    public boolean peerRefuses(int nodeId) {
+        return nodeId != this.nodeId && transport.peerRefuses(nodeId);
+    }
+
     /** Adds a handler; every handler sees every direct message (each protocol ignores the others' types). */
     @Override
     public void onDirect(DirectChannel.Handler handler) {

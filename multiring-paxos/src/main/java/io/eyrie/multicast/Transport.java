@@ -76,6 +76,14 @@ public interface Transport extends AutoCloseable {
     /** Counters for monitoring: frames sent, received, dropped, rejected. */
     TransportStats stats();
 
+    /**
+     * True while the last attempt to connect to {@code nodeId} was refused and none has succeeded since (see
+     * {@link DirectChannel#peerRefuses}); false when unknown (the default).
+     */
+    default boolean peerRefuses(int nodeId) {
+        return false;
+    }
+
     /** Socket writes (flushes) to peers since the start, or -1 when this transport does not count them. */
     default long socketWrites() {
         return -1;

@@ -383,6 +383,7 @@ public final class VoleryNode implements AutoCloseable {
                     frontEnd.secureAddress() == null ? -1 : frontEnd.secureAddress().getPort());
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
+            monitor.handoffCounters(service::handoffsFromDeadFrontEnds, service::handoffsTimedOut);
             monitor.serviceCounters(client::inService, client::resends);
             if (options.clientTls() != null) {
                 monitor.clientTlsStores(options.clientTls().stores());

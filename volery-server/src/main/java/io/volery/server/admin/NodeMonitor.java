@@ -303,6 +303,26 @@ public final class NodeMonitor {
         this.localReplyFallbacks = localReplyFallbacks;
     }
 
+    private volatile java.util.function.LongSupplier handoffsFromDeadFrontEnds = () -> 0;
+    private volatile java.util.function.LongSupplier handoffsTimedOut = () -> 0;
+
+    /**
+     * Where to read how many sessions that moved here went on without their old front end's hand-off: because
+     * it refused connections (ADR 082), and because none came in time.
+     */
+    public void handoffCounters(java.util.function.LongSupplier fromDeadFrontEnds, java.util.function.LongSupplier timedOut) {
+        this.handoffsFromDeadFrontEnds = fromDeadFrontEnds;
+        this.handoffsTimedOut = timedOut;
+    }
+
+    public long handoffsFromDeadFrontEnds() {
+        return handoffsFromDeadFrontEnds.getAsLong();
+    }
+
+    public long handoffsTimedOut() {
+        return handoffsTimedOut.getAsLong();
+    }
+
     private volatile java.util.function.LongSupplier inService = () -> 0;
     private volatile java.util.function.LongSupplier resent = () -> 0;
 

@@ -349,6 +349,12 @@ final class SessionMailboxes {
         return true;
     }
 
+    /** Whether the session connected here from another front end and that one's hand-off has not come. */
+    synchronized boolean awaitingHandoff(long sessionId) {
+        Box b = boxes.get(sessionId);
+        return b != null && b.awaitingHandoff;
+    }
+
     /** The events the session's old front end kept for it (older than any received here). */
     synchronized void handoff(long sessionId, List<WatchEvent> older) {
         handoff(sessionId, older, List.of());

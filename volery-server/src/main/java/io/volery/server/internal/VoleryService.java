@@ -54,8 +54,15 @@ public final class VoleryService implements ZkService, AutoCloseable {
                     return size() > EVENT_KEYS_REMEMBERED;
                 }
             });
-    /** How long a session that reconnected here waits for the events its old front end kept. */
+    /**
+     * How long a session that reconnected here waits for the events its old front end kept, unless that front
+     * end refuses connections (its process is gone: nothing will come, ADR 082).
+     */
     static final long HANDOFF_TIMEOUT_MILLIS = 2_000;
+    /** How often a session waiting for a hand-off looks whether its old front end refuses connections. */
+    static final long HANDOFF_CHECK_MILLIS = 25;
+    private final AtomicLong handoffsFromDeadFrontEnds = new AtomicLong();
+    private final AtomicLong handoffsTimedOut = new AtomicLong();
     /** For tests: while set, incoming event messages wait here instead of reaching the sessions. */
     private java.util.List<Runnable> heldEvents;
     /** For tests: while set, replies to requests of {@link #heldSession} wait here instead of going out. */
@@ -169,8 +176,9 @@ public final class VoleryService implements ZkService, AutoCloseable {
             movedTo.remove(sessionId);
             mailboxes.connected(sessionId, connection, fromElsewhere);
             if (fromElsewhere) {
-                // the old front end may be gone: stop waiting for its kept events after a while
-                timer.schedule(() -> mailboxes.handoff(sessionId, List.of()), HANDOFF_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+                // the old front end may be gone: stop waiting for its kept events once it refuses connections,
+                // or after a while
+                awaitHandoff(sessionId, s.previousFrontEnd, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOFF_TIMEOUT_MILLIS));
             }
             ClientConnection previous = connections.put(sessionId, connection);
             if (previous != null && previous != connection) {
@@ -178,6 +186,44 @@ public final class VoleryService implements ZkService, AutoCloseable {
             }
             return new ConnectOutcome(true, sessionId, s.timeoutMillis, passwd);
         });
+    }
+
+    /**
+     * Until the hand-off of a session that moved here from {@code from} comes: goes on without it as soon as
+     * {@code from} refuses connections (killed: its kept events are gone with it, and the session's replies
+     * are held meanwhile), or at {@code deadlineNanos} (it may be cut off, or slow).
+     */
+    private void awaitHandoff(long sessionId, int from, long deadlineNanos) {
+        if (!mailboxes.awaitingHandoff(sessionId)) {
+            return; // it came (or the session moved on)
+        }
+        if (endpoint.peerRefuses(from)) {
+            handoffsFromDeadFrontEnds.incrementAndGet();
+            log.info("node={} session 0x{} moved here from node {}, which refuses connections: going on without its hand-off",
+                    nodeId, Long.toHexString(sessionId), from);
+            mailboxes.handoff(sessionId, List.of());
+        } else if (System.nanoTime() - deadlineNanos >= 0) {
+            handoffsTimedOut.incrementAndGet();
+            log.info("node={} session 0x{} moved here from node {}: no hand-off within {} ms, going on without it",
+                    nodeId, Long.toHexString(sessionId), from, HANDOFF_TIMEOUT_MILLIS);
+            mailboxes.handoff(sessionId, List.of());
+        } else {
+            try {
+                timer.schedule(() -> awaitHandoff(sessionId, from, deadlineNanos), HANDOFF_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing
+            }
+        }
+    }
+
+    /** Sessions that went on without their old front end's hand-off because it refused connections (ADR 082). */
+    public long handoffsFromDeadFrontEnds() {
+        return handoffsFromDeadFrontEnds.get();
+    }
+
+    /** Sessions that went on without their old front end's hand-off because it did not come in time. */
+    public long handoffsTimedOut() {
+        return handoffsTimedOut.get();
     }
 
     /** A setWatches request's last zxid and one-shot watches (as the replicas will read them); null for any other request. */

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -25,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The server process holding a ZooKeeper session is killed with kill -9: the unmodified ZooKeeper
  * client reconnects to another server within its session timeout and finds its session, its
- * ephemeral znode and its watches intact (a watch set before the kill fires after it). The cluster
+ * ephemeral znode and its watches intact (a watch set before the kill fires after it), and the server it
+ * moved to goes on without the dead one's hand-off at once, not after the hand-off timeout (ADR 082). The cluster
  * file's {@code snapMaxAgeSeconds = 1} makes the replicas snapshot by age, far below {@code snapCount}
  * (ADR 055).
  */
@@ -65,6 +67,21 @@ class SessionServerKilledProcessTest {
                 assertEquals(session, holder.getSessionId(), "the same session");
                 int now = nodeServing(cluster, holder);
                 assertTrue(now != victim, "connected to a live server, not the killed node " + victim);
+                // ADR 082: the new front end did not wait out the hand-off timeout for a node that refuses connections
+                int serving = now;
+                ProcessCluster.await("node " + now + " went on without the killed node's hand-off", 30_000, () -> {
+                    try {
+                        Map<String, String> v = cluster.mntr(serving);
+                        return Long.parseLong(v.get("volery_handoffs_from_dead_front_ends"))
+                                + Long.parseLong(v.get("volery_handoffs_timed_out")) > 0;
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                Map<String, String> m = cluster.mntr(now);
+                assertEquals("1", m.get("volery_handoffs_from_dead_front_ends"),
+                        "node " + now + " went on without the killed node's hand-off at once: " + m);
+                assertEquals("0", m.get("volery_handoffs_timed_out"), "node " + now + " waited out the hand-off: " + m);
 
                 int other = 1;
                 while (other == victim || other == now) {

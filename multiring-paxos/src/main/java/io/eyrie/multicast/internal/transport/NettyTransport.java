@@ -296,6 +296,12 @@ public final class NettyTransport implements Transport {
     }
 
     @Override
+    public boolean peerRefuses(int nodeId) {
+        Link[] byId = links;
+        return byId != null && nodeId >= 0 && nodeId < byId.length && byId[nodeId] instanceof PeerLink p && p.refused();
+    }
+
+    @Override
     public long socketWrites() {
         return counters.flushes();
     }

@@ -52,6 +52,8 @@ final class PeerLink implements Link {
     private long nextBackoffMillis;
     private long connectedAtNanos;
     private int failedDials;
+    /** Whether the last dial was refused (nothing listens at the peer's address); written on the loop. */
+    private volatile boolean refused;
     private ScheduledFuture<?> redial;
 
     PeerLink(int localNodeId, int peerId, String host, int port, EventLoop loop, Bootstrap template, Hello hello,
@@ -173,6 +175,7 @@ final class PeerLink implements Link {
         }
         if (!connecting.isSuccess()) {
             failedDials++;
+            refused = isRefusal(connecting.cause());
             // One line when a peer becomes unreachable, not one per retry.
             if (failedDials == 1) {
                 LOG.info("node={} cannot reach peer={} at {}:{}: {}; retrying with delays up to {} ms", localNodeId,
@@ -185,6 +188,7 @@ final class PeerLink implements Link {
             return;
         }
         failedDials = 0;
+        refused = false;
         Channel ch = connecting.channel();
         channel = ch;
         state = State.CONNECTED;
@@ -195,6 +199,22 @@ final class PeerLink implements Link {
         writeQueued(true);
         // Last, so that a connection already closed again reports "down" after "up", not before.
         ch.closeFuture().addListener(f -> onClosed(ch));
+    }
+
+    /** Whether the last attempt to connect was refused and none has succeeded since. */
+    boolean refused() {
+        return refused;
+    }
+
+    /** A connection refused (ECONNREFUSED: the host answers, nobody listens), not a timeout or an unreachable host. */
+    static boolean isRefusal(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof java.net.ConnectException && m != null && m.toLowerCase(java.util.Locale.ROOT).contains("refused")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void onClosed(Channel ch) {

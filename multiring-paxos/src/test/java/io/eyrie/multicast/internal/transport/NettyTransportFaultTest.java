@@ -61,9 +61,16 @@ class NettyTransportFaultTest {
         }
         two.awaitCount(1, 1000, WAIT);
         assertEquals(Inbox.range(0, 1000), two.from(1));
+        assertFalse(t1.peerRefuses(2), "a connected peer does not refuse");
 
         t2.close();
         one.await("node 1 to see its connection to node 2 go down", WAIT, in -> in.events().contains("2 down"));
+        // ADR 082: nothing listens on node 2's port any more, so node 1's redials are refused
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!t1.peerRefuses(2)) {
+            assertTrue(System.nanoTime() < deadline, "node 1 never saw node 2 refuse its redials");
+            Thread.sleep(10);
+        }
 
         Inbox twoAgain = new Inbox();
         NettyTransport t2Again = start(config, 2, twoAgain, quickRedial());
@@ -73,6 +80,7 @@ class NettyTransportFaultTest {
         twoAgain.awaitCount(1, 1000, WAIT);
         assertEquals(Inbox.range(1000, 2000), twoAgain.from(1), "after the restart, in order, none lost");
         assertEquals(List.of("2 up", "2 down", "2 up"), one.events(), "node 1's view of its link to node 2");
+        assertFalse(t1.peerRefuses(2), "once redialled, node 2 no longer refuses");
 
         // and the restarted node can talk back
         assertTrue(t2Again.send(1, Inbox.message(7, 4)));
