@@ -108,7 +108,7 @@
 
 (defn pipeline-check
   "Checks the :pipeline workload's bursts call by call. Every writer w writes its registers x and y with
-  increasing values in its session's order, so ZooKeeper's promises (FIFO order per session, linearizable
+  increasing values in its session's order (a multi writes one value to both), so ZooKeeper's promises (FIFO order per session, linearizable
   writes, and, in Volery, linearizable reads) give, for a read of w's register k that returns v:
     :own-read      a read of the reader's own register returns exactly its last write to it before the
                    read in its session's order (pipelined or not);
@@ -125,7 +125,12 @@
         calls-of (fn [b] (:calls (:value b)))
         unrecorded (set (map :process (remove calls-of batches))) ; bursts whose calls are unknown
         all-calls (mapcat (fn [b] (map #(assoc % :s (:process b)) (calls-of b))) batches)
-        writes (filter #(#{:write :create} (:c %)) all-calls)
+        ;; a multi writes its value to both registers: two writes at one place of the writer's order
+        writes (mapcat #(case (:c %)
+                          (:write :create) [%]
+                          :multi (for [k (:ks %)] (assoc % :k k))
+                          nil)
+                       all-calls)
         ;; [w k] -> sorted set of the values w sent to k; [w k v] -> when it was sent
         written (reduce (fn [m {:keys [w k v]}] (update m [w k] (fnil conj (sorted-set)) v)) {} writes)
         sent-at (into {} (map (fn [{:keys [w k v t0]}] [[w k v] t0]) writes))
@@ -140,6 +145,7 @@
             (cond
               (not= :ok code) (recur more own seen)
               (#{:write :create} c) (recur more (assoc own k v) seen)
+              (= :multi c) (recur more (into own (for [k (:ks call)] [k v])) seen)
               (= w s) (do (when (not= v (get own k 0))
                             (add! :own-read call {:expected (get own k 0)}))
                           (recur more own (update seen w (fnil max 0) v)))
@@ -172,7 +178,8 @@
        :batch-count (count batches) :call-count (count all-calls) :reads-checked (count reads)
        :reads-of-other-sessions (count others)
        :reads-of-other-sessions-above-zero (count (filter #(pos? (:v %)) others))
-       :writes-acknowledged (count (filter #(and (= :write (:c %)) (= :ok (:code %))) writes))
+       :writes-acknowledged (count (filter #(and (#{:write :multi} (:c %)) (= :ok (:code %))) all-calls))
+       :multis-acknowledged (count (filter #(and (= :multi (:c %)) (= :ok (:code %))) all-calls))
        :longest-burst (reduce max 0 (map (comp count calls-of) (filter calls-of batches)))
        :violation-count (count vs)
        :violations (vec (take 10 vs))})))

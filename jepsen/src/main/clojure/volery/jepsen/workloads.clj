@@ -236,8 +236,9 @@
   partitions. Each process writes its own two registers, x in partition 1 and y in partition 2, with
   the values 1, 2, 3, ... in its session's order (one counter for both), and reads them and other
   processes' registers. An operation is one burst (:f :batch) of 4 to 12 calls sent without waiting
-  between them: own writes, own reads, and pairs of reads of another process's x and y (in either
-  order). The completion's value holds every call with its result and its own send and reply times;
+  between them: own writes, multis writing the same value to both own registers (a request to both
+  partitions, behind which single-partition ones pipeline, ADRs 041 and 076), own reads, and pairs of
+  reads of another process's x and y (in either order). The completion's value holds every call with its result and its own send and reply times;
   the :pipeline checker takes the bursts apart and checks ZooKeeper's FIFO order and linearizability
   call by call. A burst with any call not :ok ends :info, and the process is replaced (a new session,
   new registers)."
@@ -250,6 +251,8 @@
                     (case s
                       :w (let [v (get (swap! counters update p (fnil inc 0)) p)]
                            [{:c :write :w p :k a :v v :path (path p a) :data (str v)}])
+                      :m (let [v (get (swap! counters update p (fnil inc 0)) p)]
+                           [{:c :multi :w p :ks [:x :y] :v v :paths [(path p :x) (path p :y)] :data (str v)}])
                       :r [{:c :read :w p :k a :path (path p a)}]
                       :p (let [ws (remove #{p} @writers)]
                            (if (empty? ws)
@@ -264,7 +267,8 @@
                   :value (vec (for [_ (range (+ 4 (.nextInt rnd 9)))]
                                 (let [x (.nextInt rnd 100)
                                       k (if (.nextBoolean rnd) :x :y)]
-                                  (cond (< x 45) [:w k]
+                                  (cond (< x 38) [:w k]
+                                        (< x 45) [:m]
                                         (< x 60) [:r k]
                                         :else [:p k (if (= k :x) :y :x)]))))})
      :invoke! (fn [z {:keys [value process] :as op} t]
@@ -275,7 +279,7 @@
                               fresh? (into [{:c :create :w p :k :x :v 0 :path (path p :x) :data "0"}
                                             {:c :create :w p :k :y :v 0 :path (path p :y) :data "0"}]))
                       done (mapv (fn [{:keys [c data code] :as r}]
-                                   (cond-> (dissoc r :path :data)
+                                   (cond-> (dissoc r :path :paths :data)
                                      (and (= c :read) (= :ok code)) (assoc :v (parse-long data))))
                                  (zk/pipeline! z calls t))
                       ok? (every? #(= :ok (:code %)) done)]

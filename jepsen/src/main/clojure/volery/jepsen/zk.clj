@@ -145,7 +145,8 @@
       (throw (ex-info (str "could not create " path ": " c) {:code c})))))
 
 (defn pipeline!
-  "Sends calls, a vector of {:c :read|:write|:create :path p :data s}, on one session without waiting
+  "Sends calls, a vector of {:c :read|:write|:create :path p :data s} or {:c :multi :paths [p ..] :data s} (a
+  multi of setData of each path to s), on one session without waiting
   between them (ZooKeeper's client keeps them in flight at once, in order), then waits for them all
   until one deadline. Returns, in call order, each call with :t0 (System/nanoTime just before it was
   handed to the client), :t1 (in its callback: after its reply arrived; absent if none came), :code,
@@ -165,6 +166,11 @@
                                             (processResult [_ rc _ _ _]
                                               (deliver p {:code (code rc) :t1 (System/nanoTime)})))
                                           nil)
+                         :multi (.multi zk ^Iterable (mapv #(op-set-data % data -1) (:paths call))
+                                        (reify AsyncCallback$MultiCallback
+                                          (processResult [_ rc _ _ _]
+                                            (deliver p {:code (code rc) :t1 (System/nanoTime)})))
+                                        nil)
                          :create (.create zk ^String path (str->bytes data) ZooDefs$Ids/OPEN_ACL_UNSAFE
                                           CreateMode/PERSISTENT
                                           (reify AsyncCallback$StringCallback

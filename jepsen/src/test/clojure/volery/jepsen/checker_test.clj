@@ -152,3 +152,15 @@
                       (burst 2 :ok [:read 1 :x 0 8 9]))]
     (is (= true (:valid? ok)) (str ok))
     (is (= #{:stale-read} (kinds bad)) (str bad))))
+
+(deftest pipeline-check-takes-a-multi-as-a-write-of-both-registers
+  ;; 1: x = 1, then a multi setting both to 2, then y = 3
+  (let [writes (concat created [[:write 1 :x 1 3 10] [:multi 1 nil 2 3 11] [:write 1 :y 3 3 12] [:read 1 :x 2 3 13]])
+        mk (fn [& more] (let [[b1 b2] (apply burst 1 :ok writes)]
+                          ;; the multi call names both registers
+                          [[b1 (update-in b2 [3 :calls 3] assoc :ks [:x :y])] (apply burst 2 :ok more)]))
+        ok (apply pipeline (mk [:read 1 :y 3 5 14] [:read 1 :x 2 5 15]))
+        bad (apply pipeline (mk [:read 1 :y 2 5 14] [:read 1 :x 1 5 15]))]
+    (is (= true (:valid? ok)) (str ok))
+    (is (= 1 (:multis-acknowledged ok)) (str ok))
+    (is (= #{:session-order} (kinds bad)) (str "y = 2 came from the multi, which set x = 2 too; " bad))))
