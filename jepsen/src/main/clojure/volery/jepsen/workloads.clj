@@ -238,9 +238,9 @@
   processes' registers. An operation is one burst (:f :batch) of 4 to 12 calls sent without waiting
   between them: own writes, multis writing the same value to both own registers (a request to both
   partitions, behind which single-partition ones pipeline, ADRs 041 and 076), own reads, and pairs of
-  reads of another process's x and y (in either order). The completion's value holds every call with its result and its own send and reply times;
-  the :pipeline checker takes the bursts apart and checks ZooKeeper's FIFO order and linearizability
-  call by call. A burst with any call not :ok ends :info, and the process is replaced (a new session,
+  reads of another process's x and y (in either order). The completion's value holds every call with
+  its result and its own send and reply times; the :pipeline checker takes the bursts apart and checks
+  ZooKeeper's FIFO order and linearizability call by call. A burst with any call not :ok ends :info, and the process is replaced (a new session,
   new registers)."
   [_]
   (let [{:keys [dirs path]} (pipeline-paths)
