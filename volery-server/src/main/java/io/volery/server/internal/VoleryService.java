@@ -59,7 +59,11 @@ public final class VoleryService implements ZkService, AutoCloseable {
      * end refuses connections (its process is gone: nothing will come, ADR 082).
      */
     static final long HANDOFF_TIMEOUT_MILLIS = 2_000;
-    /** How often a session waiting for a hand-off looks whether its old front end refuses connections. */
+    /**
+     * When a session waiting for a hand-off first looks again whether its old front end refuses connections; each
+     * later look waits twice as long (a dead node refuses within a redial, ~20 ms: most sessions that reconnect
+     * see it at once, and thousands moving off a node that is only cut off look a few times each, not eighty).
+     */
     static final long HANDOFF_CHECK_MILLIS = 25;
     private final AtomicLong handoffsFromDeadFrontEnds = new AtomicLong();
     private final AtomicLong handoffsTimedOut = new AtomicLong();
@@ -178,7 +182,8 @@ public final class VoleryService implements ZkService, AutoCloseable {
             if (fromElsewhere) {
                 // the old front end may be gone: stop waiting for its kept events once it refuses connections,
                 // or after a while
-                awaitHandoff(sessionId, s.previousFrontEnd, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOFF_TIMEOUT_MILLIS));
+                awaitHandoff(sessionId, s.previousFrontEnd, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOFF_TIMEOUT_MILLIS),
+                        HANDOFF_CHECK_MILLIS);
             }
             ClientConnection previous = connections.put(sessionId, connection);
             if (previous != null && previous != connection) {
@@ -189,27 +194,30 @@ public final class VoleryService implements ZkService, AutoCloseable {
     }
 
     /**
-     * Until the hand-off of a session that moved here from {@code from} comes: goes on without it as soon as
-     * {@code from} refuses connections (killed: its kept events are gone with it, and the session's replies
-     * are held meanwhile), or at {@code deadlineNanos} (it may be cut off, or slow).
+     * Until the hand-off of a session that moved here from {@code from} comes (the session's replies are held
+     * meanwhile): goes on without it as soon as {@code from} refuses connections (killed: its kept events are gone
+     * with it), or at {@code deadlineNanos} (it may be cut off, or slow). Looks now, then after
+     * {@code nextCheckMillis}, doubling. One line a session at debug level; mntr counts both outcomes.
      */
-    private void awaitHandoff(long sessionId, int from, long deadlineNanos) {
+    private void awaitHandoff(long sessionId, int from, long deadlineNanos, long nextCheckMillis) {
         if (!mailboxes.awaitingHandoff(sessionId)) {
             return; // it came (or the session moved on)
         }
         if (endpoint.peerRefuses(from)) {
             handoffsFromDeadFrontEnds.incrementAndGet();
-            log.info("node={} session 0x{} moved here from node {}, which refuses connections: going on without its hand-off",
+            log.debug("node={} session 0x{} moved here from node {}, which refuses connections: going on without its hand-off",
                     nodeId, Long.toHexString(sessionId), from);
             mailboxes.handoff(sessionId, List.of());
         } else if (System.nanoTime() - deadlineNanos >= 0) {
             handoffsTimedOut.incrementAndGet();
-            log.info("node={} session 0x{} moved here from node {}: no hand-off within {} ms, going on without it",
+            log.debug("node={} session 0x{} moved here from node {}: no hand-off within {} ms, going on without it",
                     nodeId, Long.toHexString(sessionId), from, HANDOFF_TIMEOUT_MILLIS);
             mailboxes.handoff(sessionId, List.of());
         } else {
             try {
-                timer.schedule(() -> awaitHandoff(sessionId, from, deadlineNanos), HANDOFF_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+                long left = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()) + 1;
+                timer.schedule(() -> awaitHandoff(sessionId, from, deadlineNanos, 2 * nextCheckMillis),
+                        Math.min(nextCheckMillis, left), TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 // closing
             }
