@@ -65,37 +65,53 @@
   (let [r (deref p timeout-ms ::timeout)]
     (if (= r ::timeout) {:code :timeout} r)))
 
-(defn get-data
-  "{:code :ok :data string :version n} or {:code ...}."
-  [^ZooKeeper zk path timeout-ms]
+(defn get-data-async
+  "Sends a getData; a promise of {:code :ok :data string :version n :t1 reply-nanos} or {:code ... :t1 ...}
+  (:t1: System/nanoTime in the callback, after the reply arrived)."
+  [^ZooKeeper zk path]
   (let [p (promise)]
     (.getData zk ^String path false
               (reify AsyncCallback$DataCallback
                 (processResult [_ rc _ _ data stat]
                   (deliver p {:code (code rc) :data (bytes->str data)
-                              :version (when stat (.getVersion ^Stat stat))})))
+                              :version (when stat (.getVersion ^Stat stat)) :t1 (System/nanoTime)})))
               nil)
-    (await! p timeout-ms)))
+    p))
 
-(defn set-data [^ZooKeeper zk path ^String data version timeout-ms]
+(defn get-data
+  "{:code :ok :data string :version n} or {:code ...}."
+  [zk path timeout-ms]
+  (await! (get-data-async zk path) timeout-ms))
+
+(defn set-data-async
+  "Sends a setData; a promise of {:code :version :t1}."
+  [^ZooKeeper zk path ^String data version]
   (let [p (promise)]
     (.setData zk ^String path (str->bytes data) (int version)
               (reify AsyncCallback$StatCallback
                 (processResult [_ rc _ _ stat]
-                  (deliver p {:code (code rc) :version (when stat (.getVersion ^Stat stat))})))
+                  (deliver p {:code (code rc) :version (when stat (.getVersion ^Stat stat)) :t1 (System/nanoTime)})))
               nil)
-    (await! p timeout-ms)))
+    p))
 
-(defn create
-  "Creates path (mode :persistent or :sequential); {:code :ok :path created-path}."
-  [^ZooKeeper zk path ^String data mode timeout-ms]
+(defn set-data [zk path data version timeout-ms]
+  (await! (set-data-async zk path data version) timeout-ms))
+
+(defn create-async
+  "Sends a create of path (mode :persistent or :sequential); a promise of {:code :ok :path created-path :t1}."
+  [^ZooKeeper zk path ^String data mode]
   (let [p (promise)]
     (.create zk ^String path (str->bytes data) ZooDefs$Ids/OPEN_ACL_UNSAFE
              (if (= mode :sequential) CreateMode/PERSISTENT_SEQUENTIAL CreateMode/PERSISTENT)
              (reify AsyncCallback$StringCallback
-               (processResult [_ rc _ _ name] (deliver p {:code (code rc) :path name})))
+               (processResult [_ rc _ _ name] (deliver p {:code (code rc) :path name :t1 (System/nanoTime)})))
              nil)
-    (await! p timeout-ms)))
+    p))
+
+(defn create
+  "Creates path (mode :persistent or :sequential); {:code :ok :path created-path}."
+  [zk path data mode timeout-ms]
+  (await! (create-async zk path data mode) timeout-ms))
 
 (defn delete [^ZooKeeper zk path version timeout-ms]
   (let [p (promise)]
@@ -113,10 +129,10 @@
                   nil)
     (await! p timeout-ms)))
 
-(defn multi
-  "Runs ops (a list of org.apache.zookeeper.Op) atomically: {:code :ok :results [...]} where a
-  result of a getData op is {:data :version}."
-  [^ZooKeeper zk ops timeout-ms]
+(defn multi-async
+  "Sends ops (a list of org.apache.zookeeper.Op) to run atomically; a promise of {:code :ok :results [...] :t1}
+  where a result of a getData op is {:data :version}."
+  [^ZooKeeper zk ops]
   (let [p (promise)]
     (.multi zk ^Iterable ops
             (reify AsyncCallback$MultiCallback
@@ -129,9 +145,16 @@
                                        (vec (for [r results]
                                               (when (instance? OpResult$GetDataResult r)
                                                 {:data (bytes->str (.getData ^OpResult$GetDataResult r))
-                                                 :version (.getVersion (.getStat ^OpResult$GetDataResult r))}))))})))
+                                                 :version (.getVersion (.getStat ^OpResult$GetDataResult r))}))))
+                            :t1 (System/nanoTime)})))
             nil)
-    (await! p timeout-ms)))
+    p))
+
+(defn multi
+  "Runs ops (a list of org.apache.zookeeper.Op) atomically: {:code :ok :results [...]} where a
+  result of a getData op is {:data :version}."
+  [zk ops timeout-ms]
+  (await! (multi-async zk ops) timeout-ms))
 
 (defn op-set-data ^Op [path ^String data version] (Op/setData path (str->bytes data) (int version)))
 (defn op-check ^Op [path version] (Op/check path (int version)))
@@ -146,42 +169,22 @@
 
 (defn pipeline!
   "Sends calls, a vector of {:c :read|:write|:create :path p :data s} or {:c :multi :paths [p ..] :data s} (a
-  multi of setData of each path to s), on one session without waiting
-  between them (ZooKeeper's client keeps them in flight at once, in order), then waits for them all
-  until one deadline. Returns, in call order, each call with :t0 (System/nanoTime just before it was
-  handed to the client), :t1 (in its callback: after its reply arrived; absent if none came), :code,
-  and for a read :data. A call that got no answer by the deadline has :code :timeout."
-  [^ZooKeeper zk calls timeout-ms]
-  (let [sent (mapv (fn [{:keys [c path data] :as call}]
-                     (let [p (promise)
-                           t0 (System/nanoTime)]
-                       (case c
-                         :read (.getData zk ^String path false
-                                         (reify AsyncCallback$DataCallback
-                                           (processResult [_ rc _ _ bs _]
-                                             (deliver p {:code (code rc) :data (bytes->str bs) :t1 (System/nanoTime)})))
-                                         nil)
-                         :write (.setData zk ^String path (str->bytes data) (int -1)
-                                          (reify AsyncCallback$StatCallback
-                                            (processResult [_ rc _ _ _]
-                                              (deliver p {:code (code rc) :t1 (System/nanoTime)})))
-                                          nil)
-                         :multi (.multi zk ^Iterable (mapv #(op-set-data % data -1) (:paths call))
-                                        (reify AsyncCallback$MultiCallback
-                                          (processResult [_ rc _ _ _]
-                                            (deliver p {:code (code rc) :t1 (System/nanoTime)})))
-                                        nil)
-                         :create (.create zk ^String path (str->bytes data) ZooDefs$Ids/OPEN_ACL_UNSAFE
-                                          CreateMode/PERSISTENT
-                                          (reify AsyncCallback$StringCallback
-                                            (processResult [_ rc _ _ _]
-                                              (deliver p {:code (code rc) :t1 (System/nanoTime)})))
-                                          nil))
-                       [(assoc call :t0 t0) p]))
+  multi of setData of each path to s), on one session without waiting between them (ZooKeeper's client
+  keeps them in flight at once, in order), then waits for them all until one deadline. Returns, in call
+  order, each call with :t0 (System/nanoTime just before it was handed to the client), :t1 (in its
+  callback: after its reply arrived; absent if none came), :code, and for a read :data. A call that got
+  no answer by the deadline has :code :timeout."
+  [zk calls timeout-ms]
+  (let [sent (mapv (fn [{:keys [c path data paths] :as call}]
+                     (let [t0 (System/nanoTime)]
+                       [(assoc call :t0 t0)
+                        (case c
+                          :read (get-data-async zk path)
+                          :write (set-data-async zk path data -1)
+                          :multi (multi-async zk (mapv #(op-set-data % data -1) paths))
+                          :create (create-async zk path data :persistent))]))
                    calls)
         deadline (+ (System/currentTimeMillis) timeout-ms)]
     (mapv (fn [[call p]]
-            (merge call (let [left (max 0 (- deadline (System/currentTimeMillis)))
-                              r (deref p left ::timeout)]
-                          (if (= r ::timeout) {:code :timeout} r))))
+            (merge call (select-keys (await! p (max 0 (- deadline (System/currentTimeMillis)))) [:code :data :t1])))
           sent)))
