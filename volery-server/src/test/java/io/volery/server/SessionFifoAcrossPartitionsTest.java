@@ -2,6 +2,7 @@ package io.volery.server;
 
 import io.volery.server.internal.PathPartitioner;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
@@ -122,15 +123,16 @@ class SessionFifoAcrossPartitionsTest {
     }
 
     /**
-     * ADR 041, shown directly: with the other partition's replicas (the root's owner) held, a top-level create stays
-     * unanswered (it waits for that partition's part of the events), yet the same session's next
-     * request, to the create's own partition (the front end's node's), is sent once that node's replica
-     * delivered the create, runs there after it, and is seen by another session; its reply still reaches
-     * the client after the create's.
+     * ADR 083, shown directly: with the other partition's replicas (the root's owner) held, a top-level create stays
+     * unanswered (it waits for that partition's part of the events), and so does the same session's next request,
+     * to the create's own partition (the front end's node's): the held partition may order the create after
+     * reads sent later, so if that setData ran now, another session could see it and then list the root without
+     * the create. Before ADR 083 (ADR 041) the setData went out once the front end's node delivered the create,
+     * and another session saw it while the create was unanswered; this test fails so.
      */
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void aRequestBehindAnUnansweredTopLevelCreateRunsWithoutWaitingForItsAnswer() throws Exception {
+    void aRequestBehindAnUnansweredTopLevelCreateIsNotSeenBeforeTheCreateIsAnswered() throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
             PathPartitioner partitioner = new PathPartitioner(c.partitions());
             // the held partition owns the root, so the create waits for its part (ADR 053)
@@ -157,28 +159,26 @@ class SessionFifoAcrossPartitionsTest {
                     replies.add("create");
                     created.complete(rc);
                 }, null);
-                // sent at once: the front end holds it until its node's replica delivered the create
                 CompletableFuture<Integer> set = new CompletableFuture<>();
                 session.setData(y, new byte[] {2}, 0, (rc, path, ctx, stat) -> {
                     replies.add("setData");
                     set.complete(rc);
                 }, null);
-                byte[] seen = null;
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                while (System.nanoTime() < deadline) {
-                    seen = reader.getData(y, false, null);
-                    if (seen[0] == 2) {
-                        break;
-                    }
-                    Thread.sleep(20);
+                // the create is delivered in the front end's partition at once; give the setData time to run there
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                while (System.nanoTime() < until) {
+                    assertEquals(1, reader.getData(y, false, null)[0],
+                            "the setData behind the unanswered create was seen before the create was answered");
+                    Thread.sleep(50);
                 }
-                assertEquals(2, seen[0], "the setData behind the unanswered create ran in the owner partition");
                 assertFalse(created.isDone(), "the create waits for the held partition's events");
-                assertFalse(set.isDone(), "the setData's reply waits behind the create's");
+                assertFalse(set.isDone());
                 release.countDown();
                 assertEquals(0, created.get(20, TimeUnit.SECONDS));
                 assertEquals(0, set.get(20, TimeUnit.SECONDS));
                 assertEquals(List.of("create", "setData"), replies, "replies in submission order");
+                assertEquals(2, reader.getData(y, false, null)[0]);
+                assertTrue(reader.getChildren("/", false).contains(x.substring(1)));
             } finally {
                 release.countDown();
                 session.close();
@@ -189,23 +189,27 @@ class SessionFifoAcrossPartitionsTest {
     }
 
     /**
-     * ADR 076: with the root's owner held, a session's top-level creates stay unanswered (each waits for that
-     * partition's part of the events), yet all of them are out at once, each sent when the front end's node
-     * delivered the one before (before: one in service, the next waiting for its answer); released, they run
-     * and answer in submission order.
+     * ADR 076: with the other partition held, a session's multis across both partitions stay unanswered (each
+     * waits for that partition's verdicts), yet all of them are out at once, each sent when the front end's node
+     * delivered the one before (every partition runs each only once both delivered it, ADR 083); released,
+     * they run and answer in submission order. Top-level creates, which the partitions run without signals,
+     * are not sent so: the next waits for the answer.
      */
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void topLevelCreatesGoOutBehindEachOtherBeforeTheirAnswers() throws Exception {
+    void multisAcrossEveryPartitionGoOutBehindEachOtherBeforeTheirAnswers() throws Exception {
         try (VoleryCluster c = new VoleryCluster(2, 3, 0, 2000)) {
             PathPartitioner partitioner = new PathPartitioner(c.partitions());
-            DeferredTopLevelTest.Split split = DeferredTopLevelTest.split(c, c.partitions()[1]);
+            int in = c.partitions()[1];
+            DeferredTopLevelTest.Split split = DeferredTopLevelTest.split(c, in);
             String z = topLevelIn(partitioner, c.partitions()[0]);
+            String a = topLevelIn(partitioner, in);
             ZooKeeper session = VolerySmokeTest.connect(split.inConnect());
             ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
             CountDownLatch release = new CountDownLatch(1);
             try {
                 session.create(z, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                session.create(a, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                 DeferredTopLevelTest.holdAfterNextCommand(split.out(), trigger, z, release);
                 int n = 5;
                 List<Integer> order = new CopyOnWriteArrayList<>();
@@ -213,9 +217,10 @@ class SessionFifoAcrossPartitionsTest {
                 CountDownLatch done = new CountDownLatch(n);
                 for (int i = 0; i < n; i++) {
                     int at = i;
-                    session.create("/behind-" + i, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
-                            (rc, path, ctx, name) -> {
-                                record(order, failures, at, rc, "create " + path);
+                    byte[] value = {(byte) i};
+                    session.multi(List.of(Op.setData(z, value, -1), Op.setData(a, value, -1)),
+                            (rc, path, ctx, results) -> {
+                                record(order, failures, at, rc, "multi " + at);
                                 done.countDown();
                             }, null);
                 }
@@ -225,15 +230,14 @@ class SessionFifoAcrossPartitionsTest {
                     inService = split.in().stream().mapToLong(node -> node.monitor().requestsInService()).sum();
                     Thread.sleep(20);
                 }
-                assertTrue(inService >= n, "all " + n + " creates out before any answer; in service: " + inService);
-                assertEquals(List.of(), order, "nothing answered while the root's owner is held");
+                assertTrue(inService >= n, "all " + n + " multis out before any answer; in service: " + inService);
+                assertEquals(List.of(), order, "nothing answered while the other partition is held");
                 release.countDown();
                 assertTrue(done.await(30, TimeUnit.SECONDS), "all replies within 30 s");
                 assertEquals(List.of(), failures);
                 assertEquals(java.util.stream.IntStream.range(0, n).boxed().toList(), order, "replies in submission order");
-                for (int i = 0; i < n; i++) {
-                    assertTrue(session.exists("/behind-" + i, false) != null, "/behind-" + i);
-                }
+                assertEquals(n - 1, session.getData(z, false, null)[0]);
+                assertEquals(n - 1, session.getData(a, false, null)[0]);
             } finally {
                 release.countDown();
                 session.close();

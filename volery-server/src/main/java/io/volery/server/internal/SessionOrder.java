@@ -10,13 +10,18 @@ import java.util.function.Function;
  * ZooKeeper's FIFO promise for one session at its front end. Requests to the same single partition as
  * the request before are pipelined: each goes out once the one before it went out, and one ring orders
  * them in sending order. A request to this node's own partition alone, behind a request to several
- * partitions that include it (a top-level create or delete, a multi), goes out once this node's replica
- * has delivered that request: it then has its place in the partition's order, and the ring orders the
- * new one after it (ADR 041). A request to several partitions that include this node's goes out once every
- * request before it is answered or is such a request that this node's replica delivered (ADR 076): those
- * are never refused (they name nothing to follow), so they hold their place in the ALL ring's order, which
- * every partition shares, and the new one is ordered after them everywhere. Any other request waits for
- * the answers to every request before it.
+ * partitions that include it and is <em>placed on delivery</em> (a multi: each destination runs what follows
+ * it only once every destination delivered it), goes out once this node's replica has delivered that
+ * request: it then has its place in the partition's order, the ring orders the new one after it, and the new
+ * one runs only once every destination of the earlier one delivered it, so no one sees it first (ADR 041).
+ * A request to every partition that is placed on delivery goes out once every request before it is answered
+ * or is such a request that this node's replica delivered (ADR 076): those are never refused (they name
+ * nothing to follow), so they hold their place in the ALL ring's order, which every partition shares, and the
+ * new one is ordered after them everywhere and runs nowhere before all of them delivered it. Any other
+ * request waits for the answers to every request before it; so does anything behind a request that is not
+ * placed on delivery (a top-level create or delete, a write of the root), which a partition may finish after
+ * the commands that follow it: another session could see the next request's effect and then, in a partition
+ * that had not yet ordered the earlier one, miss it (ADR 083).
  *
  * <p>A ring's order can still differ from the sending order: a proposal lost on its way to the
  * coordinator is retransmitted by the proposer after the ones behind it were ordered (and a
@@ -59,6 +64,10 @@ final class SessionOrder {
     private final AtomicLong reorderedResends;
     /** This node's partition (its replica's), or 0 when none is known. */
     private final int localPartition;
+    /** How many partitions the cluster has. */
+    private final int partitions;
+    /** Whether the last request goes to several partitions including this node's and is placed on delivery. */
+    private boolean lastPlacedHere;
     private CompletableFuture<?> answered = CompletableFuture.completedFuture(null);
     /**
      * Completes once every request so far is answered, or, for a multi-partition request this node's replica
@@ -69,23 +78,27 @@ final class SessionOrder {
     private int[] lastDestinations = new int[0];
     private long lastSeq;
 
-    SessionOrder(AtomicLong reorderedResends, int localPartition) {
+    SessionOrder(AtomicLong reorderedResends, int localPartition, int partitions) {
         this.reorderedResends = reorderedResends;
         this.localPartition = localPartition;
+        this.partitions = partitions;
     }
 
     /**
-     * @param sender  orders the request and returns the replicas' answer
-     * @param release turns the answer into the reply bytes, once they may go to the client
+     * @param placedOnDelivery for a request to several partitions: whether each of them runs the commands after
+     *                         it only once every one of them delivered it (see the class comment)
+     * @param sender           orders the request and returns the replicas' answer
+     * @param release          turns the answer into the reply bytes, once they may go to the client
      */
-    synchronized CompletableFuture<byte[]> submit(int[] destinations, VoleryRequest r, Sender sender,
-                                                  Function<Object, CompletableFuture<byte[]>> release) {
+    synchronized CompletableFuture<byte[]> submit(int[] destinations, boolean placedOnDelivery, VoleryRequest r,
+                                                  Sender sender, Function<Object, CompletableFuture<byte[]>> release) {
         boolean single = last != null && destinations.length == 1;
         boolean sameRing = single && lastDestinations.length == 1 && lastDestinations[0] == destinations[0];
-        boolean behindMulti = single && PIPELINE_BEHIND_MULTI && localPartition != 0 && lastDestinations.length > 1
-                && destinations[0] == localPartition && contains(lastDestinations, localPartition);
-        boolean tellDelivery = localPartition != 0 && destinations.length > 1 && contains(destinations, localPartition);
-        boolean multiBehindPlaced = last != null && MULTI_BEHIND_MULTI && tellDelivery;
+        boolean behindMulti = single && PIPELINE_BEHIND_MULTI && lastPlacedHere && destinations[0] == localPartition;
+        boolean tellDelivery = placedOnDelivery && localPartition != 0 && destinations.length > 1
+                && contains(destinations, localPartition);
+        // only to every partition: each earlier one it goes behind is then among its destinations' deliveries
+        boolean multiBehindPlaced = last != null && MULTI_BEHIND_MULTI && tellDelivery && destinations.length >= partitions;
         boolean pipeline = sameRing || behindMulti;
         r.seq = ++lastSeq;
         r.after = pipeline ? lastSeq - 1 : 0;
@@ -124,6 +137,7 @@ final class SessionOrder {
         placed = CompletableFuture.allOf(placed, minePlaced);
         last = mine;
         lastDestinations = destinations;
+        lastPlacedHere = tellDelivery;
         return f;
     }
 

@@ -103,6 +103,29 @@ public final class VoleryOracle extends PartitioningOracle {
                 || independentDeletes && Scope.of(q, partitioner) == Scope.OWNER_VERDICT;
     }
 
+    /**
+     * Whether every destination of a request to several partitions runs the commands after it only once every
+     * destination delivered it: Algorithm 1, whose executor awaits the other partitions' signals before it goes
+     * on, so nothing a session sends behind the request can be seen before it, wherever that is read (ADRs 041,
+     * 076, 083). Not so for the ones that run without signals or finish in a continuation while later commands
+     * run: top-level creates and deletes (ADRs 036, 037, 046; any create or delete under hash) and writes of the
+     * root (ADR 053). A session's next request waits for their answers.
+     */
+    public boolean placedOnDelivery(VoleryRequest r) {
+        if (r.kind != VoleryRequest.ZK) {
+            return false;
+        }
+        ZkRequest q;
+        try {
+            q = r.zkRequest();
+        } catch (ZkCodec.MalformedRequestException e) {
+            return false;
+        }
+        Scope scope = Scope.of(q, partitioner);
+        return scope != Scope.OWNER_VERDICT && !(scope == Scope.EVERY
+                && (Scope.createsListedEverywhere(q, partitioner) || q.opCode() == OpCodes.SET_DATA));
+    }
+
     /** The partition ids a request goes to. */
     public int[] destinations(VoleryRequest r) {
         if (r.kind != VoleryRequest.ZK) {

@@ -264,8 +264,10 @@ public final class VoleryService implements ZkService, AutoCloseable {
         int[] destinations = oracle.destinations(r);
         // events kept for the session go out before this request's answer
         mailboxes.requestArrived(sessionId, connection, rearm(sessionId, request), destinations);
-        SessionOrder o = order.computeIfAbsent(sessionId, k -> new SessionOrder(reorderedResends, oracle.localPartition()));
-        CompletableFuture<byte[]> answered = o.submit(destinations, r,
+        SessionOrder o = order.computeIfAbsent(sessionId,
+                k -> new SessionOrder(reorderedResends, oracle.localPartition(), oracle.partitioner().partitions().length));
+        boolean placedOnDelivery = destinations.length > 1 && oracle.placedOnDelivery(r);
+        CompletableFuture<byte[]> answered = o.submit(destinations, placedOnDelivery, r,
                 (req, deliveredHere) -> client.executeAsync(new Command(req), deliveredHere), this::afterEventsQueued);
         if (heldReplies != null && heldSession == sessionId) {
             answered = answered.thenCompose(this::held);

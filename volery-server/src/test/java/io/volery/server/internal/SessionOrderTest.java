@@ -26,6 +26,13 @@ class SessionOrderTest {
     private static final int[] BOTH = {1, 2};
     /** Several partitions, not this node's. */
     private static final int[] OTHERS = {2, 3};
+    /**
+     * A top-level create or delete (or a write of the root): to both partitions, but not placed on delivery (a
+     * partition may finish it after the commands behind it, ADR 083); told apart from {@link #BOTH} by identity.
+     */
+    private static final int[] TOP_LEVEL = {1, 2};
+    /** How many partitions the cluster has: {@link #BOTH} goes to every one. */
+    private static final int PARTITIONS = 2;
 
     /**
      * What the front end handed to the ring and what the replicas did with it. The front end's node holds
@@ -94,7 +101,7 @@ class SessionOrderTest {
     private static List<CompletableFuture<byte[]>> submit(SessionOrder order, Ring ring, int[]... destinations) {
         List<CompletableFuture<byte[]>> replies = new ArrayList<>();
         for (int[] d : destinations) {
-            replies.add(order.submit(d, new VoleryRequest(), ring::execute,
+            replies.add(order.submit(d, d.length > 1 && d != TOP_LEVEL, new VoleryRequest(), ring::execute,
                     answer -> CompletableFuture.completedFuture((byte[]) answer)));
         }
         return replies;
@@ -109,7 +116,7 @@ class SessionOrderTest {
     @Test
     void afterALostProposalTheRefusedTailOfThePipelineGoesOutAgainAtOnceAndRunsInOrder() {
         AtomicLong resends = new AtomicLong();
-        SessionOrder order = new SessionOrder(resends, LOCAL);
+        SessionOrder order = new SessionOrder(resends, LOCAL, PARTITIONS);
         Ring ring = new Ring();
         List<CompletableFuture<byte[]>> replies = submit(order, ring, times(25, ONE));
         assertEquals(25, ring.inFlight.size(), "pipelined requests all go out at once");
@@ -137,7 +144,7 @@ class SessionOrderTest {
 
     @Test
     void aResentRequestLostAgainHoldsBackOnlyTheRequestsBehindIt() {
-        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
         Ring ring = new Ring();
         submit(order, ring, times(10, ONE));
         for (long seq = 2; seq <= 10; seq++) {
@@ -160,7 +167,7 @@ class SessionOrderTest {
 
     @Test
     void aRequestForOtherPartitionsWaitsForTheAnswersBeforeIt() {
-        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
         Ring ring = new Ring();
         List<CompletableFuture<byte[]>> replies = submit(order, ring, ONE, ONE, BOTH, TWO);
         assertEquals(2, ring.inFlight.size(), "the request to both partitions is not sent before 1 and 2 are answered");
@@ -178,7 +185,7 @@ class SessionOrderTest {
 
     @Test
     void aRequestToAPartitionTheOneBeforeDidNotGoToWaitsForItsAnswer() {
-        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
         Ring ring = new Ring();
         List<CompletableFuture<byte[]>> replies = submit(order, ring, TWO, ONE, ONE);
         assertEquals(1, ring.inFlight.size(), "request 2 (partition 1) waits for request 1 (partition 2)");
@@ -198,7 +205,7 @@ class SessionOrderTest {
     @Test
     void requestsToThisNodesPartitionGoOutOnceTheMultiPartitionRequestBeforeThemIsDeliveredHere() {
         AtomicLong resends = new AtomicLong();
-        SessionOrder order = new SessionOrder(resends, LOCAL);
+        SessionOrder order = new SessionOrder(resends, LOCAL, PARTITIONS);
         Ring ring = new Ring();
         ring.holdAnswersOf.add(1L); // request 1 waits for its other partition's part
         List<CompletableFuture<byte[]>> replies = submit(order, ring, BOTH, ONE, ONE, BOTH, ONE);
@@ -229,7 +236,7 @@ class SessionOrderTest {
 
     @Test
     void behindAMultiPartitionRequestARequestForAnotherNodesPartitionOrWithoutDeliveryNewsWaitsForTheAnswer() {
-        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
         Ring ring = new Ring();
         ring.holdAnswersOf.add(1L);
         submit(order, ring, BOTH, TWO);
@@ -238,7 +245,7 @@ class SessionOrderTest {
         ring.releaseAnswer(1);
         assertEquals(0, ring.inFlight.get(0).after());
 
-        SessionOrder silent = new SessionOrder(new AtomicLong(), LOCAL);
+        SessionOrder silent = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
         Ring noNews = new Ring();
         noNews.tellsDeliveries = false; // this node's replica does not tell (not observed)
         noNews.holdAnswersOf.add(1L);
@@ -258,7 +265,7 @@ class SessionOrderTest {
      */
     @Test
     void aMultiPartitionRequestGoesOutOnceTheMultiPartitionRequestsBeforeItWereDeliveredHere() {
-        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
         Ring ring = new Ring();
         ring.holdAnswersOf.addAll(List.of(1L, 2L, 3L));
         List<CompletableFuture<byte[]>> replies = submit(order, ring, BOTH, BOTH, BOTH);
@@ -283,7 +290,7 @@ class SessionOrderTest {
     }
 
     private static void assertAMultiPartitionRequestWaitsForTheAnswerBehind(int[] first, String what) {
-        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
         Ring ring = new Ring();
         ring.holdAnswersOf.add(1L);
         submit(order, ring, first, BOTH);
@@ -294,6 +301,58 @@ class SessionOrderTest {
     }
 
     /**
+     * ADR 083: a top-level create or delete may finish in a partition after the commands behind it there, so
+     * another session could see the next request and then, in a partition that had not ordered the change yet,
+     * miss the change. Whatever follows it waits for its answer: a request to this node's partition, a multi.
+     */
+    @Test
+    void behindATopLevelChangeEveryRequestWaitsForItsAnswer() {
+        for (int[] next : new int[][] {ONE, BOTH, TOP_LEVEL}) {
+            SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
+            Ring ring = new Ring();
+            ring.holdAnswersOf.add(1L);
+            List<CompletableFuture<byte[]>> replies = submit(order, ring, TOP_LEVEL, next);
+            assertEquals(1, ring.inFlight.size());
+            assertEquals(null, ring.inFlight.get(0).deliveredHere(), "no delivery news is asked for");
+            ring.deliver(1);
+            assertEquals(0, ring.inFlight.size(), "delivered here, unanswered: request 2 (" + next.length
+                    + " partitions) waits");
+            ring.releaseAnswer(1);
+            assertEquals(1, ring.inFlight.size(), "out once request 1 is answered");
+            assertEquals(0, ring.inFlight.get(0).after(), "and it names nothing to follow");
+            ring.deliver(2);
+            assertEquals(List.of(1L, 2L), ring.applied);
+            assertEquals(2, replies.get(1).join()[0]);
+        }
+    }
+
+    /**
+     * ADR 083: a multi-partition request goes out behind delivered ones only if it goes to every partition (then
+     * it runs nowhere before each of theirs delivered it); a request to this node's partition alone still goes
+     * out behind a multi to some of them, which runs here only once all of its own delivered it.
+     */
+    @Test
+    void behindAMultiToSomePartitionsOnlyThisNodesPartitionOrEveryPartitionGoesOutOnDelivery() {
+        SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, 3);
+        Ring ring = new Ring();
+        ring.holdAnswersOf.addAll(List.of(1L, 2L));
+        submit(order, ring, BOTH, ONE, BOTH, new int[] {1, 2, 3});
+        ring.deliver(1);
+        assertEquals(1, ring.inFlightCount(2, 2), "partition 1 alone: out once request 1 was delivered here");
+        ring.deliver(2);
+        assertEquals(0, ring.inFlightCount(3, 3), "to two of three partitions: waits for the answers");
+        ring.releaseAnswer(1);
+        ring.releaseAnswer(2);
+        assertEquals(1, ring.inFlightCount(3, 3));
+        ring.holdAnswersOf.add(3L);
+        ring.deliver(3);
+        assertEquals(1, ring.inFlightCount(4, 4), "to every partition: out once request 3 was delivered here");
+        ring.releaseAnswer(3);
+        ring.deliver(4);
+        assertEquals(List.of(1L, 2L, 3L, 4L), ring.applied);
+    }
+
+    /**
      * Any delivery order the ring may pick: every request runs once, in the session's order, and every
      * request is answered.
      */
@@ -301,13 +360,13 @@ class SessionOrderTest {
     void inAnyDeliveryOrderEveryRequestRunsOnceInTheSessionsOrder() {
         for (long seed = 1; seed <= 500; seed++) {
             Random random = new Random(seed);
-            SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL);
+            SessionOrder order = new SessionOrder(new AtomicLong(), LOCAL, PARTITIONS);
             Ring ring = new Ring();
             int n = 5 + random.nextInt(40);
             int[][] destinations = new int[n][];
             for (int i = 0; i < n; i++) {
                 int pick = random.nextInt(8);
-                destinations[i] = pick <= 1 ? BOTH : pick == 2 ? TWO : pick == 3 ? OTHERS : ONE;
+                destinations[i] = pick == 0 ? BOTH : pick == 1 ? TOP_LEVEL : pick == 2 ? TWO : pick == 3 ? OTHERS : ONE;
             }
             for (int i = 0; i < n; i++) {
                 if (destinations[i].length > 1 && random.nextBoolean()) {
