@@ -225,40 +225,64 @@
 ;; ------------------------------------------------------------------------------------ pipeline
 
 (defn pipeline-paths
-  "Writer w's two registers: x in partition 1 and y in partition 2."
+  "Writer w's three registers: x in partition 1, y in partition 2, and z, a top-level node that w creates
+  and deletes (its value: the data of its last create, or absent)."
   []
   (let [a (top-level-in "jepsen-pipe" 1) b (top-level-in "jepsen-pipe" 2)]
     {:dirs [(str "/" a) (str "/" b)]
-     :path (fn [w k] (str "/" (if (= k :x) a b) "/w" w))}))
+     :path (fn [w k] (case k :x (str "/" a "/w" w) :y (str "/" b "/w" w) :z (str "/jepsen-pipz-w" w)))}))
 
 (defn pipeline-workload
   "Sessions that keep several requests in flight at once (ZooKeeper's pipelining), across both
-  partitions. Each process writes its own two registers, x in partition 1 and y in partition 2, with
-  the values 1, 2, 3, ... in its session's order (one counter for both), and reads them and other
-  processes' registers. An operation is one burst (:f :batch) of 4 to 12 calls sent without waiting
-  between them: own writes, multis writing the same value to both own registers (a request to both
-  partitions, behind which single-partition ones pipeline, ADRs 041 and 076), own reads, and pairs of
-  reads of another process's x and y (in either order). The completion's value holds every call with
-  its result and its own send and reply times; the :pipeline checker takes the bursts apart and checks
-  ZooKeeper's FIFO order and linearizability call by call. A burst with any call not :ok ends :info, and the process is replaced (a new session,
-  new registers)."
+  partitions and the root. Each process writes its own registers, x in partition 1 and y in partition 2,
+  with the values 1, 2, 3, ... in its session's order (one counter for all), and a third, z, a top-level
+  node it creates (data: the next value) and deletes (taking the next value too) in turn: under subtree
+  partitioning a request every partition orders (ADR 037, 046). An operation is one burst (:f :batch) of 4
+  to 12 calls sent without waiting between them: own writes, own toggles of z, multis writing the same value
+  to x and y (requests to both partitions, behind which single-partition ones pipeline, ADRs 041 and 076),
+  some of them toggling z too (requests to every partition), own reads, pairs of reads of another
+  process's registers (in either order), and reads of the root's children (which writers' z exist). The completion's value holds every call with its result and its
+  own send and reply times; the :pipeline checker takes the bursts apart and checks ZooKeeper's FIFO order and
+  linearizability call by call. A burst with any call not :ok ends :info, and the process is replaced (a new
+  session, new registers)."
   [_]
   (let [{:keys [dirs path]} (pipeline-paths)
         counters (atom {}) ; process -> the last value it wrote
+        present (atom {}) ; process -> whether its z exists after what it has sent
         writers (atom []) ; processes whose registers exist
+        next-value! (fn [p] (get (swap! counters update p (fnil inc 0)) p))
+        ;; the next toggle of p's z: create it with data v, or delete it
+        toggle! (fn [p] (if (get (swap! present update p not) p) :create :delete))
         to-call (fn [p step]
                   (let [[s a b] step]
                     (case s
-                      :w (let [v (get (swap! counters update p (fnil inc 0)) p)]
+                      :w (let [v (next-value! p)]
                            [{:c :write :w p :k a :v v :path (path p a) :data (str v)}])
-                      :m (let [v (get (swap! counters update p (fnil inc 0)) p)]
+                      :t (let [v (next-value! p) op (toggle! p)]
+                           [{:c op :w p :k :z :v v :path (path p :z) :data (str v)}])
+                      :m (let [v (next-value! p)]
                            [{:c :multi :w p :ks [:x :y] :v v :paths [(path p :x) (path p :y)] :data (str v)}])
+                      :mz (let [v (next-value! p) op (toggle! p)]
+                            [{:c :multi :w p :ks [:x :y :z] :zop op :v v :paths [(path p :x) (path p :y)]
+                              :zpath (path p :z) :data (str v)}])
                       :r [{:c :read :w p :k a :path (path p a)}]
+                      ;; the root's children: which writers' z exist (the root's owner answers, ADR 053)
+                      :root [{:c :children :path "/"}]
                       :p (let [ws (remove #{p} @writers)]
                            (if (empty? ws)
                              [{:c :read :w p :k a :path (path p a)}]
                              (let [w (rand-nth (vec ws))]
-                               [{:c :read :w w :k a :path (path w a)} {:c :read :w w :k b :path (path w b)}]))))))]
+                               [{:c :read :w w :k a :path (path w a)} {:c :read :w w :k b :path (path w b)}]))))))
+        ;; a read's value: the register's number, or for z without its node, absent
+        read-result (fn [{:keys [c k code data] :as r}]
+                      (cond (and (= c :children) (= :ok code))
+                            (assoc r :present (into (sorted-set) (keep #(some-> (re-matches #"jepsen-pipz-w(\d+)" %) second parse-long)
+                                                                       (:children r))))
+                            (not= c :read) r
+                            (= :ok code) (assoc r :v (parse-long data))
+                            (and (= k :z) (= :no-node code)) (assoc r :code :ok :v nil :absent true)
+                            :else r))
+        registers [:x :y :z]]
     {:name :pipeline
      :checker :pipeline
      :setup! (fn [z t] (doseq [d dirs] (zk/ensure-path! z d "" t)))
@@ -266,11 +290,15 @@
                  {:f :batch
                   :value (vec (for [_ (range (+ 4 (.nextInt rnd 9)))]
                                 (let [x (.nextInt rnd 100)
-                                      k (if (.nextBoolean rnd) :x :y)]
-                                  (cond (< x 38) [:w k]
-                                        (< x 45) [:m]
+                                      i (.nextInt rnd 3)
+                                      k (registers i)]
+                                  (cond (< x 34) [:w (if (.nextBoolean rnd) :x :y)]
+                                        (< x 40) [:m]
+                                        (< x 46) [:t]
+                                        (< x 49) [:mz]
                                         (< x 60) [:r k]
-                                        :else [:p k (if (= k :x) :y :x)]))))})
+                                        (< x 64) [:root]
+                                        :else [:p k (registers (mod (+ i 1 (.nextInt rnd 2)) 3))]))))})
      :invoke! (fn [z {:keys [value process] :as op} t]
                 (let [p process
                       fresh? (not (contains? @counters p))
@@ -278,10 +306,7 @@
                       calls (cond->> (vec (mapcat #(to-call p %) value))
                               fresh? (into [{:c :create :w p :k :x :v 0 :path (path p :x) :data "0"}
                                             {:c :create :w p :k :y :v 0 :path (path p :y) :data "0"}]))
-                      done (mapv (fn [{:keys [c data code] :as r}]
-                                   (cond-> (dissoc r :path :paths :data)
-                                     (and (= c :read) (= :ok code)) (assoc :v (parse-long data))))
-                                 (zk/pipeline! z calls t))
+                      done (mapv #(dissoc (read-result %) :path :paths :zpath :data :children) (zk/pipeline! z calls t))
                       ok? (every? #(= :ok (:code %)) done)]
                   (when (and fresh? ok?) (swap! writers conj p))
                   (cond-> (assoc op :type (if ok? :ok :info) :value {:calls done})

@@ -113,21 +113,31 @@
   [zk path data mode timeout-ms]
   (await! (create-async zk path data mode) timeout-ms))
 
-(defn delete [^ZooKeeper zk path version timeout-ms]
+(defn delete-async
+  "Sends a delete; a promise of {:code :t1}."
+  [^ZooKeeper zk path version]
   (let [p (promise)]
     (.delete zk ^String path (int version)
              (reify AsyncCallback$VoidCallback
-               (processResult [_ rc _ _] (deliver p {:code (code rc)})))
+               (processResult [_ rc _ _] (deliver p {:code (code rc) :t1 (System/nanoTime)})))
              nil)
-    (await! p timeout-ms)))
+    p))
 
-(defn children [^ZooKeeper zk path timeout-ms]
+(defn delete [zk path version timeout-ms]
+  (await! (delete-async zk path version) timeout-ms))
+
+(defn children-async
+  "Sends a getChildren; a promise of {:code :ok :children [names] :t1}."
+  [^ZooKeeper zk path]
   (let [p (promise)]
     (.getChildren zk ^String path false
                   (reify AsyncCallback$Children2Callback
-                    (processResult [_ rc _ _ kids _] (deliver p {:code (code rc) :children (vec kids)})))
+                    (processResult [_ rc _ _ kids _] (deliver p {:code (code rc) :children (some-> kids vec) :t1 (System/nanoTime)})))
                   nil)
-    (await! p timeout-ms)))
+    p))
+
+(defn children [zk path timeout-ms]
+  (await! (children-async zk path) timeout-ms))
 
 (defn multi-async
   "Sends ops (a list of org.apache.zookeeper.Op) to run atomically; a promise of {:code :ok :results [...] :t1}
@@ -159,6 +169,8 @@
 (defn op-set-data ^Op [path ^String data version] (Op/setData path (str->bytes data) (int version)))
 (defn op-check ^Op [path version] (Op/check path (int version)))
 (defn op-get-data ^Op [path] (Op/getData path))
+(defn op-create ^Op [path ^String data] (Op/create path (str->bytes data) ZooDefs$Ids/OPEN_ACL_UNSAFE CreateMode/PERSISTENT))
+(defn op-delete ^Op [path version] (Op/delete path (int version)))
 
 (defn ensure-path!
   "Creates path with data unless it exists; throws when the cluster does not answer."
@@ -168,11 +180,12 @@
       (throw (ex-info (str "could not create " path ": " c) {:code c})))))
 
 (defn pipeline!
-  "Sends calls, a vector of {:c :read|:write|:create :path p :data s} or {:c :multi :paths [p ..] :data s} (a
-  multi of setData of each path to s), on one session without waiting between them (ZooKeeper's client
+  "Sends calls, a vector of {:c :read|:write|:create|:delete|:children :path p :data s} or {:c :multi :paths [p ..] :data s}
+  (a multi of setData of each path to s; with :zop :create or :delete and :zpath, it also creates :zpath with
+  data s or deletes it), on one session without waiting between them (ZooKeeper's client
   keeps them in flight at once, in order), then waits for them all until one deadline. Returns, in call
   order, each call with :t0 (System/nanoTime just before it was handed to the client), :t1 (in its
-  callback: after its reply arrived; absent if none came), :code, and for a read :data. A call that got
+  callback: after its reply arrived; absent if none came), :code, for a read :data and for :children :children. A call that got
   no answer by the deadline has :code :timeout."
   [zk calls timeout-ms]
   (let [sent (mapv (fn [{:keys [c path data paths] :as call}]
@@ -181,10 +194,14 @@
                         (case c
                           :read (get-data-async zk path)
                           :write (set-data-async zk path data -1)
-                          :multi (multi-async zk (mapv #(op-set-data % data -1) paths))
-                          :create (create-async zk path data :persistent))]))
+                          :multi (multi-async zk (cond-> (mapv #(op-set-data % data -1) paths)
+                                                   (= :create (:zop call)) (conj (op-create (:zpath call) data))
+                                                   (= :delete (:zop call)) (conj (op-delete (:zpath call) -1))))
+                          :create (create-async zk path data :persistent)
+                          :delete (delete-async zk path -1)
+                          :children (children-async zk path))]))
                    calls)
         deadline (+ (System/currentTimeMillis) timeout-ms)]
     (mapv (fn [[call p]]
-            (merge call (select-keys (await! p (max 0 (- deadline (System/currentTimeMillis)))) [:code :data :t1])))
+            (merge call (select-keys (await! p (max 0 (- deadline (System/currentTimeMillis)))) [:code :data :children :t1])))
           sent)))
