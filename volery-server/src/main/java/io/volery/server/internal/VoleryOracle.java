@@ -88,13 +88,8 @@ public final class VoleryOracle extends PartitioningOracle {
      * owner in, and then exchanges events for.
      */
     private boolean changesTheListEverywhere(VoleryRequest r) {
-        if (!independentCreates && !independentDeletes) {
-            return false;
-        }
-        ZkRequest q;
-        try {
-            q = r.zkRequest();
-        } catch (ZkCodec.MalformedRequestException e) {
+        ZkRequest q = independentCreates || independentDeletes ? decoded(r) : null;
+        if (q == null) {
             return false;
         }
         // such a create is always Scope.EVERY, and zk() sends every one of them to applyEverywhere;
@@ -112,18 +107,22 @@ public final class VoleryOracle extends PartitioningOracle {
      * root (ADR 053). A session's next request waits for their answers.
      */
     public boolean placedOnDelivery(VoleryRequest r) {
-        if (r.kind != VoleryRequest.ZK) {
-            return false;
-        }
-        ZkRequest q;
-        try {
-            q = r.zkRequest();
-        } catch (ZkCodec.MalformedRequestException e) {
+        ZkRequest q = r.kind == VoleryRequest.ZK ? decoded(r) : null;
+        if (q == null) {
             return false;
         }
         Scope scope = Scope.of(q, partitioner);
         return scope != Scope.OWNER_VERDICT && !(scope == Scope.EVERY
                 && (Scope.createsListedEverywhere(q, partitioner) || q.opCode() == OpCodes.SET_DATA));
+    }
+
+    /** A ZooKeeper request's body, or null if it is malformed (the replicas answer that). */
+    private static ZkRequest decoded(VoleryRequest r) {
+        try {
+            return r.zkRequest();
+        } catch (ZkCodec.MalformedRequestException e) {
+            return null;
+        }
     }
 
     /** The partition ids a request goes to. */
