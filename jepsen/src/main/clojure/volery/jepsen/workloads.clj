@@ -237,11 +237,12 @@
   partitions and the root. Each process writes its own registers, x in partition 1 and y in partition 2,
   with the values 1, 2, 3, ... in its session's order (one counter for all), and a third, z, a top-level
   node it creates (data: the next value) and deletes (taking the next value too) in turn: under subtree
-  partitioning a request every partition orders (ADR 037, 046). An operation is one burst (:f :batch) of 4
-  to 12 calls sent without waiting between them: own writes, own toggles of z, multis writing the same value
-  to x and y (requests to both partitions, behind which single-partition ones pipeline, ADRs 041 and 076),
-  some of them toggling z too (requests to every partition), own reads, pairs of reads of another
-  process's registers (in either order), and reads of the root's children (which writers' z exist). The completion's value holds every call with its result and its
+  partitioning a request every partition orders (ADRs 037, 046; nothing pipelines behind it, ADR 083). An
+  operation is one burst (:f :batch) of 4 to 12 calls sent without waiting between them: own writes, own
+  toggles of z, multis writing the same value to x and y (requests to both partitions, behind which
+  single-partition ones pipeline, ADRs 041, 076 and 083), some of them toggling z too (requests to every
+  partition), own reads, pairs of reads of another process's registers (in either order), and reads of the
+  root's children (which writers' z exist). The completion's value holds every call with its result and its
   own send and reply times; the :pipeline checker takes the bursts apart and checks ZooKeeper's FIFO order and
   linearizability call by call. A burst with any call not :ok ends :info, and the process is replaced (a new
   session, new registers)."
