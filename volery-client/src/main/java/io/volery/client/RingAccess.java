@@ -10,6 +10,7 @@ import io.volery.server.internal.VoleryRequest;
 import io.volery.server.config.VoleryConfig;
 import io.volery.server.internal.EventAcknowledgements;
 import io.volery.server.internal.VoleryService;
+import io.volery.server.internal.SessionOrder;
 import io.volery.server.internal.VoleryWire;
 import io.volery.server.tree.WatchEvent;
 import org.slf4j.Logger;
@@ -26,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A client's way into the rings: a pure-client node of the cluster file (a node with no groups),
@@ -109,6 +111,7 @@ public final class RingAccess implements AutoCloseable {
     private final ScheduledExecutorService keepAlive;
     /** Releases a reply only after the front ends holding sessions its command fired events for have queued them. */
     private final EventAcknowledgements acks;
+    private final AtomicLong reorderedResends = new AtomicLong();
 
     private RingAccess(ClusterConfig config, int nodeId, Options options, MulticastNode node) {
         this.config = config;
@@ -142,6 +145,13 @@ public final class RingAccess implements AutoCloseable {
 
     /** Opens the access through client node {@code nodeId} of the cluster file. */
     public static RingAccess open(ClusterConfig config, int nodeId, Options options) throws IOException {
+        return open(config, nodeId, options, null);
+    }
+
+    /** {@link #open(ClusterConfig, int, Options)} over {@code transport} (null: the default one); for tests. */
+    static RingAccess open(ClusterConfig config, int nodeId, Options options,
+                           java.util.function.Function<MulticastNode, io.eyrie.multicast.Transport> transport)
+            throws IOException {
         ClusterConfig.Node n;
         try {
             n = config.node(nodeId);
@@ -153,7 +163,11 @@ public final class RingAccess implements AutoCloseable {
             throw new IOException("node " + nodeId + " is a replica (node." + nodeId + ".groups = "
                     + Arrays.toString(n.groups()) + "); a client needs a node without groups");
         }
-        MulticastNode node = MulticastNode.builder(config, nodeId).build();
+        MulticastNode.Builder builder = MulticastNode.builder(config, nodeId);
+        if (transport != null) {
+            builder.transport(transport);
+        }
+        MulticastNode node = builder.build();
         try {
             // A pure client delivers nothing, but its node must run to multicast and to hear replies.
             node.start(d -> { }, null);
@@ -213,9 +227,38 @@ public final class RingAccess implements AutoCloseable {
         return config.node(nodeId).host();
     }
 
-    /** The partitions a request goes to. */
-    int[] destinations(VoleryRequest r) {
-        return oracle.destinations(r);
+    /**
+     * A new session's request order: the one the front ends keep for theirs (ADR 084). With no replica
+     * here, a request only pipelines behind one to the same single partition, naming it ({@code after}), and
+     * is sent again if a replica refuses it for having overtaken it.
+     */
+    SessionOrder newSessionOrder() {
+        return new SessionOrder(reorderedResends, 0, oracle.partitioner().partitions().length);
+    }
+
+    /** Sends {@code r} in {@code order}; completes with the reply frame once it may go to the caller. */
+    CompletableFuture<byte[]> submit(SessionOrder order, VoleryRequest r) {
+        int[] destinations = oracle.destinations(r);
+        boolean placedOnDelivery = destinations.length > 1 && oracle.placedOnDelivery(r);
+        return order.submit(destinations, placedOnDelivery, r, (req, deliveredHere) -> send(req),
+                answer -> acks.released(answer).thenApply(reply -> (byte[]) reply));
+    }
+
+    /**
+     * Requests sent again because a replica refused them for having been ordered before the request of
+     * their session they follow (a proposal lost and sent again, a coordinator failover).
+     */
+    public long reorderedResends() {
+        return reorderedResends.get();
+    }
+
+    private CompletableFuture<Object> send(VoleryRequest r) {
+        try {
+            // a new command each time: a resend after a refusal must not find the refusal in the reply table
+            return client.executeAsync(new Command(r));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Multicasts {@code r} to its partitions; completes with the first replica's reply. */

@@ -2,6 +2,7 @@ package io.volery.client;
 
 import io.eyrie.multicast.ClusterConfig;
 import io.volery.server.internal.VoleryRequest;
+import io.volery.server.internal.SessionOrder;
 import io.volery.server.internal.VoleryStateMachine;
 import io.volery.server.tree.WatchEvent;
 import org.apache.jute.Record;
@@ -120,7 +121,7 @@ public final class VoleryClient implements AutoCloseable {
     private final Watcher defaultWatcher;
     private final Chroot chroot;
     private final ClientWatches watches = new ClientWatches();
-    private final RequestOrder order = new RequestOrder();
+    private final SessionOrder order;
     private final ThreadPoolExecutor events;
     private final AtomicInteger xid = new AtomicInteger(1);
     private final AtomicReference<State> state = new AtomicReference<>(State.CONNECTED);
@@ -128,6 +129,7 @@ public final class VoleryClient implements AutoCloseable {
     private VoleryClient(RingAccess rings, boolean ownsRings, long sessionId, byte[] passwd, int sessionTimeout,
                          Watcher defaultWatcher, Chroot chroot, ThreadPoolExecutor events) {
         this.rings = rings;
+        this.order = rings.newSessionOrder();
         this.ownsRings = ownsRings;
         this.sessionId = sessionId;
         this.passwd = passwd;
@@ -779,13 +781,13 @@ public final class VoleryClient implements AutoCloseable {
         }
         byte[] frame = JuteFrames.request(xid.getAndIncrement(), opCode, request);
         VoleryRequest r = VoleryRequest.zk(sessionId, frame, System.currentTimeMillis(), rings.nodeId());
-        CompletableFuture<Object> sent = order.submit(rings.destinations(r), () -> rings.execute(r))
+        CompletableFuture<byte[]> sent = rings.submit(order, r)
                 .orTimeout(rings.options().requestTimeoutMillis(), TimeUnit.MILLISECONDS);
         return sent.handle((reply, failure) -> {
             if (failure != null) {
                 throw new CompletionException(lost(failure, path));
             }
-            JuteFrames.Reply h = JuteFrames.reply((byte[]) reply, response);
+            JuteFrames.Reply h = JuteFrames.reply(reply, response);
             if (h.err() == Code.SESSIONEXPIRED.intValue()) {
                 onExpired();
             }

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * ZooKeeper's FIFO promise for one session at its front end. Requests to the same single partition as
+ * ZooKeeper's FIFO promise for one session at its front end, or in a native client (ADR 084; no local
+ * partition there, so only same-partition pipelining applies). Requests to the same single partition as
  * the request before are pipelined: each goes out once the one before it went out, and one ring orders
  * them in sending order. A request to this node's own partition alone, behind a request to several
  * partitions that include it and is <em>placed on delivery</em> (a multi: each destination runs what follows
@@ -32,7 +33,7 @@ import java.util.function.Function;
  * goes out again at once, instead of one request per round trip (which, with 25 requests pipelined per
  * session under overload, left sessions crawling for minutes).
  */
-final class SessionOrder {
+public final class SessionOrder {
     /**
      * Whether a request to this node's partition is pipelined behind a multi-partition one that also
      * went there (ADR 041); {@code -Dvolery.pipelineBehindMulti=false} makes it wait for the answer, as
@@ -53,7 +54,7 @@ final class SessionOrder {
     private static final boolean UNORDERED = Boolean.getBoolean("volery.testing.unorderedSessions");
 
     /** Orders a request and returns the replicas' answer. */
-    interface Sender {
+    public interface Sender {
         /**
          * @param deliveredHere null, or run once this node's replica delivered the request (it may
          *                      never run; the answer then comes first)
@@ -78,7 +79,12 @@ final class SessionOrder {
     private int[] lastDestinations = new int[0];
     private long lastSeq;
 
-    SessionOrder(AtomicLong reorderedResends, int localPartition, int partitions) {
+    /**
+     * @param reorderedResends counts requests sent again because the replicas refused them for overtaking
+     * @param localPartition   the partition of this node's replica, or 0 (a native client: no replica)
+     * @param partitions       how many partitions the cluster has
+     */
+    public SessionOrder(AtomicLong reorderedResends, int localPartition, int partitions) {
         this.reorderedResends = reorderedResends;
         this.localPartition = localPartition;
         this.partitions = partitions;
@@ -90,7 +96,7 @@ final class SessionOrder {
      * @param sender           orders the request and returns the replicas' answer
      * @param release          turns the answer into the reply bytes, once they may go to the client
      */
-    synchronized CompletableFuture<byte[]> submit(int[] destinations, boolean placedOnDelivery, VoleryRequest r,
+    public synchronized CompletableFuture<byte[]> submit(int[] destinations, boolean placedOnDelivery, VoleryRequest r,
                                                   Sender sender, Function<Object, CompletableFuture<byte[]>> release) {
         boolean single = last != null && destinations.length == 1;
         boolean sameRing = single && lastDestinations.length == 1 && lastDestinations[0] == destinations[0];
