@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.volery.bench.InProcessZooKeeper;
+import io.volery.client.ProcessReplicas;
 import io.volery.server.VoleryCluster;
 import io.volery.server.admin.FourLetterWordClient;
 import java.io.ByteArrayOutputStream;
@@ -44,74 +45,70 @@ class CopyAcrossAKilledNodeProcessTest {
     @Test
     void theCopyFinishesCompleteAfterItsServerIsKilled() throws Exception {
         System.setProperty("zookeeper.extendedTypesEnabled", "true");
-        List<Process> nodes = new ArrayList<>();
         try (InProcessZooKeeper zookeeper = new InProcessZooKeeper(dir.resolve("zk"))) {
             ZooKeeper source = VoleryCopyTest.connect(zookeeper.connectString());
             populate(source);
-            int[] clientPorts = new int[3];
-            Path config = clusterFile(clientPorts);
-            for (int id = 1; id <= 3; id++) {
-                nodes.add(spawn(config, id));
+            try (ProcessReplicas nodes = new ProcessReplicas(dir, 0)) {
+                copyAcrossAKill(source, zookeeper, nodes);
             }
-            for (int id = 1; id <= 3; id++) {
-                awaitServing(clientPorts[id - 1], dir.resolve("node-" + id + ".log"));
-            }
-            String to = "127.0.0.1:" + clientPorts[0] + ",127.0.0.1:" + clientPorts[1] + ",127.0.0.1:" + clientPorts[2];
-
-            AtomicBoolean copyDone = new AtomicBoolean();
-            AtomicInteger killedAtCount = new AtomicInteger(-1);
-            Thread killer = new Thread(() -> {
-                try {
-                    long[] received = new long[3];
-                    while (!copyDone.get()) {
-                        for (int id = 1; id <= 3; id++) {
-                            var mntr = mntr(clientPorts[id - 1]);
-                            long count = field(mntr, "zk_znode_count");
-                            long packets = field(mntr, "zk_packets_received");
-                            // the copier's node: its only client, so the node whose requests keep coming
-                            boolean copiersNode = packets - received[id - 1] >= 50 && received[id - 1] > 0;
-                            received[id - 1] = packets;
-                            if (copiersNode && count >= 3_000 && !copyDone.get()) {
-                                killedAtCount.set((int) count);
-                                nodes.get(id - 1).destroyForcibly().waitFor(20, TimeUnit.SECONDS);
-                                return;
-                            }
-                        }
-                        Thread.sleep(20);
-                    }
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, "killer");
-            killer.start();
-
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int status = VoleryCopy.run(new String[] {"--from", zookeeper.connectString(), "--to", to},
-                    new PrintStream(out, true), new PrintStream(err, true));
-            copyDone.set(true);
-            killer.join(30_000);
-            String report = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
-            assertTrue(killedAtCount.get() > 0, "no node was killed during the copy:\n" + report);
-            assertTrue(killedAtCount.get() < PARENTS * CHILDREN, "the kill came after the copy: " + killedAtCount.get());
-            assertEquals(0, status, report);
-            assertTrue(report.contains("0 differ"), report);
-            Matcher retried = Pattern.compile("tried again after a connection loss: (\\d+)").matcher(report);
-            assertTrue(retried.find() && Long.parseLong(retried.group(1)) > 0, "the copier's server was killed:\n" + report);
-            assertTrue(report.contains("created " + (1 + PARENTS + PARENTS * CHILDREN) + " "), report);
-
-            // what the surviving replicas hold, read with a plain client
-            ZooKeeper dest = VoleryCopyTest.connect(to);
-            for (int p = 0; p < PARENTS; p++) {
-                assertEquals(CHILDREN, dest.getChildren("/bulk/p" + p, false).size(), "/bulk/p" + p);
-            }
-            assertEquals("v7", new String(dest.getData("/bulk/p3/c7", false, null), StandardCharsets.UTF_8));
-            assertFalse(nodes.stream().allMatch(Process::isAlive), "a node was killed");
-            dest.close();
-            source.close();
-        } finally {
-            nodes.forEach(Process::destroyForcibly);
         }
+    }
+
+    private void copyAcrossAKill(ZooKeeper source, InProcessZooKeeper zookeeper, ProcessReplicas nodes) throws Exception {
+        int[] clientPorts = {nodes.clientPort(1), nodes.clientPort(2), nodes.clientPort(3)};
+        String to = nodes.connectString();
+
+        AtomicBoolean copyDone = new AtomicBoolean();
+        AtomicInteger killedAtCount = new AtomicInteger(-1);
+        Thread killer = new Thread(() -> {
+            try {
+                long[] received = new long[3];
+                while (!copyDone.get()) {
+                    for (int id = 1; id <= 3; id++) {
+                        var mntr = mntr(clientPorts[id - 1]);
+                        long count = field(mntr, "zk_znode_count");
+                        long packets = field(mntr, "zk_packets_received");
+                        // the copier's node: its only client, so the node whose requests keep coming
+                        boolean copiersNode = packets - received[id - 1] >= 50 && received[id - 1] > 0;
+                        received[id - 1] = packets;
+                        if (copiersNode && count >= 3_000 && !copyDone.get()) {
+                            killedAtCount.set((int) count);
+                            nodes.kill(id);
+                            return;
+                        }
+                    }
+                    Thread.sleep(20);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "killer");
+        killer.start();
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = VoleryCopy.run(new String[] {"--from", zookeeper.connectString(), "--to", to},
+                new PrintStream(out, true), new PrintStream(err, true));
+        copyDone.set(true);
+        killer.join(30_000);
+        String report = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertTrue(killedAtCount.get() > 0, "no node was killed during the copy:\n" + report);
+        assertTrue(killedAtCount.get() < PARENTS * CHILDREN, "the kill came after the copy: " + killedAtCount.get());
+        assertEquals(0, status, report);
+        assertTrue(report.contains("0 differ"), report);
+        Matcher retried = Pattern.compile("tried again after a connection loss: (\\d+)").matcher(report);
+        assertTrue(retried.find() && Long.parseLong(retried.group(1)) > 0, "the copier's server was killed:\n" + report);
+        assertTrue(report.contains("created " + (1 + PARENTS + PARENTS * CHILDREN) + " "), report);
+
+        // what the surviving replicas hold, read with a plain client
+        ZooKeeper dest = VoleryCopyTest.connect(to);
+        for (int p = 0; p < PARENTS; p++) {
+            assertEquals(CHILDREN, dest.getChildren("/bulk/p" + p, false).size(), "/bulk/p" + p);
+        }
+        assertEquals("v7", new String(dest.getData("/bulk/p3/c7", false, null), StandardCharsets.UTF_8));
+        assertFalse(nodes.isAlive(1) && nodes.isAlive(2) && nodes.isAlive(3), "a node was killed");
+        dest.close();
+        source.close();
     }
 
     private static void populate(ZooKeeper zk) throws Exception {
@@ -126,52 +123,6 @@ class CopyAcrossAKilledNodeProcessTest {
             }
         }
         assertTrue(done.await(120, TimeUnit.SECONDS));
-    }
-
-    /** One partition of three replicas, in-memory acceptors, on free loopback ports. */
-    private Path clusterFile(int[] clientPorts) throws IOException {
-        StringBuilder cfg = new StringBuilder();
-        for (int id = 1; id <= 3; id++) {
-            clientPorts[id - 1] = VoleryCluster.freePort();
-            cfg.append("node.").append(id).append(" = 127.0.0.1:").append(VoleryCluster.freePort()).append('\n');
-            cfg.append("node.").append(id).append(".groups = 1\n");
-            cfg.append("node.").append(id).append(".clientPort = ").append(clientPorts[id - 1]).append('\n');
-        }
-        cfg.append("""
-                ring.1.acceptors = 1,2,3
-                group.1.ring = 1
-                ring.0.acceptors = 1,2,3
-                ring.all = 0
-                tickTime = 2000
-                storage = memory
-                batch.maxBytes = 1114111
-                """);
-        Path config = dir.resolve("volery.cfg");
-        Files.writeString(config, cfg);
-        return config;
-    }
-
-    private Process spawn(Path config, int id) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), "io.volery.server.VoleryMain",
-                "start", "--config", config.toString(), "--node", String.valueOf(id))
-                .redirectErrorStream(true).redirectOutput(dir.resolve("node-" + id + ".log").toFile()).start();
-    }
-
-    private static void awaitServing(int port, Path log) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            try {
-                if (FourLetterWordClient.ask(new InetSocketAddress("127.0.0.1", port), "ruok", 1000).startsWith("imok")) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not yet
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("node on port " + port + " did not answer ruok; its log:\n" + Files.readString(log));
     }
 
     private static java.util.Map<String, String> mntr(int port) {
