@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,9 +38,9 @@ class NativeClientAcrossAKilledCoordinatorTest {
 
     @Test
     void aPipelinedSessionKeepsItsOrderAcrossTheCoordinatorsKill() throws Exception {
-        try (ProcessReplicas replicas = new ProcessReplicas(dir, 1)) {
+        try (ProcessReplicas replicas = new ProcessReplicas(dir, 1, 1)) {
             ClusterConfig config = VoleryConfig.loadForClient(replicas.config()).cluster();
-            try (RingAccess rings = RingAccess.open(config, ProcessReplicas.REPLICAS + 1, RingAccess.Options.defaults());
+            try (RingAccess rings = RingAccess.open(config, replicas.firstClientNode(), RingAccess.Options.defaults());
                  VoleryClient c = VoleryClient.connect(rings, 30_000, e -> { })) {
                 List<String> paths = new ArrayList<>();
                 for (int n = 0; n < NODES; n++) {
@@ -84,8 +83,7 @@ class NativeClientAcrossAKilledCoordinatorTest {
                     assertTrue(mine.size() > 10, "writes of " + paths.get(n) + ": " + mine.size());
                 }
                 // the last value of each node, through a surviving front end with the real ZooKeeper client
-                String survivors = "127.0.0.1:" + replicas.clientPort(2) + ",127.0.0.1:" + replicas.clientPort(3);
-                try (ZooKeeper zk = connect(survivors)) {
+                try (ZooKeeper zk = ProcessReplicas.connect(replicas.connectString(2, 3))) {
                     for (int n = 0; n < NODES; n++) {
                         int last = lastIndexOf(n, sent);
                         Stat stat = new Stat();
@@ -107,17 +105,6 @@ class NativeClientAcrossAKilledCoordinatorTest {
             last--;
         }
         return last;
-    }
-
-    private static ZooKeeper connect(String connectString) throws Exception {
-        CountDownLatch up = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper(connectString, 30_000, e -> {
-            if (e.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
-                up.countDown();
-            }
-        });
-        assertTrue(up.await(30, TimeUnit.SECONDS), "connected to " + connectString);
-        return zk;
     }
 
     private static byte[] bytes(String s) {

@@ -10,38 +10,53 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
- * One Volery partition of three replicas as child JVMs ({@code VoleryMain start --config F --node ID} on the
+ * Volery partitions of three replicas each as child JVMs ({@code VoleryMain start --config F --node ID} on the
  * build's classpath), in-memory acceptors, on free loopback ports, and {@code clientNodes} native-client nodes
- * (4, 5, ...) in the cluster file. Node 1 is the first acceptor of both rings: the coordinator while it lives.
- * {@link #kill} is {@code kill -9}; each node's output goes to {@code node-ID.log} under the directory.
+ * (numbered after the replicas) in the cluster file. Partition p is nodes 3p-2..3p; node 1 is the first acceptor
+ * of ring 1 and of the ALL ring: their coordinator while it lives. {@link #kill} is {@code kill -9}; each
+ * node's output goes to {@code node-ID.log} under the directory.
  */
 public final class ProcessReplicas implements AutoCloseable {
     public static final int REPLICAS = 3;
 
     private final Path dir;
     private final Path config;
-    private final int[] clientPorts = new int[REPLICAS];
+    private final int servers;
+    private final int[] clientPorts;
     private final List<Process> nodes = new ArrayList<>();
 
-    public ProcessReplicas(Path dir, int clientNodes) throws Exception {
+    public ProcessReplicas(Path dir, int partitions, int clientNodes) throws Exception {
         this.dir = dir;
+        this.servers = partitions * REPLICAS;
+        this.clientPorts = new int[servers];
         StringBuilder cfg = new StringBuilder();
-        for (int id = 1; id <= REPLICAS; id++) {
+        for (int id = 1; id <= servers; id++) {
             clientPorts[id - 1] = VoleryCluster.freePort();
             cfg.append("node.").append(id).append(" = 127.0.0.1:").append(VoleryCluster.freePort()).append('\n');
-            cfg.append("node.").append(id).append(".groups = 1\n");
+            cfg.append("node.").append(id).append(".groups = ").append((id - 1) / REPLICAS + 1).append('\n');
             cfg.append("node.").append(id).append(".clientPort = ").append(clientPorts[id - 1]).append('\n');
         }
-        for (int id = REPLICAS + 1; id <= REPLICAS + clientNodes; id++) {
+        for (int id = servers + 1; id <= servers + clientNodes; id++) {
             cfg.append("node.").append(id).append(" = 127.0.0.1:").append(VoleryCluster.freePort()).append('\n');
         }
+        StringJoiner all = new StringJoiner(",");
+        for (int i = 0; i < REPLICAS; i++) {
+            // one acceptor of each partition in turn
+            all.add(String.valueOf((i % partitions) * REPLICAS + i / partitions + 1));
+        }
+        for (int p = 1; p <= partitions; p++) {
+            cfg.append("ring.").append(p).append(".acceptors = ").append(3 * p - 2).append(',').append(3 * p - 1)
+                    .append(',').append(3 * p).append('\n');
+            cfg.append("group.").append(p).append(".ring = ").append(p).append('\n');
+        }
+        cfg.append("ring.0.acceptors = ").append(all).append('\n');
         cfg.append("""
-                ring.1.acceptors = 1,2,3
-                group.1.ring = 1
-                ring.0.acceptors = 1,2,3
                 ring.all = 0
                 tickTime = 2000
                 storage = memory
@@ -50,10 +65,10 @@ public final class ProcessReplicas implements AutoCloseable {
         this.config = dir.resolve("volery.cfg");
         Files.writeString(config, cfg);
         try {
-            for (int id = 1; id <= REPLICAS; id++) {
+            for (int id = 1; id <= servers; id++) {
                 nodes.add(spawn(id));
             }
-            for (int id = 1; id <= REPLICAS; id++) {
+            for (int id = 1; id <= servers; id++) {
                 awaitServing(clientPorts[id - 1], dir.resolve("node-" + id + ".log"));
             }
         } catch (Exception e) {
@@ -65,6 +80,11 @@ public final class ProcessReplicas implements AutoCloseable {
     /** The cluster file every node and native client reads. */
     public Path config() {
         return config;
+    }
+
+    /** The first native-client node's id. */
+    public int firstClientNode() {
+        return servers + 1;
     }
 
     /** Node {@code id}'s ZooKeeper client port. */
@@ -79,6 +99,30 @@ public final class ProcessReplicas implements AutoCloseable {
             j.add("127.0.0.1:" + port);
         }
         return j.toString();
+    }
+
+    /** The front ends of nodes {@code ids}, as a ZooKeeper connect string. */
+    public String connectString(int... ids) {
+        StringJoiner j = new StringJoiner(",");
+        for (int id : ids) {
+            j.add("127.0.0.1:" + clientPort(id));
+        }
+        return j.toString();
+    }
+
+    /** A ZooKeeper session through {@code connectString}, once it is connected. */
+    public static ZooKeeper connect(String connectString) throws Exception {
+        CountDownLatch up = new CountDownLatch(1);
+        ZooKeeper zk = new ZooKeeper(connectString, 30_000, e -> {
+            if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                up.countDown();
+            }
+        });
+        if (!up.await(30, TimeUnit.SECONDS)) {
+            zk.close();
+            throw new AssertionError("no ZooKeeper session through " + connectString + " within 30 s");
+        }
+        return zk;
     }
 
     /** {@code kill -9} of node {@code id}, waited for. */

@@ -48,7 +48,7 @@ class CopyAcrossAKilledNodeProcessTest {
         try (InProcessZooKeeper zookeeper = new InProcessZooKeeper(dir.resolve("zk"))) {
             ZooKeeper source = VoleryCopyTest.connect(zookeeper.connectString());
             populate(source);
-            try (ProcessReplicas nodes = new ProcessReplicas(dir, 0)) {
+            try (ProcessReplicas nodes = new ProcessReplicas(dir, 1, 0)) {
                 copyAcrossAKill(source, zookeeper, nodes);
             }
         }

@@ -75,14 +75,7 @@ class VoleryCopyTest {
     }
 
     static ZooKeeper connect(String connect) throws Exception {
-        CountDownLatch up = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper(connect, 30_000, e -> {
-            if (e.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
-                up.countDown();
-            }
-        });
-        assertTrue(up.await(30, TimeUnit.SECONDS), "connected to " + connect);
-        return zk;
+        return io.volery.client.ProcessReplicas.connect(connect);
     }
 
     static List<ACL> aliceAll() throws Exception {
