@@ -6,6 +6,7 @@
 #          partition-coordinator partition-partitions restart)  --time-limit S  --concurrency N
 #          --fault-duration S  --nemesis-interval S  --op-timeout MS  --root-share 0..1  --seed N
 #          --signals-off (the mutation)  --no-netns  --store DIR (default jepsen/store)
+#          --partitions N  --partitioning subtree|hash  --storage durable|memory  --tls
 # Results go to STORE/<test>/<time>/: history.edn, results.edn, timeline.html (and linear.html).
 # Exit status 0 when the results are valid, 1 when not. Network partitions need root.
 set -euo pipefail

@@ -27,7 +27,7 @@
 
 (def tls-password "jepsen-tls")
 
-(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir tls? storage]}]
+(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir tls? storage partitioning]}]
   (str/join
    "\n"
    (concat
@@ -47,7 +47,7 @@
      "tickTime = 1000"
      "minSessionTimeout = 2000"
      "maxSessionTimeout = 20000"
-     "partitioning = subtree"
+     (str "partitioning = " (name (or partitioning :subtree)))
      "timeout.heartbeatMillis = 50"
      "timeout.suspectMillis = 500"
      "batch.maxBytes = 1114112"]
@@ -80,11 +80,13 @@
   front end reads the root in its own partition, as before ADR 053), :netns? (use namespaces), :tls?
   (Volery's nodes talk mutual TLS, host names verified), :storage (Volery's acceptor logs, :durable by
   default or :memory, whose killed node comes back empty and rejoins, ADR 074),
-  :partitions (Volery's partition count, 2 by default; partition p is nodes 3p-2..3p), :unordered-sessions?
+  :partitions (Volery's partition count, 2 by default; partition p is nodes 3p-2..3p), :partitioning
+  (:subtree by default, or :hash), :unordered-sessions?
   (-Dvolery.testing.unorderedSessions=true: front ends send a session's requests without FIFO order, the
   pipeline workload's mutation)."
-  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions tls? storage unordered-sessions?]
-    :or {system :volery partitions 2 storage :durable}}]
+  [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions tls? storage unordered-sessions?
+           partitioning]
+    :or {system :volery partitions 2 storage :durable partitioning :subtree}}]
   (let [nodes (if (= system :zookeeper) [1 2 3] (vec (range 1 (inc (* 3 partitions)))))
         ports (into {} (for [i nodes] [i [(free-port) (free-port)]]))
         dir (.getAbsolutePath (io/file dir))]
@@ -100,6 +102,7 @@
      :unordered-sessions? unordered-sessions?
      :tls? (and tls? (not= system :zookeeper))
      :storage storage
+     :partitioning partitioning
      :addr (if netns? net/node-ip (constantly "127.0.0.1"))
      :ring-port (if netns? (constantly 7000) #(first (ports %)))
      :client-port (if netns? (constantly 2181) #(second (ports %)))

@@ -185,7 +185,8 @@
                        (when (:signals-off? opts) "-signals-off")
                        (when (:unordered-sessions? opts) "-unordered-sessions")
                        (when (and (:tls? opts) (not= :zookeeper (:system opts))) "-tls")
-                       (when (and (= :memory (:storage opts)) (not= :zookeeper (:system opts))) "-memory"))
+                       (when (and (= :memory (:storage opts)) (not= :zookeeper (:system opts))) "-memory")
+                       (when (and (= :hash (:partitioning opts)) (not= :zookeeper (:system opts))) "-hash"))
         dir (io/file (:store opts "store") test-name (.format (LocalDateTime/now) (DateTimeFormatter/ofPattern "yyyyMMdd'T'HHmmss")))
         _ (.mkdirs dir)
         c (cluster/create {:system (:system opts) :dir (io/file dir "cluster")
@@ -198,6 +199,7 @@
                            :partitions (:partitions opts 2)
                            :tls? (:tls? opts)
                            :storage (:storage opts :durable)
+                           :partitioning (:partitioning opts :subtree)
                            :netns? (true? netns)})
         runs (vec (for [wn names]
                     {:name wn :w (workloads/workload wn opts) :rec (atom nil)
@@ -282,6 +284,7 @@
         "--no-netns" (recur (if (some? b) (cons b more) more) (assoc opts :no-netns? true))
         "--tls" (recur (if (some? b) (cons b more) more) (assoc opts :tls? true))
         "--storage" (recur more (assoc opts :storage (keyword b)))
+        "--partitioning" (recur more (assoc opts :partitioning (keyword b)))
         (throw (ex-info (str "unknown option " a) {}))))))
 
 (defn -main [& args]

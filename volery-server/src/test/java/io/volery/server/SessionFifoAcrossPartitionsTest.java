@@ -246,6 +246,85 @@ class SessionFifoAcrossPartitionsTest {
         }
     }
 
+    /**
+     * ADR 085: under hash, creates and deletes run without signals but each partition waits in their all-to-all
+     * exchange of events until every other partition executed them, so they are placed on delivery. With the
+     * other partition held, a session's creates, its delete and a setData behind them, all unanswered, are all out
+     * at once (each sent when the front end's node delivered the one before); nothing behind them runs in the
+     * front end's partition meanwhile (a reader's getData of the written node stays unanswered or old), and
+     * released, they answer in submission order. With the old rule each waited for the answer before it.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void underHashCreatesAndDeletesGoOutBehindEachOtherBeforeTheirAnswers() throws Exception {
+        try (VoleryCluster c = new VoleryCluster(2, 3, 2000, r -> r,
+                o -> o.withPartitioning(io.volery.server.config.VoleryConfig.Partitioning.HASH))) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions(),
+                    io.volery.server.config.VoleryConfig.Partitioning.HASH);
+            int in = c.partitions()[1];
+            DeferredTopLevelTest.Split split = DeferredTopLevelTest.split(c, in);
+            String z = topLevelIn(partitioner, c.partitions()[0]);
+            String y = topLevelIn(partitioner, in);
+            ZooKeeper session = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper reader = VolerySmokeTest.connect(split.inConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
+            CountDownLatch release = new CountDownLatch(1);
+            try {
+                session.create(z, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                session.create(y, new byte[] {1}, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                session.create(y + "/gone", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                DeferredTopLevelTest.holdAfterNextCommand(split.out(), trigger, z, release);
+                int creates = 4;
+                List<Integer> order = new CopyOnWriteArrayList<>();
+                List<String> failures = new CopyOnWriteArrayList<>();
+                CountDownLatch done = new CountDownLatch(creates + 2);
+                for (int i = 0; i < creates; i++) {
+                    int at = i;
+                    session.create(y + "/c" + i, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
+                            (rc, path, ctx, name) -> {
+                                record(order, failures, at, rc, "create " + path);
+                                done.countDown();
+                            }, null);
+                }
+                session.delete(y + "/gone", -1, (rc, path, ctx) -> {
+                    record(order, failures, creates, rc, "delete " + path);
+                    done.countDown();
+                }, null);
+                session.setData(y, new byte[] {2}, -1, (rc, path, ctx, stat) -> {
+                    record(order, failures, creates + 1, rc, "setData " + path);
+                    done.countDown();
+                }, null);
+                long inService = 0;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (System.nanoTime() < deadline && inService < creates + 2) {
+                    inService = split.in().stream().mapToLong(node -> node.monitor().requestsInService()).sum();
+                    Thread.sleep(20);
+                }
+                assertTrue(inService >= creates + 2, "all " + (creates + 2) + " requests out before any answer; in "
+                        + "service: " + inService);
+                CompletableFuture<Byte> read = new CompletableFuture<>();
+                reader.getData(y, false, (rc, path, ctx, data, stat) -> read.complete(rc == 0 ? data[0] : (byte) -rc), null);
+                Thread.sleep(1_000);
+                assertTrue(!read.isDone() || read.get() == 1, "the setData behind unanswered creates was seen: " + read);
+                assertEquals(List.of(), order, "nothing answered while the other partition is held");
+                release.countDown();
+                assertTrue(done.await(30, TimeUnit.SECONDS), "all replies within 30 s");
+                assertEquals(List.of(), failures);
+                assertEquals(java.util.stream.IntStream.rangeClosed(0, creates + 1).boxed().toList(), order,
+                        "replies in submission order");
+                assertEquals(2, reader.getData(y, false, null)[0]);
+                List<String> children = reader.getChildren(y, false);
+                java.util.Collections.sort(children);
+                assertEquals(List.of("c0", "c1", "c2", "c3"), children);
+            } finally {
+                release.countDown();
+                session.close();
+                reader.close();
+                trigger.close();
+            }
+        }
+    }
+
     private static void record(List<Integer> order, List<String> failures, int index, int rc, String what) {
         order.add(index);
         if (rc != 0) {

@@ -20,9 +20,9 @@ import java.util.function.Function;
  * nothing to follow), so they hold their place in the ALL ring's order, which every partition shares, and the
  * new one is ordered after them everywhere and runs nowhere before all of them delivered it. Any other
  * request waits for the answers to every request before it; so does anything behind a request that is not
- * placed on delivery (a top-level create or delete, a write of the root), which a partition may finish after
- * the commands that follow it: another session could see the next request's effect and then, in a partition
- * that had not yet ordered the earlier one, miss it (ADR 083).
+ * placed on delivery (under subtree partitioning a top-level create or delete, ADR 085; a write of the root),
+ * which a partition may finish after the commands that follow it: another session could see the next
+ * request's effect and then, in a partition that had not yet ordered the earlier one, miss it (ADR 083).
  *
  * <p>A ring's order can still differ from the sending order: a proposal lost on its way to the
  * coordinator is retransmitted by the proposer after the ones behind it were ordered (and a

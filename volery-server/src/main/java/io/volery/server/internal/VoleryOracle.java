@@ -29,9 +29,17 @@ public final class VoleryOracle extends PartitioningOracle {
      */
     private final boolean independentDeletes = !"false".equals(System.getProperty("volery.independentDeletes"));
 
+    /**
+     * Whether the replicas finish top-level creates and deletes in continuations (ADR 036), as
+     * {@code VoleryStateMachine} decides it: subtree partitioning, unless {@code -Dvolery.deferTopLevel=false}.
+     */
+    private final boolean topLevelDeferred;
+
     public VoleryOracle(PathPartitioner partitioner, int localPartition) {
         this.partitioner = partitioner;
         this.localPartition = localPartition;
+        this.topLevelDeferred = !partitioner.isHash()
+                && Boolean.parseBoolean(System.getProperty(VoleryStateMachine.DEFER_TOP_LEVEL_PROPERTY, "true"));
     }
 
     /** The partition of the replica on this oracle's node. */
@@ -103,8 +111,11 @@ public final class VoleryOracle extends PartitioningOracle {
      * destination delivered it: Algorithm 1, whose executor awaits the other partitions' signals before it goes
      * on, so nothing a session sends behind the request can be seen before it, wherever that is read (ADRs 041,
      * 076, 083). Not so for the ones that run without signals or finish in a continuation while later commands
-     * run: top-level creates and deletes (ADRs 036, 037, 046; any create or delete under hash) and writes of the
-     * root (ADR 053). A session's next request waits for their answers.
+     * run: top-level creates and deletes under subtree partitioning (ADRs 036, 037, 046) and writes of the root
+     * (ADR 053). A session's next request waits for their answers. Under hash (or with deferral off) the creates
+     * and deletes every partition lists run without signals too, but no continuation: each partition's executor
+     * waits in the all-to-all exchange of their events until every other partition's part is in, which each
+     * sends once it executed the change, so they are placed on delivery (ADR 085).
      */
     public boolean placedOnDelivery(VoleryRequest r) {
         ZkRequest q = r.kind == VoleryRequest.ZK ? decoded(r) : null;
@@ -112,8 +123,11 @@ public final class VoleryOracle extends PartitioningOracle {
             return false;
         }
         Scope scope = Scope.of(q, partitioner);
-        return scope != Scope.OWNER_VERDICT && !(scope == Scope.EVERY
-                && (Scope.createsListedEverywhere(q, partitioner) || q.opCode() == OpCodes.SET_DATA));
+        if (scope == Scope.EVERY && q.opCode() == OpCodes.SET_DATA) {
+            return false; // a write of the root: its owner tells the others and goes on
+        }
+        return !topLevelDeferred
+                || scope != Scope.OWNER_VERDICT && !(scope == Scope.EVERY && Scope.createsListedEverywhere(q, partitioner));
     }
 
     /** A ZooKeeper request's body, or null if it is malformed (the replicas answer that). */
