@@ -30,16 +30,15 @@ public final class VoleryOracle extends PartitioningOracle {
     private final boolean independentDeletes = !"false".equals(System.getProperty("volery.independentDeletes"));
 
     /**
-     * Whether the replicas finish top-level creates and deletes in continuations (ADR 036), as
-     * {@code VoleryStateMachine} decides it: subtree partitioning, unless {@code -Dvolery.deferTopLevel=false}.
+     * Whether the replicas finish top-level creates and deletes in continuations (ADR 036): the state machine's
+     * own rule ({@code VoleryStateMachine.defersTopLevel}).
      */
     private final boolean topLevelDeferred;
 
     public VoleryOracle(PathPartitioner partitioner, int localPartition) {
         this.partitioner = partitioner;
         this.localPartition = localPartition;
-        this.topLevelDeferred = !partitioner.isHash()
-                && Boolean.parseBoolean(System.getProperty(VoleryStateMachine.DEFER_TOP_LEVEL_PROPERTY, "true"));
+        this.topLevelDeferred = VoleryStateMachine.defersTopLevel(partitioner);
     }
 
     /** The partition of the replica on this oracle's node. */

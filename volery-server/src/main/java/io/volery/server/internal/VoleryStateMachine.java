@@ -123,8 +123,12 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         this.me = getLocalPartition().getId();
         this.treeConfig = treeConfig;
         this.tree = newTree();
-        this.deferTopLevel = !partitioner.isHash()
-                && Boolean.parseBoolean(System.getProperty(DEFER_TOP_LEVEL_PROPERTY, "true"));
+        this.deferTopLevel = defersTopLevel(partitioner);
+    }
+
+    /** Whether replicas under {@code partitioner} finish top-level creates and deletes in continuations (ADR 036). */
+    static boolean defersTopLevel(PathPartitioner partitioner) {
+        return !partitioner.isHash() && Boolean.parseBoolean(System.getProperty(DEFER_TOP_LEVEL_PROPERTY, "true"));
     }
 
     private io.volery.server.audit.AuditLog audit;
