@@ -178,6 +178,7 @@
                      (if (and (empty? kept) (seq (:nemesis opts))) [:pause] kept)))
         opts (assoc opts :nemesis faults)
         _ (reset! workloads/partition-count (if (= :zookeeper (:system opts)) 2 (:partitions opts 2)))
+        _ (reset! workloads/partitioning (if (= :zookeeper (:system opts)) :subtree (:partitioning opts :subtree)))
         names (vec (or (seq (:workloads opts)) [(:workload opts)]))
         several? (> (count names) 1)
         test-name (str (name (:system opts)) "-" (str/join "+" (map name names)) "-"

@@ -16,17 +16,40 @@
   "How many partitions the Volery cluster under test has (the runner sets it; 2 by default)."
   (atom 2))
 
-(defn partition-of-name
-  "The Volery partition (1..n of an n-partition cluster) owning top-level name s: the subtree
-  strategy hashes the first path component with CRC32."
-  [^String s]
-  (let [crc (doto (CRC32.) (.update (.getBytes s "UTF-8")))]
+(def partitioning
+  "How the Volery cluster under test places znodes, :subtree or :hash (the runner sets it)."
+  (atom :subtree))
+
+(defn- crc-partition [^String key]
+  (let [crc (doto (CRC32.) (.update (.getBytes key "UTF-8")))]
     (inc (mod (.getValue crc) @partition-count))))
 
+(defn partition-of-path
+  "The Volery partition (1..n of an n-partition cluster) owning the absolute path p (not the root, not
+  a quota node): :subtree hashes its first component with CRC32, :hash the whole path."
+  [^String p]
+  (if (= :hash @partitioning)
+    (crc-partition p)
+    (let [slash (.indexOf p "/" 1)]
+      (crc-partition (subs p 1 (if (neg? slash) (count p) slash))))))
+
+(defn partition-of-name
+  "The Volery partition owning the top-level znode /s."
+  [^String s]
+  (partition-of-path (str "/" s)))
+
 (defn top-level-in
-  "The first name prefix-0, prefix-1, ... that Volery places in partition p."
+  "The first name prefix-0, prefix-1, ... whose top-level znode Volery places in partition p."
   [prefix p]
   (first (filter #(= p (partition-of-name %)) (map #(str prefix "-" %) (range)))))
+
+(defn path-in
+  "The path dir/leaf if Volery places it in partition p, else the first of dir/leaf-1, dir/leaf-2, ... that
+  it does. Under :subtree dir's first component places everything below it, so with dir placed in p this is
+  dir/leaf; under :hash the leaf itself must be."
+  [dir leaf p]
+  (first (filter #(= p (partition-of-path %))
+                 (cons (str dir "/" leaf) (map #(str dir "/" leaf "-" %) (next (range)))))))
 
 (defn- write-result
   "An :ok, :fail or :info completion of a write from a ZooKeeper result."
@@ -44,8 +67,9 @@
   the root znode, which every partition holds and writes (a command to all partitions) and which
   each front end reads from its own partition: Figure 1 of the S-SMR paper in one register."
   []
-  (let [a (top-level-in "jepsen-reg" 1) b (top-level-in "jepsen-reg" 2)]
-    (fn [k r] (if (neg? k) "/" (str "/" (if (zero? r) a b) "/k" k)))))
+  (let [dirs [(str "/" (top-level-in "jepsen-reg" 1)) (str "/" (top-level-in "jepsen-reg" 2))]
+        placed (memoize (fn [k r] (path-in (dirs r) (str "k" k) (inc r))))]
+    (fn [k r] (if (neg? k) "/" (placed k r)))))
 
 (defn register-workload
   "opts: :keys (number of register pairs), :ops-per-key, :root-share (fraction of operations on
@@ -228,9 +252,10 @@
   "Writer w's three registers: x in partition 1, y in partition 2, and z, a top-level node that w creates
   and deletes (its value: the data of its last create, or absent)."
   []
-  (let [a (top-level-in "jepsen-pipe" 1) b (top-level-in "jepsen-pipe" 2)]
-    {:dirs [(str "/" a) (str "/" b)]
-     :path (fn [w k] (case k :x (str "/" a "/w" w) :y (str "/" b "/w" w) :z (str "/jepsen-pipz-w" w)))}))
+  (let [a (str "/" (top-level-in "jepsen-pipe" 1)) b (str "/" (top-level-in "jepsen-pipe" 2))
+        placed (memoize (fn [w k] (case k :x (path-in a (str "w" w) 1) :y (path-in b (str "w" w) 2))))]
+    {:dirs [a b]
+     :path (fn [w k] (if (= k :z) (str "/jepsen-pipz-w" w) (placed w k)))}))
 
 (defn pipeline-workload
   "Sessions that keep several requests in flight at once (ZooKeeper's pipelining), across both
@@ -322,8 +347,8 @@
   "Two counters in different partitions; a transfer is a multi (versioned setData on both), a
   read a multiRead of both. Their sum must stay 2 x initial-balance."
   [_]
-  (let [a (str "/" (top-level-in "jepsen-acct" 1) "/balance")
-        b (str "/" (top-level-in "jepsen-acct" 2) "/balance")
+  (let [a (path-in (str "/" (top-level-in "jepsen-acct" 1)) "balance" 1)
+        b (path-in (str "/" (top-level-in "jepsen-acct" 2)) "balance" 2)
         read-both (fn [z t] (zk/multi z [(zk/op-get-data a) (zk/op-get-data b)] t))]
     {:name :transfer
      :checker :transfer

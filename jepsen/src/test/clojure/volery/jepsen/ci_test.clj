@@ -2,7 +2,8 @@
   "The short version CI runs (about 5 minutes): registers over both partitions under a network
   partition and a kill -9 must be linearizable, with plain TCP and with TLS between the nodes, and under
   kills with in-memory acceptor logs (ADR 074); pipelined sessions must keep their FIFO order and
-  linearizability under the same faults; and the
+  linearizability under the same faults, also under hash partitioning (registers, transfers and pipelines at
+  once); and the
   mutation check: with Eyrie's signals off
   the same register workload must show a violation, with them on none, under the same fault."
   (:require [clojure.test :refer [deftest is testing]]
@@ -94,6 +95,22 @@
     ;; among them top-level creates and deletes overtaken by (or overtaking) the session's other requests
     (is (some #(= :z (second %)) (keys (get-in r [:workload :violations-by-kind])))
         (str "expected a violation on a top-level node, got " (get-in r [:workload :violations-by-kind])))))
+
+(deftest under-hash-partitioning-registers-transfers-and-pipelines-stay-correct-through-a-partition-and-a-kill
+  ;; partitioning = hash: every node is placed by its whole path and every partition applies every create and
+  ;; delete; the workloads place each register's leaf itself in its partition (workloads-test checks that against
+  ;; Volery's partitioner), so a write of both registers and a transfer are requests to two partitions here too
+  (let [r (core/run-test (merge base {:workloads [:register :transfer :pipeline] :partitioning :hash
+                                      :nemesis [:partition-halves :kill]
+                                      :time-limit 40 :nemesis-interval-s 4 :fault-duration-s 6}))
+        ws (:workloads r)
+        faults (faults-injected {:dir (str (:dir r) "/register")})]
+    (is (= true (:valid? r)) (str "expected every workload to be valid under hash, got " (pr-str ws)
+                                  " (histories in " (:dir r) ")"))
+    (is (pos? (get faults :start-kill 0)) (str "expected a kill -9 to be injected, faults were " faults))
+    (is (< 100 (get-in ws [:register :stats :ok-count] 0)) (str (get-in ws [:register :stats])))
+    (is (< 50 (get-in ws [:transfer :workload :transfers-ok] 0)) (str (get-in ws [:transfer :workload])))
+    (is (< 50 (get-in ws [:pipeline :workload :top-level-changes-acknowledged] 0)) (str (get-in ws [:pipeline :workload])))))
 
 (def mutation
   "Every operation on the root znode, which every partition writes and, here, each front end reads
