@@ -15,7 +15,8 @@
 # load paced at 75 % of the sweep's saturation: the latency at 75 % load, ADR 048), kill/<system>.json with kill/<system>.fault, and the figures and tables
 # (compare.py). Environment: CPU_PERCENT (default 15: 12 Volery nodes x 15% fit in 2 cores with room
 # for the load generator), RUNS, WARMUP, DURATION, SWEEP_CLIENTS, POINT_CLIENTS, JIT_WARMUP (seconds of
-# uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, --smoke 0; then
+# uncapped load right after each cluster starts, before the caps go on: --full/--quick 30, for v2 and v4
+# JIT_MULTI_WARMUP, default 360, --smoke 0; then
 # more 10 s rounds while the servers' JIT compilers are still busy, see jit_warmup in lib.sh: JIT_MAX,
 # JIT_SETTLED_PERMILLE, JIT_CLIENTS; then, capped, rounds until they are quiet, at most JIT_CAPPED_MAX),
 # OWNER_AFFINITY (1: each client connects to a server of the partition owning its subtree), WORKLOADS (all; setdata: durable setData 100 and 1000 B only; setdata3: and 10000 B; global: setData 100 B and create/delete at GLOBAL_PCTS, default 10, either storage), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
@@ -27,12 +28,12 @@ source "$(dirname "$0")/lib.sh"
 mode="${1:-}"
 case "$mode" in
   --full)  runs="${RUNS:-3}" warmup="${WARMUP:-3}" duration="${DURATION:-6}"
-           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=30 jit_default=30 ;;
+           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=30 jit_default=30 jit_multi=360 ;;
   --quick) runs="${RUNS:-1}" warmup="${WARMUP:-2}" duration="${DURATION:-4}"
-           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=20 znodes=250 jit_default=30 ;;
+           sweep_clients="${SWEEP_CLIENTS:-4 16 64}" point="${POINT_CLIENTS:-64}" kill_run=20 znodes=250 jit_default=30 jit_multi=360 ;;
   --smoke) runs="${RUNS:-1}" warmup="${WARMUP:-1}" duration="${DURATION:-2}"
            sweep_clients="${SWEEP_CLIENTS:-2}" point="${POINT_CLIENTS:-2}" kill_run=6 znodes=50
-           CPU_PERCENT="${CPU_PERCENT:-50}" jit_default=0 ;;
+           CPU_PERCENT="${CPU_PERCENT:-50}" jit_default=0 jit_multi=0 ;;
   *) die "usage: $0 --full|--quick|--smoke [RESULTS_DIR]" ;;
 esac
 results="${2:-$BENCH_DIR/results/volery-vs-zk}"
@@ -138,7 +139,10 @@ run_system() { # STORAGE SYSTEM
   local storage="$1" system="$2" dir="$results/$1/$2/servers" connect
   if [ "$system" = zk ]; then current_stop="'$BENCH_DIR/zk-ensemble.sh' stop 3 '$dir'"
   else current_stop="'$BENCH_DIR/volery-cluster.sh' stop '$dir'"; fi
+  # twelve (six) JVMs on two cores take minutes to compile: session 44 saw a 4 x 3 cluster still climbing
+  # after six minutes of uncapped load, so the multi-partition clusters warm up for JIT_MULTI_WARMUP (360 s)
   local jit="${JIT_WARMUP:-$jit_default}"
+  case "$system" in v2|v4) jit="${JIT_WARMUP:-${JIT_MULTI_WARMUP:-$jit_multi}}" ;; esac
   [ -n "$cpu" ] || jit=0
   local cap_later=0; [ "$jit" -gt 0 ] && cap_later=1
   # A failed start (a port taken between picking and binding it, say) stopped its nodes: keep its logs
