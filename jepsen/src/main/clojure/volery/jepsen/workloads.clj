@@ -38,18 +38,22 @@
   [^String s]
   (partition-of-path (str "/" s)))
 
+(defn- first-in
+  "The first of the absolute paths that Volery places in partition p."
+  [p paths]
+  (first (filter #(= p (partition-of-path %)) paths)))
+
 (defn top-level-in
   "The first name prefix-0, prefix-1, ... whose top-level znode Volery places in partition p."
   [prefix p]
-  (first (filter #(= p (partition-of-name %)) (map #(str prefix "-" %) (range)))))
+  (subs (first-in p (map #(str "/" prefix "-" %) (range))) 1))
 
 (defn path-in
   "The path dir/leaf if Volery places it in partition p, else the first of dir/leaf-1, dir/leaf-2, ... that
   it does. Under :subtree dir's first component places everything below it, so with dir placed in p this is
   dir/leaf; under :hash the leaf itself must be."
   [dir leaf p]
-  (first (filter #(= p (partition-of-path %))
-                 (cons (str dir "/" leaf) (map #(str dir "/" leaf "-" %) (next (range)))))))
+  (first-in p (cons (str dir "/" leaf) (map #(str dir "/" leaf "-" %) (next (range))))))
 
 (defn- write-result
   "An :ok, :fail or :info completion of a write from a ZooKeeper result."
