@@ -130,6 +130,24 @@ public final class ProcessReplicas implements AutoCloseable {
         nodes.get(id - 1).destroyForcibly().waitFor(20, TimeUnit.SECONDS);
     }
 
+    /** {@code kill -STOP} of node {@code id}: it stays connected but reads, answers and votes nothing until {@link #resume}. */
+    public void pause(int id) throws IOException, InterruptedException {
+        signal(id, "STOP");
+    }
+
+    /** {@code kill -CONT} of a node {@link #pause}d. */
+    public void resume(int id) throws IOException, InterruptedException {
+        signal(id, "CONT");
+    }
+
+    private void signal(int id, String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(nodes.get(id - 1).pid()))
+                .redirectErrorStream(true).start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + signal + " of node " + id + ": " + new String(kill.getInputStream().readAllBytes()));
+        }
+    }
+
     public boolean isAlive(int id) {
         return nodes.get(id - 1).isAlive();
     }

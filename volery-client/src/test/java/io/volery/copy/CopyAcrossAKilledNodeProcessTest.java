@@ -33,6 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A copy into a 3-replica Volery whose node serving the copier is killed with {@code kill -9} mid-copy: the
  * client reconnects to another replica, the writes in flight are tried again (a create that had been applied
  * comes back NodeExists with the same data and counts as done), and the copy finishes complete and verified.
+ * The kill is made to fall on requests in flight: the copier's node (the one with a client connection open) is
+ * stopped with {@code kill -STOP} first, and killed once the copier's next requests wait unread in its socket
+ * (the copier has quiet moments between parents; a kill there would find nothing to try again).
  */
 class CopyAcrossAKilledNodeProcessTest {
 
@@ -60,22 +63,29 @@ class CopyAcrossAKilledNodeProcessTest {
 
         AtomicBoolean copyDone = new AtomicBoolean();
         AtomicInteger killedAtCount = new AtomicInteger(-1);
+        AtomicInteger pauses = new AtomicInteger();
         Thread killer = new Thread(() -> {
             try {
-                long[] received = new long[3];
                 while (!copyDone.get()) {
-                    for (int id = 1; id <= 3; id++) {
-                        var mntr = mntr(clientPorts[id - 1]);
-                        long count = field(mntr, "zk_znode_count");
-                        long packets = field(mntr, "zk_packets_received");
-                        // the copier's node: its only client, so the node whose requests keep coming
-                        boolean copiersNode = packets - received[id - 1] >= 50 && received[id - 1] > 0;
-                        received[id - 1] = packets;
-                        if (copiersNode && count >= 3_000 && !copyDone.get()) {
+                    // the copier's node: the only one with a client connection open (the killer's own mntr
+                    // connections are closed between polls)
+                    int id = copiersNode(clientPorts);
+                    long count = id < 0 ? -1 : field(mntr(clientPorts[id - 1]), "zk_znode_count");
+                    if (count >= 3_000 && count < PARENTS * CHILDREN && !copyDone.get()) {
+                        // stopped, the node reads nothing more: once the copier's requests wait unread in its
+                        // socket, the kill is certain to fall on requests in flight
+                        nodes.pause(id);
+                        pauses.incrementAndGet();
+                        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+                        while (System.nanoTime() < deadline && unread(clientPorts[id - 1]) < 200) {
+                            Thread.sleep(5);
+                        }
+                        if (unread(clientPorts[id - 1]) >= 200) {
                             killedAtCount.set((int) count);
                             nodes.kill(id);
                             return;
                         }
+                        nodes.resume(id); // the copier had nothing to send (between phases): try again
                     }
                     Thread.sleep(20);
                 }
@@ -92,6 +102,7 @@ class CopyAcrossAKilledNodeProcessTest {
         copyDone.set(true);
         killer.join(30_000);
         String report = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        System.out.printf("killed the copier's node at %d nodes, after %d pause(s)%n%s", killedAtCount.get(), pauses.get(), report);
         assertTrue(killedAtCount.get() > 0, "no node was killed during the copy:\n" + report);
         assertTrue(killedAtCount.get() < PARENTS * CHILDREN, "the kill came after the copy: " + killedAtCount.get());
         assertEquals(0, status, report);
@@ -123,6 +134,39 @@ class CopyAcrossAKilledNodeProcessTest {
             }
         }
         assertTrue(done.await(120, TimeUnit.SECONDS));
+    }
+
+    /** The node (1-based) whose client port has an established connection, or -1. */
+    private static int copiersNode(int[] clientPorts) throws IOException {
+        for (int id = 1; id <= clientPorts.length; id++) {
+            if (unread(clientPorts[id - 1]) >= 0) {
+                return id;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Bytes received and not yet read on the established server-side socket of local port {@code port}, from the
+     * kernel's socket tables ({@code /proc/net/tcp} and {@code tcp6}); -1 when there is no such socket.
+     */
+    private static long unread(int port) throws IOException {
+        String hexPort = String.format(":%04X", port);
+        long unread = -1;
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            Path file = Path.of(table);
+            if (!Files.exists(file)) {
+                continue;
+            }
+            for (String line : Files.readAllLines(file)) {
+                String[] f = line.trim().split("\\s+");
+                // sl local_address rem_address st tx_queue:rx_queue ...; 01 = ESTABLISHED
+                if (f.length > 4 && f[1].endsWith(hexPort) && f[3].equals("01")) {
+                    unread = Math.max(unread, Long.parseLong(f[4].substring(f[4].indexOf(':') + 1), 16));
+                }
+            }
+        }
+        return unread;
     }
 
     private static java.util.Map<String, String> mntr(int port) {
