@@ -14,6 +14,13 @@ import java.util.Objects;
 public final class Partition implements Comparable<Partition> {
 
     private static volatile List<Partition> partitions = List.of();
+    /**
+     * Every partition of every cluster file installed in this JVM: {@link #get} resolves an id of any of them, so a
+     * JVM whose nodes serve one cluster while it starts (or is a client of) another with fewer partitions still
+     * names its own partitions; the list of {@link #getPartitionList} stays the last cluster's.
+     */
+    private static final java.util.concurrent.ConcurrentSkipListMap<Integer, Partition> KNOWN =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
 
     private final int id;
 
@@ -46,13 +53,18 @@ public final class Partition implements Comparable<Partition> {
                 return p;
             }
         }
+        Partition other = KNOWN.get(id);
+        if (other != null) {
+            return other; // a partition of another cluster file this JVM installed
+        }
         throw new IllegalArgumentException("no partition " + id + " in the cluster file (partitions: "
-                + getPartitionList() + ")");
+                + getPartitionList() + (KNOWN.size() > getPartitionList().size() ? "; installed in this JVM: "
+                + KNOWN.values() : "") + ")");
     }
 
     /**
      * Makes the groups of {@code config} the partition list. The list is per JVM, as in the paper's
-     * API: a JVM serves one cluster at a time, and the last cluster file installed wins.
+     * API: the last cluster file installed wins; {@link #get} still resolves the partitions of the earlier ones.
      */
     public static synchronized void install(ClusterConfig config) {
         List<Partition> list = new ArrayList<>();
@@ -63,6 +75,9 @@ public final class Partition implements Comparable<Partition> {
             throw new IllegalArgumentException("the cluster file names no groups, so there are no partitions");
         }
         Collections.sort(list);
+        for (Partition p : list) {
+            KNOWN.putIfAbsent(p.id, p);
+        }
         partitions = List.copyOf(list);
     }
 
