@@ -3,7 +3,7 @@
 # (fresh memory cluster, 3 x 30 s uncapped warm-up, then one capped round per client count) plus
 # async-profiler (itimer, collapsed stacks) attached to every node for the in-run window.
 #   probe.sh DIR [WORKLOAD ARGS...]   env: P (4), PCT (6), STORAGE (memory), CLIENTS (64), DUR (30), MID_FROM (12), MID (12), VJO,
-#                                     PROFILE (1; 0: no profiler)
+#                                     PROFILE (1; 0: no profiler), AP_EXTRA (more profiler options, e.g. ",ann"; session 48)
 # (The syscall and ring lines were added late in session 16; their first runs read the CPU window wrongly,
 # an mntr round of 12 capped nodes taking seconds inside it, and are not kept. Not rerun since the fix.)
 # Also over the same window: write and read syscalls of every node (/proc/PID/io) and the decided
@@ -47,11 +47,11 @@ prof() { [ "${PROFILE:-1}" = 1 ] || return 0; for h in $D/node-*; do jcmd "$(cat
 for c in ${CLIENTS:-64}; do
   bench/volery-bench --connect $C "${L[@]}" "${W[@]}" --clients $c --warmup 0 --duration ${DUR:-30} --out $D.c$c.json 2>/dev/null &
   bench_pid=$!
-  sleep "${MID_FROM:-12}"; prof "start,event=itimer,interval=2ms,threads"
+  sleep "${MID_FROM:-12}"; prof "start,event=itimer,interval=2ms,threads${AP_EXTRA:-}"
   # each window has its own clock: an mntr of 12 capped nodes can take seconds
   r0=$(date +%s.%N); rings > "$D.rings0"; io > "$D.io0"; cpu > "$D.mid0"; m0=$(date +%s.%N)
   sleep "${MID:-12}"; cpu > "$D.mid1"; m1=$(date +%s.%N); io > "$D.io1"; rings > "$D.rings1"; r1=$(date +%s.%N)
-  [ "${PROFILE:-1}" = 1 ] && for h in $D/node-*; do jcmd "$(cat $h/pid)" JVMTI.agent_load $AP/linux-x64/libasyncProfiler.so "\"stop,collapsed,file=$h/c$c.collapsed\"" >/dev/null 2>&1 || true; done
+  [ "${PROFILE:-1}" = 1 ] && for h in $D/node-*; do jcmd "$(cat $h/pid)" JVMTI.agent_load $AP/linux-x64/libasyncProfiler.so "\"stop,collapsed${AP_EXTRA:-},file=$h/c$c.collapsed\"" >/dev/null 2>&1 || true; done
   wait $bench_pid
   ops=$(python3 -c "import json;d=json.load(open('$D.c$c.json'));print(round(d['throughputOpsPerSec']), round(d['latencyMicros']['p50']/1000))")
   echo "== $c clients: ops/s p50 $ops"
