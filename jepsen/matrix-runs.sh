@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every workload under every fault, each fault separately for TIME_LIMIT seconds (default 300):
-# the five workloads run at the same time on one cluster (each with its own processes, history and
+# the six workloads run at the same time on one cluster (each with its own processes, history and
 # checker), so the matrix takes one run per fault instead of one per workload and fault.
 # One run at a time (the machine is shared). Summary lines go to STORE/matrix-summary.txt.
 #   jepsen/matrix-runs.sh [volery|zookeeper|both] [fault ...]
@@ -9,7 +9,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 t="${TIME_LIMIT:-300}"
 systems="${1:-both}"; shift || true
-workloads="${WORKLOADS:-register,set,unique-ids,queue,transfer}"
+workloads="${WORKLOADS:-register,set,unique-ids,queue,transfer,pipeline}"
 volery_faults=(kill partition-halves pause partition-bridge partition-coordinator pause-partition partition-partitions restart)
 zk_faults=(kill partition-halves pause partition-bridge partition-coordinator restart)
 store="${STORE:-$here/store}"; mkdir -p "$store"
