@@ -112,8 +112,13 @@ public final class ProcessReplicas implements AutoCloseable {
 
     /** A ZooKeeper session through {@code connectString}, once it is connected. */
     public static ZooKeeper connect(String connectString) throws Exception {
+        return connect(connectString, 30_000);
+    }
+
+    /** The same with a session timeout of {@code sessionMillis} asked for. */
+    public static ZooKeeper connect(String connectString, int sessionMillis) throws Exception {
         CountDownLatch up = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper(connectString, 30_000, e -> {
+        ZooKeeper zk = new ZooKeeper(connectString, sessionMillis, e -> {
             if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 up.countDown();
             }

@@ -2,6 +2,7 @@ package io.volery.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,17 +26,6 @@ import org.junit.jupiter.api.Test;
 class TwoClustersInOneJvmTest {
     private static final int SESSION_MILLIS = 2_000;
 
-    private static ZooKeeper connect(String connectString) throws Exception {
-        CountDownLatch up = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper(connectString, SESSION_MILLIS, e -> {
-            if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                up.countDown();
-            }
-        });
-        assertTrue(up.await(30, TimeUnit.SECONDS), "connected to " + connectString);
-        return zk;
-    }
-
     @Test
     void aSecondClusterInTheJvmDoesNotStopTheFirstOnesTouches() throws Exception {
         try (ClusterWithClientNodes two = new ClusterWithClientNodes(2, 3, 0, 500)) {
@@ -53,13 +43,13 @@ class TwoClustersInOneJvmTest {
                 long session = zk.getSessionId();
                 zk.create("/in-p1", new byte[] {1}, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                 try (ClusterWithClientNodes one = new ClusterWithClientNodes(1, 3, 0, 500)) {
-                    ZooKeeper other = connect(one.connectString());
+                    ZooKeeper other = ProcessReplicas.connect(one.connectString(), SESSION_MILLIS);
                     other.create("/b", new byte[] {2}, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                     // four session timeouts with the second cluster up: only touches keep the first session
                     Thread.sleep(8_000);
                     assertArrayEquals(new byte[] {2}, other.getData("/b", false, null), "the second cluster serves");
                     other.close();
-                    assertTrue(!states.contains(Watcher.Event.KeeperState.Expired),
+                    assertFalse(states.contains(Watcher.Event.KeeperState.Expired),
                             "the first cluster's session expired while connected: " + states);
                     assertEquals(session, zk.getSessionId());
                     assertArrayEquals(new byte[] {1}, zk.getData("/in-p1", false, null), "the first cluster serves");
@@ -73,7 +63,7 @@ class TwoClustersInOneJvmTest {
                     }
                     // a client that vanishes without closing its session: its ephemeral goes once the session
                     // times out, which takes the touches that advance session time
-                    ZooKeeper gone = connect("127.0.0.1:" + two.servers().get(1).clientAddress().getPort());
+                    ZooKeeper gone = ProcessReplicas.connect("127.0.0.1:" + two.servers().get(1).clientAddress().getPort(), SESSION_MILLIS);
                     gone.create("/eph", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
                     gone.getTestable().injectSessionExpiration(); // the client stops; the server is not told
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -83,7 +73,7 @@ class TwoClustersInOneJvmTest {
                     assertEquals(null, zk.exists("/eph", false), "the vanished client's ephemeral expired");
                     gone.close();
                 }
-                assertTrue(!states.contains(Watcher.Event.KeeperState.Expired), "expired after: " + states);
+                assertFalse(states.contains(Watcher.Event.KeeperState.Expired), "expired after: " + states);
             } finally {
                 zk.close();
             }

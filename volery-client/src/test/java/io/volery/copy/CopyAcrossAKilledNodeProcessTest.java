@@ -138,21 +138,26 @@ class CopyAcrossAKilledNodeProcessTest {
 
     /** The node (1-based) whose client port has an established connection, or -1. */
     private static int copiersNode(int[] clientPorts) throws IOException {
+        java.util.Map<Integer, Long> established = unreadByLocalPort();
         for (int id = 1; id <= clientPorts.length; id++) {
-            if (unread(clientPorts[id - 1]) >= 0) {
+            if (established.containsKey(clientPorts[id - 1])) {
                 return id;
             }
         }
         return -1;
     }
 
-    /**
-     * Bytes received and not yet read on the established server-side socket of local port {@code port}, from the
-     * kernel's socket tables ({@code /proc/net/tcp} and {@code tcp6}); -1 when there is no such socket.
-     */
+    /** Bytes received and not yet read on the established server-side socket of local port {@code port}, or -1. */
     private static long unread(int port) throws IOException {
-        String hexPort = String.format(":%04X", port);
-        long unread = -1;
+        return unreadByLocalPort().getOrDefault(port, -1L);
+    }
+
+    /**
+     * Unread bytes of every established socket by local port (the most of any one), from the kernel's socket
+     * tables ({@code /proc/net/tcp} and {@code tcp6}).
+     */
+    private static java.util.Map<Integer, Long> unreadByLocalPort() throws IOException {
+        java.util.Map<Integer, Long> unread = new java.util.HashMap<>();
         for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
             Path file = Path.of(table);
             if (!Files.exists(file)) {
@@ -161,8 +166,10 @@ class CopyAcrossAKilledNodeProcessTest {
             for (String line : Files.readAllLines(file)) {
                 String[] f = line.trim().split("\\s+");
                 // sl local_address rem_address st tx_queue:rx_queue ...; 01 = ESTABLISHED
-                if (f.length > 4 && f[1].endsWith(hexPort) && f[3].equals("01")) {
-                    unread = Math.max(unread, Long.parseLong(f[4].substring(f[4].indexOf(':') + 1), 16));
+                if (f.length > 4 && f[3].equals("01")) {
+                    int port = Integer.parseInt(f[1].substring(f[1].lastIndexOf(':') + 1), 16);
+                    long queued = Long.parseLong(f[4].substring(f[4].indexOf(':') + 1), 16);
+                    unread.merge(port, queued, Math::max);
                 }
             }
         }
