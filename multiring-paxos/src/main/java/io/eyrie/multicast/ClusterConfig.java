@@ -65,7 +65,8 @@ public final class ClusterConfig {
                              int maxInFlightInstances, long heartbeatIntervalMillis, long suspectTimeoutMillis,
                              long retransmitTimeoutMillis, StorageMode storage, String dataDir,
                              int memoryMaxInstances, long segmentBytes, int phase1RangeInstances,
-                             long memoryMaxBytes, int partialBatchesInFlight, int batchTargetBytes) {
+                             long memoryMaxBytes, int partialBatchesInFlight, int batchTargetBytes,
+                             long lingerMillis) {
         /**
          * Default {@code batch.targetBytes}: a coordinator closes a batch once the next proposal would
          * take it past this many bytes (a single larger proposal still goes alone, up to batch.maxBytes).
@@ -92,7 +93,7 @@ public final class ClusterConfig {
 
         public static Parameters defaults() {
             return new Parameters(1, 256 * 1024, 1024, 64, DEFAULT_HEARTBEAT_MILLIS, 500, 100, StorageMode.MEMORY, "data",
-                    1_000_000, 64L * 1024 * 1024, 1_000_000, MEMORY_MAX_BYTES_AUTO, 2, DEFAULT_BATCH_TARGET_BYTES);
+                    1_000_000, 64L * 1024 * 1024, 1_000_000, MEMORY_MAX_BYTES_AUTO, 2, DEFAULT_BATCH_TARGET_BYTES, 0);
         }
 
         /** Bytes at which a batch closes: batch.targetBytes, or batch.maxBytes if that is smaller. */
@@ -266,6 +267,9 @@ public final class ClusterConfig {
         if (p.partialBatchesInFlight() < 1 || p.partialBatchesInFlight() > 4096) {
             throw new ConfigException("ring.partialBatchesInFlight must be in [1, 4096]");
         }
+        if (p.lingerMillis() < 0 || p.lingerMillis() > 1000) {
+            throw new ConfigException("ring.lingerMillis must be in [0, 1000]");
+        }
         if (p.memoryMaxBytes() != Parameters.MEMORY_MAX_BYTES_AUTO && p.memoryMaxBytes() < 1024 * 1024) {
             throw new ConfigException("storage.memoryMaxBytes must be auto or at least 1048576");
         }
@@ -324,6 +328,7 @@ public final class ClusterConfig {
         int batchMaxMessages = d.batchMaxMessages();
         int maxInFlight = d.maxInFlightInstances();
         int partialInFlight = d.partialBatchesInFlight();
+        long linger = d.lingerMillis();
         long heartbeat = d.heartbeatIntervalMillis();
         long suspect = d.suspectTimeoutMillis();
         long retransmit = d.retransmitTimeoutMillis();
@@ -369,6 +374,7 @@ public final class ClusterConfig {
                         case "batch.maxMessages" -> batchMaxMessages = Integer.parseInt(v);
                         case "ring.maxInFlight" -> maxInFlight = Integer.parseInt(v);
                         case "ring.partialBatchesInFlight" -> partialInFlight = Integer.parseInt(v);
+                        case "ring.lingerMillis" -> linger = Long.parseLong(v);
                         case "timeout.heartbeatMillis" -> heartbeat = Long.parseLong(v);
                         case "timeout.suspectMillis" -> suspect = Long.parseLong(v);
                         case "timeout.retransmitMillis" -> retransmit = Long.parseLong(v);
@@ -432,7 +438,7 @@ public final class ClusterConfig {
         }
         Parameters p = new Parameters(slotsPerRound, batchMaxBytes, batchMaxMessages, maxInFlight, heartbeat, suspect,
                 retransmit, storage, dataDir, memMax, segmentBytes, phase1Range, memMaxBytes, partialInFlight,
-                batchTargetBytes);
+                batchTargetBytes, linger);
         ClusterConfig config = new ClusterConfig(nodes, rings, groupRing, all, p);
         config.peerTls = peerTls(tlsKeys, lines, source);
         return config;

@@ -80,6 +80,20 @@ class ClusterConfigTest {
     }
 
     @Test
+    void lingerIsOffByDefault_andBetweenZeroAndOneSecond() {
+        assertEquals(0, ClusterConfig.parse(THREE_NODES, "t").parameters().lingerMillis(), "unset: no linger (ADR 087)");
+        assertEquals(2, ClusterConfig.parse(THREE_NODES + "ring.lingerMillis = 2\n", "t").parameters().lingerMillis());
+        for (String bad : new String[] {"-1", "1001"}) {
+            ClusterConfig.ConfigException e = assertThrows(ClusterConfig.ConfigException.class,
+                    () -> ClusterConfig.parse(THREE_NODES + "ring.lingerMillis = " + bad + "\n", "t.cfg"));
+            assertTrue(e.getMessage().contains("ring.lingerMillis must be in [0, 1000]"), e.getMessage());
+        }
+        ClusterConfig.ConfigException e = assertThrows(ClusterConfig.ConfigException.class,
+                () -> ClusterConfig.parse(THREE_NODES + "ring.lingerMillis = soon\n", "t.cfg"));
+        assertTrue(e.getMessage().contains("ring.lingerMillis: not a number"), e.getMessage());
+    }
+
+    @Test
     void memoryMaxBytesIsAutoByDefault_acceptsAutoOrAtLeastOneMebibyte() {
         long auto = ClusterConfig.Parameters.MEMORY_MAX_BYTES_AUTO;
         assertEquals(auto, ClusterConfig.parse(THREE_NODES, "t").parameters().memoryMaxBytes(),

@@ -101,6 +101,8 @@ final class RingCoordinator {
     private final Set<ProposalId> inFlightIds = new HashSet<>();
     /** No in-flight instance is due for retransmission before this (a lower bound). */
     private long inFlightDueMillis = Long.MAX_VALUE;
+    /** When the queue last went from empty to not empty (ring.lingerMillis counts from here; ADR 087). */
+    private long queuedSinceMillis = Long.MAX_VALUE;
     private final LinkedHashMap<ProposalId, Boolean> recentlyDecided = new LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<ProposalId, Boolean> eldest) {
@@ -218,7 +220,7 @@ final class RingCoordinator {
         return switch (phase) {
             case IDLE -> fd.coordinatorOf(ring, now) == self ? retryAtMillis : fd.nextSuspicionMillis(ring, self, now);
             case PHASE1 -> phase1SentMillis + params.retransmitTimeoutMillis();
-            case ACTIVE -> Math.min(inFlight.isEmpty() ? Long.MAX_VALUE : inFlightDueMillis,
+            case ACTIVE -> Math.min(Math.min(inFlight.isEmpty() ? Long.MAX_VALUE : inFlightDueMillis, lingerEndsMillis()),
                     fd.coordinatorOf(ring, now) == self ? Long.MAX_VALUE : now);
         };
     }
@@ -320,6 +322,9 @@ final class RingCoordinator {
         if (queuedIds.contains(id) || inFlightIds.contains(id) || queue.size() >= MAX_QUEUE) {
             return;
         }
+        if (queue.isEmpty()) {
+            queuedSinceMillis = now;
+        }
         queue.add(p);
         queuedBytes += p.encodedSize();
         queuedIds.add(id);
@@ -354,12 +359,16 @@ final class RingCoordinator {
                 continue;
             }
             if (queue.isEmpty()) {
+                queuedSinceMillis = Long.MAX_VALUE;
                 return;
             }
             int closeBytes = params.batchCloseBytes();
             boolean fullBatch = queue.size() >= params.batchMaxMessages() || RingValue.BATCH_HEADER_BYTES + queuedBytes >= closeBytes;
             if (!fullBatch && inFlight.size() >= params.partialBatchesInFlight()) {
                 return; // the next decision (onDecided pumps) launches what gathered meanwhile
+            }
+            if (!fullBatch && params.lingerMillis() > 0 && now < queuedSinceMillis + params.lingerMillis()) {
+                return; // ring.lingerMillis: a partial batch waits that long for company (the tick launches it)
             }
             List<Proposal> batch = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
             List<ProposalId> ids = new ArrayList<>(Math.min(queue.size(), params.batchMaxMessages()));
@@ -376,6 +385,17 @@ final class RingCoordinator {
             }
             launch(nextInstance++, RingValue.encodeBatch(batch), new RingValue.Batch(batch), ids, 1, now);
         }
+    }
+
+    /**
+     * When a partial batch that waits only for ring.lingerMillis may go (Long.MAX_VALUE: nothing lingers). Not
+     * while the in-flight bound holds it anyway: a decision launches it then, and the tick need not come sooner.
+     */
+    private long lingerEndsMillis() {
+        if (params.lingerMillis() == 0 || queue.isEmpty() || inFlight.size() >= params.partialBatchesInFlight()) {
+            return Long.MAX_VALUE;
+        }
+        return queuedSinceMillis + params.lingerMillis();
     }
 
     /** Launches a value found by Phase 1, whose proposals this coordinator must learn from its bytes. */

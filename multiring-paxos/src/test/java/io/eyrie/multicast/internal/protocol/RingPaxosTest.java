@@ -183,6 +183,61 @@ class RingPaxosTest {
         assertEquals(60, gathered.stream().mapToInt(Integer::intValue).sum(), "every proposal in exactly one batch");
     }
 
+    /** Launch times (ms) of ring 1's batches, with their sizes, for one proposal per ms at node 1 (the coordinator). */
+    private static List<long[]> launchesUnderLightLoad(String extra, int proposals) {
+        TestCluster c = new TestCluster(cluster(3, extra), 1);
+        c.run(100);
+        c.sent.clear();
+        for (int i = 0; i < proposals; i++) {
+            c.propose(1, new int[] {1}, payload(i, 20));
+            c.run(1);
+        }
+        c.run(100);
+        for (int n = 1; n <= 3; n++) {
+            assertEquals(proposals, c.deliveriesAt(n).size(), "every proposal delivered at node " + n);
+        }
+        return c.sent.stream()
+                .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1)
+                .filter(s -> RingValue.decode(((Accept) s.message()).value()) instanceof RingValue.Batch)
+                .map(s -> new long[] {s.at(), ((RingValue.Batch) RingValue.decode(((Accept) s.message()).value())).proposals().size()})
+                .toList();
+    }
+
+    @Test
+    void batching_aPartialBatchLingersForCompany_andTheTickIsDueWhenItsLingerEnds() {
+        // ADR 087. With room for 64 partial batches in flight every proposal goes alone at once
+        List<long[]> eager = launchesUnderLightLoad("ring.partialBatchesInFlight = 64\n", 40);
+        assertEquals(40, eager.size(), "without a linger every proposal is its own instance");
+        // with ring.lingerMillis = 5 the first proposal waits 5 ms and takes the ones that came meanwhile along
+        List<long[]> lingered = launchesUnderLightLoad("ring.partialBatchesInFlight = 64\nring.lingerMillis = 5\n", 40);
+        long start = lingered.get(0)[0];
+        assertTrue(lingered.size() <= 40 / 5 + 1, "batches of about five: " + lingered.stream().map(l -> l[1]).toList());
+        assertEquals(40, lingered.stream().mapToLong(l -> l[1]).sum(), "every proposal in exactly one batch");
+        for (int i = 1; i < lingered.size(); i++) {
+            assertTrue(lingered.get(i)[0] - lingered.get(i - 1)[0] >= 5,
+                    "launches at least the linger apart: " + lingered.stream().map(l -> l[0] - start).toList());
+        }
+        // a full batch does not linger
+        TestCluster full = new TestCluster(cluster(3, "batch.maxMessages = 4\nring.lingerMillis = 50\n"), 1);
+        full.run(100);
+        full.sent.clear();
+        for (int i = 0; i < 4; i++) {
+            full.propose(1, new int[] {1}, payload(i, 20));
+        }
+        full.run(1);
+        assertEquals(List.of(4), launchedBatches(full), "a full batch goes out at once");
+        // the runtime sleeps until nextTickMillis: it must name the linger's end, not the next heartbeat
+        TestCluster idle = new TestCluster(cluster(3, "ring.lingerMillis = 7\n"), 1);
+        idle.run(100);
+        long proposed = idle.now;
+        idle.propose(1, new int[] {1}, payload(0, 20));
+        idle.run(1); // the proposal reaches the coordinator's queue in the node's turn
+        assertEquals(List.of(), launchedBatches(idle), "the proposal lingers");
+        long next = idle.nodes.get(1).nextTickMillis();
+        assertTrue(next <= proposed + 7, "the tick that launches the lingering batch is due by its end: in "
+                + (next - idle.now) + " ms");
+    }
+
     @Test
     void batching_fullBatchesDoNotWaitForPartialOnesInFlight() {
         TestCluster c = new TestCluster(cluster(3, "batch.maxMessages = 4\nring.partialBatchesInFlight = 1\n"), 1);
