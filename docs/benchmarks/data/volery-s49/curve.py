@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """curve.py DIR TAG: one line for a phase of curve.sh: ops/s, latency, the cluster's CPU and its thread groups."""
-import json, os, re, sys
+import glob, json, os, sys
 d, tag = sys.argv[1], sys.argv[2]
 def read(f):
     th, thr = {}, {}
@@ -38,7 +38,6 @@ for k in tb:
         gname = group(k[2])
         cs[gname] = cs.get(gname, 0) + (tb[k][0] - ta.get(k, (0, 0))[0]) / secs
         threads[gname] = threads.get(gname, 0) + tb[k][1]
-import glob
 perf = {}
 for f in glob.glob(f'{d}/{tag}.perf-*'):
     for line in open(f):

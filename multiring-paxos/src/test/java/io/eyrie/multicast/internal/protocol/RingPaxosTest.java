@@ -149,11 +149,15 @@ class RingPaxosTest {
 
     /** Sizes of the batches ring 1's coordinator launched (first hop of each Accept), in launch order. */
     private static List<Integer> launchedBatches(TestCluster c) {
+        return launches(c).stream().map(l -> (int) l[1]).toList();
+    }
+
+    /** Launch time (ms) and size of each batch ring 1's coordinator launched (first hop of each Accept), in order. */
+    private static List<long[]> launches(TestCluster c) {
         return c.sent.stream()
                 .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1)
-                .map(s -> RingValue.decode(((Accept) s.message()).value()))
-                .filter(v -> v instanceof RingValue.Batch)
-                .map(v -> ((RingValue.Batch) v).proposals().size())
+                .filter(s -> RingValue.decode(((Accept) s.message()).value()) instanceof RingValue.Batch)
+                .map(s -> new long[] {s.at(), ((RingValue.Batch) RingValue.decode(((Accept) s.message()).value())).proposals().size()})
                 .toList();
     }
 
@@ -196,11 +200,7 @@ class RingPaxosTest {
         for (int n = 1; n <= 3; n++) {
             assertEquals(proposals, c.deliveriesAt(n).size(), "every proposal delivered at node " + n);
         }
-        return c.sent.stream()
-                .filter(s -> s.message() instanceof Accept a && a.hop() == 1 && a.ring() == 1)
-                .filter(s -> RingValue.decode(((Accept) s.message()).value()) instanceof RingValue.Batch)
-                .map(s -> new long[] {s.at(), ((RingValue.Batch) RingValue.decode(((Accept) s.message()).value())).proposals().size()})
-                .toList();
+        return launches(c);
     }
 
     @Test
