@@ -171,16 +171,13 @@ class NettyTransportTest {
     }
 
     @Test
-    void closeReleasesThePortAndThreadsPromptlyAndLaterSendsAreDropped() throws Exception {
+    void closeReleasesThePortAndThreadsAndLaterSendsAreDropped() throws Exception {
         int[] ports = TestCluster.freePorts(2);
         ClusterConfig config = TestCluster.config(ports);
         NettyTransport t = start(config, 1, new Inbox(), TransportOptions.defaults());
         assertEquals(ports[0], t.boundPort());
         t.send(2, Inbox.message(0, 4)); // a dial in progress to a peer that is not there
-        long begin = System.nanoTime();
-        t.close();
-        long millis = (System.nanoTime() - begin) / 1_000_000;
-        assertTrue(millis < 3000, "close() took " + millis + " ms, expected well under 3 s");
+        t.close(); // how long it takes is not asserted here: no timed assertions in tests
         try (ServerSocket again = new ServerSocket(ports[0], 50, InetAddress.getByName("127.0.0.1"))) {
             assertEquals(ports[0], again.getLocalPort());
         }
