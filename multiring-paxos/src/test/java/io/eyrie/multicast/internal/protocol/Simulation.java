@@ -58,8 +58,10 @@ final class Simulation {
         long skips;
         long trimmedLogs;
         long amnesiaRestarts;
+        long lingeringRuns;
 
         void add(Coverage o) {
+            lingeringRuns += o.lingeringRuns;
             amnesiaRestarts += o.amnesiaRestarts;
             runs += o.runs;
             crashes += o.crashes;
@@ -78,7 +80,8 @@ final class Simulation {
             return runs + " runs: " + crashes + " crashes, " + partitions + " partitions, " + messagesLost + " messages lost, "
                     + messagesDuplicated + " duplicated, " + proposals + " multicasts, " + deliveries + " deliveries, "
                     + ballotChanges + " Phase 1 ballots beyond each ring's first, " + skips + " skips at rings' lowest-id acceptor, "
-                    + trimmedLogs + " acceptor logs trimmed, " + amnesiaRestarts + " restarts with every log lost";
+                    + trimmedLogs + " acceptor logs trimmed, " + amnesiaRestarts + " restarts with every log lost, "
+                    + lingeringRuns + " runs whose partial batches lingered";
         }
     }
     private long eventSeq;
@@ -220,6 +223,9 @@ final class Simulation {
         sb.append("batch.maxBytes = ").append(rnd.nextBoolean() ? 1024 : 65536).append('\n');
         sb.append("ring.maxInFlight = ").append(1 + rnd.nextInt(8)).append('\n');
         sb.append("ring.partialBatchesInFlight = ").append(1 + rnd.nextInt(8)).append('\n');
+        // A stream of its own, so that every other draw of a seed is what it was before lingering was drawn.
+        SplittableRandom l = new SplittableRandom(seed * 0x2545F4914F6CDD1DL + 3);
+        sb.append("ring.lingerMillis = ").append(l.nextBoolean() ? 0 : 1 + l.nextInt(12)).append('\n');
         sb.append("timeout.heartbeatMillis = 20\ntimeout.suspectMillis = 100\ntimeout.retransmitMillis = 30\n");
         return ClusterConfig.parse(sb.toString(), "sim-seed-" + seed);
     }
@@ -402,6 +408,7 @@ final class Simulation {
             runUntilLive();
         } finally {
             coverage.runs = 1;
+            coverage.lingeringRuns = config.parameters().lingerMillis() > 0 ? 1 : 0;
             for (SimNode n : nodes.values()) {
                 for (Map.Entry<Integer, MemoryAcceptorLog> l : n.logs.entrySet()) {
                     if (l.getValue().lowestInstance() > 0) {
@@ -561,7 +568,7 @@ final class Simulation {
             sb.append(r.id()).append('=').append(Arrays.toString(r.acceptors())).append(" learners ")
                     .append(Arrays.toString(r.learners())).append("; ");
         }
-        sb.append("M=").append(config.parameters().slotsPerRound()).append(" loss=").append(String.format("%.3f", faultLossRate))
+        sb.append("M=").append(config.parameters().slotsPerRound()).append(" linger=").append(config.parameters().lingerMillis()).append(" loss=").append(String.format("%.3f", faultLossRate))
                 .append(" checkpoints=").append(useCheckpoints).append(" steps=").append(steps).append(" t=").append(now);
         return sb.toString();
     }

@@ -63,7 +63,7 @@ class SimulationTest {
         if (seeds >= 100) {
             assertTrue(coverage.crashes > 0 && coverage.partitions > 0 && coverage.messagesLost > 0
                     && coverage.messagesDuplicated > 0 && coverage.skips > 0 && coverage.ballotChanges > 0 && coverage.trimmedLogs > 0
-                    && coverage.amnesiaRestarts > 0
+                    && coverage.amnesiaRestarts > 0 && coverage.lingeringRuns > 0
                     && coverage.deliveries > coverage.proposals, "the runs should exercise every fault and feature: " + coverage);
         }
     }
