@@ -74,6 +74,10 @@ public final class VoleryNode implements AutoCloseable {
             if (authEnforcement.requiresSasl() && sasl == null) {
                 throw new IllegalArgumentException("enforcing SASL authentication needs SASL (sasl.jaasFile)");
             }
+            if (enforceQuota && partitioning == VoleryConfig.Partitioning.HASH) {
+                throw new IllegalArgumentException("enforceQuota needs partitioning = subtree: under hash a quota's "
+                        + "subtree is spread over every partition and none can count it (ADR 072)");
+            }
         }
 
         public static Options at(InetSocketAddress clientAddress) {

@@ -326,6 +326,12 @@ public final class VoleryConfig {
         config.globalOutstandingLimit = r.intValue("globalOutstandingLimit",
                 io.volery.server.VoleryNode.Options.DEFAULT_OUTSTANDING_LIMIT, 1, Integer.MAX_VALUE);
         config.enforceQuota = r.booleanValue("enforceQuota");
+        if (config.enforceQuota && partitioning == Partitioning.HASH) {
+            // refused rather than ignored: a quota's subtree is spread over every partition under hash, and no
+            // partition can count it, so its hard limits could not hold (ADR 072)
+            throw r.error("enforceQuota", "needs partitioning = subtree: under hash a quota's subtree is spread over "
+                    + "every partition and none can count it (ADR 072)");
+        }
         config.adminServer = new AdminServer(!values.containsKey("admin.enableServer") || r.booleanValue("admin.enableServer"),
                 values.containsKey("admin.serverAddress") ? values.get("admin.serverAddress").strip() : null);
         if (r.booleanValue("audit.enable")) {

@@ -230,6 +230,14 @@ public class VoleryConfigTest {
         assertTrue(on.enforceQuota());
         assertTrue(io.volery.server.VoleryNode.Options.of(on, 1).enforceQuota(), "a node's options carry it");
         assertError(GOOD + "enforceQuota = yes\n", "volery.cfg:31: enforceQuota: must be true or false");
+        // hash partitioning keeps no quota stats: enforcing would silently enforce nothing
+        String hash = GOOD.replace("partitioning = subtree", "partitioning = hash");
+        assertFalse(VoleryConfig.parse(hash + "enforceQuota = false\n", "volery.cfg").enforceQuota());
+        assertError(hash + "enforceQuota = true\n", "volery.cfg:31: enforceQuota: needs partitioning = subtree");
+        io.volery.server.VoleryNode.Options hashed = io.volery.server.VoleryNode.Options.at(null)
+                .withPartitioning(VoleryConfig.Partitioning.HASH);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> hashed.withQuotaEnforcement(true));
+        assertTrue(e.getMessage().startsWith("enforceQuota needs partitioning = subtree"), e.getMessage());
     }
 
     @Test
