@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Eyrie's command codec as Volery uses it: the front end wraps a client's setData frame in a
  * {@link VoleryRequest}, Kryo encodes the Eyrie {@link Command} holding it, and {@link Wire} frames
- * it as a client request; every replica that delivers it decodes both layers.
+ * it as a client request; every replica that delivers it decodes both layers. {@code registered=false}
+ * measures the class travelling by name, as before ADR 088.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -34,6 +35,10 @@ public class KryoCommandBench {
     @Param({"100", "1000", "10000"})
     public int bytes;
 
+    /** Whether Volery's classes are registered with the codec (ADR 088; each fork is a JVM of its own). */
+    @Param({"true", "false"})
+    public boolean registered;
+
     private Command command;
     private byte[] kryoBytes;
     private byte[] wireBytes;
@@ -41,6 +46,9 @@ public class KryoCommandBench {
 
     @Setup
     public void setUp() {
+        if (registered) {
+            io.volery.server.internal.VoleryCodec.registered();
+        }
         byte[] frame = JuteFrames.setData(7, "/bench-0/n-7", JuteFrames.payload(bytes));
         command = new Command(VoleryRequest.zk(TreeFixture.SESSION, frame, 1_000_000L, 1));
         kryoBytes = KryoCodec.encode(command);

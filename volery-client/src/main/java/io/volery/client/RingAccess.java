@@ -40,6 +40,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * one process at a time, since the node listens on its address.
  */
 public final class RingAccess implements AutoCloseable {
+
+    static {
+        io.volery.server.internal.VoleryCodec.registered(); // before the first command is encoded or decoded (ADR 088)
+    }
     private static final Logger log = LoggerFactory.getLogger(RingAccess.class);
 
     /**

@@ -20,8 +20,30 @@ public final class KryoCodec {
     /** Fixed ids above Kryo's own registrations (primitives, String, ...): every node must use the same. */
     private static final int COMMAND_CLASS_ID = 64;
     private static final int ARRAY_LIST_CLASS_ID = 65;
+    /** JDK classes registered as ids from {@link #COMMON_FIRST_ID} on, in this order: only ever append. */
+    private static final java.util.List<Class<?>> COMMON = java.util.List.of(byte[].class, Object[].class,
+            String[].class, long[].class, int[].class, byte[][].class, java.util.HashMap.class,
+            java.util.LinkedHashMap.class, java.util.TreeMap.class, java.util.HashSet.class,
+            java.util.LinkedHashSet.class, java.util.TreeSet.class);
+    private static final int COMMON_FIRST_ID = 66;
 
-    private static final ThreadLocal<Kryo> KRYO = ThreadLocal.withInitial(KryoCodec::newKryo);
+    /** The lowest id {@link #register} takes; those below are Kryo's and Eyrie's. */
+    public static final int FIRST_USER_ID = 100;
+
+    /** A user class and its id ({@link #register}). */
+    private record Registration(Class<?> type, int id) {
+    }
+
+    /** Every registration so far, in order; replaced (never changed) under the class's lock. */
+    private static volatile Registration[] registrations = new Registration[0];
+
+    /** A thread's Kryo and how many of {@link #registrations} it has taken up. */
+    private static final class PerThread {
+        final Kryo kryo = newKryo();
+        int registered;
+    }
+
+    private static final ThreadLocal<PerThread> KRYO = ThreadLocal.withInitial(PerThread::new);
 
     private KryoCodec() {
     }
@@ -43,7 +65,64 @@ public final class KryoCodec {
         // the registration still decode.
         kryo.register(Command.class, COMMAND_CLASS_ID);
         kryo.register(ArrayList.class, ARRAY_LIST_CLASS_ID);
+        // and these are what results, exchanged values and states are mostly made of (Kryo registers none of
+        // them itself); their ids, like those above, are wire format (ADR 088)
+        for (int i = 0; i < COMMON.size(); i++) {
+            kryo.register(COMMON.get(i), COMMON_FIRST_ID + i);
+        }
         return kryo;
+    }
+
+    /**
+     * Registers a class every value of which then travels as a small id instead of its class name (which
+     * is written and read, and looked up, with every value otherwise). Every process that encodes or decodes
+     * such values (replicas and clients) must register the same classes with the same ids; bytes written by
+     * name, before a registration or by a process without it, still decode. Registering a class again with
+     * its id does nothing.
+     *
+     * @param id at least {@link #FIRST_USER_ID}
+     * @throws IllegalArgumentException if the id is below that, or the class or the id is registered already
+     *                                  with another id or class
+     */
+    public static synchronized void register(Class<?> type, int id) {
+        java.util.Objects.requireNonNull(type, "type");
+        if (id < FIRST_USER_ID) {
+            throw new IllegalArgumentException("class ids below " + FIRST_USER_ID + " are Eyrie's; got " + id
+                    + " for " + type.getName());
+        }
+        if (type.isPrimitive() || type == String.class || type == Command.class || type == ArrayList.class
+                || COMMON.contains(type) || type.getName().startsWith("java.lang.")) {
+            throw new IllegalArgumentException(type.getName() + " is registered by Eyrie or Kryo already (or is a "
+                    + "java.lang class, which a service does not register)");
+        }
+        Registration[] now = registrations;
+        for (Registration r : now) {
+            if (r.type() == type && r.id() == id) {
+                return;
+            }
+            if (r.type() == type || r.id() == id) {
+                throw new IllegalArgumentException("cannot register " + type.getName() + " as " + id + ": "
+                        + r.type().getName() + " is registered as " + r.id());
+            }
+        }
+        Registration[] next = java.util.Arrays.copyOf(now, now.length + 1);
+        next[now.length] = new Registration(type, id);
+        registrations = next;
+    }
+
+    /** This thread's Kryo, with every registration so far. */
+    private static Kryo kryo() {
+        PerThread t = KRYO.get();
+        Registration[] all = registrations;
+        if (t.registered < all.length) {
+            for (int i = t.registered; i < all.length; i++) {
+                Class<?> type = all[i].type();
+                // a new Registration: register(type, id) alone keeps the by-name one an earlier value made
+                t.kryo.register(type, t.kryo.getDefaultSerializer(type), all[i].id());
+            }
+            t.registered = all.length;
+        }
+        return t.kryo;
     }
 
     /**
@@ -63,7 +142,7 @@ public final class KryoCodec {
         }
         try {
             out.reset();
-            KRYO.get().writeClassAndObject(out, value);
+            kryo().writeClassAndObject(out, value);
             return out.toBytes();
         } finally {
             if (out.getBuffer().length <= KEPT_OUTPUT_BYTES_MAX) {
@@ -73,7 +152,7 @@ public final class KryoCodec {
     }
 
     public static Object decode(byte[] bytes) {
-        return KRYO.get().readClassAndObject(new Input(bytes));
+        return kryo().readClassAndObject(new Input(bytes));
     }
 
     /** A deep copy through the codec; what a remote partition would see. */

@@ -32,6 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * connections.
  */
 public final class VoleryService implements ZkService, AutoCloseable {
+
+    static {
+        VoleryCodec.registered(); // before the first command is encoded or decoded (ADR 088)
+    }
     private static final Logger log = LoggerFactory.getLogger(VoleryService.class);
     private static final int EVENT_KEYS_REMEMBERED = 100_000;
     /** How long a reply waits for front ends to queue the events its command fired. */

@@ -58,6 +58,10 @@ import java.util.TreeSet;
  * every destination partition signalled, so every command is linearizable.
  */
 public final class VoleryStateMachine extends StateMachine implements io.volery.server.admin.NodeMonitor.ReplicaCounters {
+
+    static {
+        VoleryCodec.registered(); // before the first command is encoded or decoded (ADR 088)
+    }
     private static final Logger log = LoggerFactory.getLogger(VoleryStateMachine.class);
 
     private final PathPartitioner partitioner;
