@@ -75,8 +75,7 @@ public final class VoleryNode implements AutoCloseable {
                 throw new IllegalArgumentException("enforcing SASL authentication needs SASL (sasl.jaasFile)");
             }
             if (enforceQuota && partitioning == VoleryConfig.Partitioning.HASH) {
-                throw new IllegalArgumentException("enforceQuota needs partitioning = subtree: under hash a quota's "
-                        + "subtree is spread over every partition and none can count it (ADR 072)");
+                throw new IllegalArgumentException("enforceQuota " + VoleryConfig.QUOTAS_NEED_SUBTREE);
             }
         }
 

@@ -90,10 +90,12 @@ public final class KryoCodec {
             throw new IllegalArgumentException("class ids below " + FIRST_USER_ID + " are Eyrie's; got " + id
                     + " for " + type.getName());
         }
-        if (type.isPrimitive() || type == String.class || type == Command.class || type == ArrayList.class
-                || COMMON.contains(type) || type.getName().startsWith("java.lang.")) {
-            throw new IllegalArgumentException(type.getName() + " is registered by Eyrie or Kryo already (or is a "
-                    + "java.lang class, which a service does not register)");
+        // Kryo's own table says which classes it and newKryo registered (ids below ours; -1 marks a class
+        // this thread's Kryo merely met by name)
+        com.esotericsoftware.kryo.Registration builtIn = kryo().getClassResolver().getRegistration(type);
+        if (builtIn != null && builtIn.getId() >= 0 && builtIn.getId() < FIRST_USER_ID) {
+            throw new IllegalArgumentException(type.getName() + " is registered by Eyrie or Kryo already, as "
+                    + builtIn.getId());
         }
         Registration[] now = registrations;
         for (Registration r : now) {

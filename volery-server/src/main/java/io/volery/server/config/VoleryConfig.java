@@ -329,8 +329,7 @@ public final class VoleryConfig {
         if (config.enforceQuota && partitioning == Partitioning.HASH) {
             // refused rather than ignored: a quota's subtree is spread over every partition under hash, and no
             // partition can count it, so its hard limits could not hold (ADR 072)
-            throw r.error("enforceQuota", "needs partitioning = subtree: under hash a quota's subtree is spread over "
-                    + "every partition and none can count it (ADR 072)");
+            throw r.error("enforceQuota", QUOTAS_NEED_SUBTREE);
         }
         config.adminServer = new AdminServer(!values.containsKey("admin.enableServer") || r.booleanValue("admin.enableServer"),
                 values.containsKey("admin.serverAddress") ? values.get("admin.serverAddress").strip() : null);
@@ -346,6 +345,10 @@ public final class VoleryConfig {
         }
         return config;
     }
+
+    /** Why enforceQuota is refused under hash partitioning (the config file's error and the node options'). */
+    public static final String QUOTAS_NEED_SUBTREE = "needs partitioning = subtree: under hash a quota's subtree is "
+            + "spread over every partition and none can count it (ADR 072)";
 
     private Path auditLogDir;
 
