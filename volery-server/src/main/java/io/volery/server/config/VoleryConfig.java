@@ -347,8 +347,8 @@ public final class VoleryConfig {
     }
 
     /** Why enforceQuota is refused under hash partitioning (the config file's error and the node options'). */
-    public static final String QUOTAS_NEED_SUBTREE = "needs partitioning = subtree: under hash a quota's subtree is "
-            + "spread over every partition and none can count it (ADR 072)";
+    public static final String QUOTAS_NEED_SUBTREE = "needs partitioning = subtree: under hash a quota's bytes are "
+            + "spread over every partition, so none can check a write against the whole (ADR 072, ADR 089)";
 
     private Path auditLogDir;
 

@@ -54,7 +54,7 @@ public enum Scope {
                 return partitionsOf(q, p).size() == 1 && !anyListedEverywhere(q, p) ? OWNER : MULTI;
             }
             case OpCodes.MULTI_READ -> {
-                return partitionsOf(q, p).size() == 1 ? OWNER : GATHER;
+                return partitionsOf(q, p).size() == 1 && !readsQuotaStatsShares(q, p) ? OWNER : GATHER;
             }
             default -> {
             }
@@ -81,6 +81,9 @@ public enum Scope {
             // of a path whose subtree spans partitions (a recursive watch on the root is kept by every partition)
             case OpCodes.REMOVE_WATCHES, OpCodes.CHECK_WATCHES -> hash || p.spansPartitions(path) ? GATHER
                     : root && !p.rootReadAtOwner() ? LOCAL : OWNER;
+            // under hash every partition holds a share of a quota's stats: reads of a stats node sum them (ADR 089)
+            case OpCodes.GET_DATA, OpCodes.EXISTS -> hash && io.volery.server.tree.ZnodeTree.isQuotaStatsNode(path)
+                    ? GATHER : root && !p.rootReadAtOwner() ? LOCAL : OWNER;
             // the root's owner, where the root's readers and watches are (ADR 053), or any partition
             default -> root && !p.rootReadAtOwner() ? LOCAL : OWNER;
         };
@@ -92,6 +95,19 @@ public enum Scope {
         boolean create = op == OpCodes.CREATE || op == OpCodes.CREATE2 || op == OpCodes.CREATE_CONTAINER
                 || op == OpCodes.CREATE_TTL;
         return create && p.listedEverywhere(pathOf(q.body()));
+    }
+
+    /** A multiRead under hash that reads a quota's stats node, whose shares every partition holds (ADR 089). */
+    static boolean readsQuotaStatsShares(ZkRequest q, PathPartitioner p) {
+        if (!p.isHash()) {
+            return false;
+        }
+        for (ZkRequest op : q.ops()) {
+            if (op.opCode() == OpCodes.GET_DATA && io.volery.server.tree.ZnodeTree.isQuotaStatsNode(pathOf(op.body()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The partitions a multi or multiRead's operations belong to (the root's: the lowest). */

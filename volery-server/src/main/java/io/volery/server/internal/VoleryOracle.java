@@ -158,7 +158,7 @@ public final class VoleryOracle extends PartitioningOracle {
             case EVERY, OWNER_VERDICT -> partitioner.partitions();
             case MULTI -> Scope.anyListedEverywhere(q, partitioner) ? partitioner.partitions()
                     : Scope.partitionsOf(q, partitioner).stream().mapToInt(Integer::intValue).toArray();
-            case GATHER -> q.opCode() == OpCodes.MULTI_READ
+            case GATHER -> q.opCode() == OpCodes.MULTI_READ && !Scope.readsQuotaStatsShares(q, partitioner)
                     ? Scope.partitionsOf(q, partitioner).stream().mapToInt(Integer::intValue).toArray()
                     : partitioner.partitions();
         };

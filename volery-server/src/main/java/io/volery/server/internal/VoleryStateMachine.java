@@ -159,9 +159,9 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             t.setEphemeralRemovals(this::ephemeralRemoved);
         }
         t.setTouchOnCommand(false);
-        // under hash a node's copies lack its later data, so no partition can count a quota's bytes (ADR 072)
-        t.setQuotaTracking(!partitioner.isHash());
         if (partitioner.isHash()) {
+            // a partition holds every node but the data of its own: its stats nodes hold its share (ADR 089)
+            t.setQuotaShare(path -> partitioner.ownerOf(path) == me);
             // only a node's owner applies its setData, so only the owner knows when its TTL runs out
             t.setTtlArbiter(this::ttlsTheOwnersExpire);
         }
@@ -985,6 +985,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
     /** Reads whose answer is spread over partitions. */
     private byte[] gather(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
         if (cmd instanceof io.volery.server.tree.Command.MultiRead mr) {
+            Map<Integer, Long> statsBytes = partitioner.isHash() ? summedQuotaStats(mr) : Map.of();
             TreeMap<Integer, byte[]> fragments = new TreeMap<>();
             for (int i = 0; i < mr.ops().size(); i++) {
                 io.volery.server.tree.Command.ReadOp op = mr.ops().get(i);
@@ -994,6 +995,9 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
                 if (answerHere) {
                     Result res = tree.apply(op, zxid, time);
                     dispatch(fired(res));
+                    if (statsBytes.containsKey(i) && res.reply() instanceof Reply.Data d) {
+                        res = new Result(ErrorCode.OK, summedStats(d.data(), d.stat(), statsBytes.get(i), true), List.of());
+                    }
                     int code = q.ops().get(i).opCode();
                     fragments.put(i, ZkCodec.encodeMultiFragment(res.isOk()
                             ? new ZkReply.OpResult(code, 0, JuteTranslator.body(code, res.reply()))
@@ -1001,6 +1005,9 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
                 }
             }
             return assemble(fragments, mr.ops().size(), zxid);
+        }
+        if (cmd instanceof io.volery.server.tree.Command.GetData || cmd instanceof io.volery.server.tree.Command.Exists) {
+            return gatherQuotaStats(q, cmd, zxid, time);
         }
         Result res = tree.apply(cmd, zxid, time);
         if (cmd instanceof io.volery.server.tree.Command.RemoveWatches
@@ -1022,6 +1029,93 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             return encode(JuteTranslator.toReply(q, res, zxid));
         }
         return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, new Reply.Count(total), List.of()), zxid));
+    }
+
+    /**
+     * getData or exists of a quota's stats node under hash (ADR 089): every partition's copy counts each node of
+     * the quota's subtree but only the bytes of the nodes it owns, so the answer is the stats node's owner's
+     * (its result, Stat and watch) with the bytes summed over the partitions, and the Stat's dataLength that of
+     * the text answered. A share some partition cannot read (a client wrote other text there) leaves the
+     * owner's text as it is.
+     */
+    private byte[] gatherQuotaStats(ZkRequest q, io.volery.server.tree.Command cmd, long zxid, long time) {
+        String path = Scope.pathOf(q.body());
+        int owner = partitioner.ownerOf(path);
+        long[] share = tree.quotaStatsShare(path);
+        Long bytes = share == null ? null : share[1];
+        Object[] part;
+        if (owner == me) {
+            Result res = tree.apply(cmd, zxid, time);
+            dispatch(fired(res));
+            io.volery.server.tree.Stat s = res.reply() instanceof Reply.Data d ? d.stat()
+                    : res.reply() instanceof Reply.StatReply r ? r.stat() : null;
+            part = new Object[] {bytes, res.code().code(), s == null ? null : tree.data(path), statFields(s)};
+        } else {
+            part = new Object[] {bytes};
+        }
+        Map<Partition, Object> others = timedExchange(part);
+        Object[] theOwners = owner == me ? part : (Object[]) others.get(Partition.get(owner));
+        boolean whole = bytes != null;
+        long total = whole ? bytes : 0;
+        for (Object v : others.values()) {
+            Long theirs = (Long) ((Object[]) v)[0];
+            whole &= theirs != null;
+            total += theirs == null ? 0 : theirs;
+        }
+        ErrorCode code = ErrorCode.of((Integer) theOwners[1]);
+        if (code != ErrorCode.OK) {
+            return encode(JuteTranslator.toReply(q, new Result(code, Reply.Empty.INSTANCE, List.of()), zxid));
+        }
+        long[] f = (long[]) theOwners[3];
+        io.volery.server.tree.Stat stat = new io.volery.server.tree.Stat(f[0], f[1], f[2], f[3], (int) f[4], (int) f[5],
+                (int) f[6], f[7], (int) f[8], (int) f[9], f[10]);
+        Reply reply = summedStats((byte[]) theOwners[2], stat, whole ? total : null,
+                cmd instanceof io.volery.server.tree.Command.GetData);
+        return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, reply, List.of()), zxid));
+    }
+
+    /**
+     * The stats node's reply with {@code bytes} (null: unknown, some share unreadable) in place of the owner's
+     * share, and the Stat's dataLength that of the text answered; the owner's text as it is when it is not a
+     * stats text.
+     */
+    private static Reply summedStats(byte[] text, io.volery.server.tree.Stat stat, Long bytes, boolean withData) {
+        byte[] summed = bytes == null ? null : ZnodeTree.quotaStatsWithBytes(text, bytes);
+        if (summed != null) {
+            text = summed;
+            stat = new io.volery.server.tree.Stat(stat.czxid(), stat.mzxid(), stat.ctime(), stat.mtime(), stat.version(),
+                    stat.cversion(), stat.aversion(), stat.ephemeralOwner(), summed.length, stat.numChildren(),
+                    stat.pzxid());
+        }
+        return withData ? new Reply.Data(text, stat) : new Reply.StatReply(stat);
+    }
+
+    /**
+     * The bytes of the quota stats nodes a multiRead reads under hash, summed over every partition's share
+     * (ADR 089), by operation index (null where a share is unreadable); empty when it reads none.
+     */
+    private Map<Integer, Long> summedQuotaStats(io.volery.server.tree.Command.MultiRead mr) {
+        HashMap<Integer, Long> mine = new HashMap<>();
+        for (int i = 0; i < mr.ops().size(); i++) {
+            if (mr.ops().get(i) instanceof io.volery.server.tree.Command.GetData g && ZnodeTree.isQuotaStatsNode(g.path())) {
+                long[] share = tree.quotaStatsShare(g.path());
+                mine.put(i, share == null ? null : share[1]);
+            }
+        }
+        if (mine.isEmpty()) {
+            return Map.of();
+        }
+        HashMap<Integer, Long> sums = new HashMap<>(mine);
+        for (Object v : timedExchange(mine).values()) {
+            ((Map<Integer, Long>) v).forEach((i, b) -> sums.put(i, sums.get(i) == null || b == null ? null : sums.get(i) + b));
+        }
+        return sums;
+    }
+
+    /** A Stat's fields in their order, to cross partitions as an array; null for null. */
+    private static long[] statFields(io.volery.server.tree.Stat s) {
+        return s == null ? null : new long[] {s.czxid(), s.mzxid(), s.ctime(), s.mtime(), s.version(), s.cversion(),
+                s.aversion(), s.ephemeralOwner(), s.dataLength(), s.numChildren(), s.pzxid()};
     }
 
     /**

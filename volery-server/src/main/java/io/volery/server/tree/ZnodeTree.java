@@ -60,6 +60,12 @@ public final class ZnodeTree {
     private final Map<String, String[]> quotaNodePaths = new HashMap<>();
     /** Whether this tree keeps the quotas' stats nodes up to date (ADR 072). */
     private boolean quotasTracked = true;
+    /**
+     * The nodes whose data this tree holds as written (null: all of them). Under hash partitioning a partition
+     * holds every node but applies setData only to its own, so its stats nodes count every node and only its
+     * own nodes' bytes: a share, which reads sum over the partitions (ADR 089).
+     */
+    private java.util.function.Predicate<String> dataHere;
     /** While an enforcing multi runs: the stats nodes' data before it, which its checks read (as ZooKeeper's do). */
     private Map<String, byte[]> statsBeforeMulti;
     /**
@@ -250,16 +256,60 @@ public final class ZnodeTree {
     private boolean touchOnCommand = true;
 
     /**
-     * Whether stats nodes follow their subtrees (ADR 072): on (the default) in a tree that holds the subtrees
-     * of the quotas it holds; off where copies of nodes lack their data (hash partitioning), and then no quota
-     * is enforced either ({@link TreeConfig#enforceQuota}). Every replica of a partition must use the same.
+     * Whether stats nodes follow their subtrees (ADR 072): on (the default); off, the stats nodes are plain
+     * nodes and no quota is enforced either ({@link TreeConfig#enforceQuota}). A tree that holds every node but
+     * the data of some keeps a share instead ({@link #setQuotaShare}). Every replica of a partition must use the
+     * same.
      */
     public void setQuotaTracking(boolean tracked) {
         this.quotasTracked = tracked;
     }
 
+    /**
+     * Stats nodes count every node's creation and removal but only the bytes of the nodes {@code dataHere}
+     * accepts (null: all): for a tree that holds every node but the data of some (hash partitioning, ADR 089).
+     * Such a tree's stats are a share, enforces no quota and reports its share in {@link #quotaGauges()}.
+     * Every replica of a partition must use the same.
+     */
+    public void setQuotaShare(java.util.function.Predicate<String> dataHere) {
+        this.dataHere = dataHere;
+    }
+
     private boolean quotasEnforced() {
-        return quotasTracked && config.enforceQuota();
+        return quotasTracked && dataHere == null && config.enforceQuota();
+    }
+
+    /** The bytes of {@code data} that a stats node counts for the node at {@code path}: none if not held here. */
+    private long countedLength(String path, byte[] data) {
+        return dataHere == null || dataHere.test(path) ? length(data) : 0;
+    }
+
+    /**
+     * This tree's share of a quota: the count and bytes its stats node {@code statPath} holds; null when there
+     * is no such node or its text is not ZooKeeper's stats text (ADR 089).
+     */
+    public long[] quotaStatsShare(String statPath) {
+        Znode n = nodes.get(statPath);
+        Quotas.Stats st = n == null ? null : Quotas.Stats.of(n.data);
+        return st == null ? null : new long[] {st.count(), st.bytes()};
+    }
+
+    /**
+     * A stats node's text with its bytes replaced by {@code bytes} (its count and the rest kept, in ZooKeeper's
+     * spelling); null when {@code text} is not a stats text.
+     */
+    public static byte[] quotaStatsWithBytes(byte[] text, long bytes) {
+        Quotas.Stats st = Quotas.Stats.of(text);
+        return st == null ? null : Quotas.Stats.of(st.count(), bytes, st.rest()).source();
+    }
+
+    /** Whether {@code path} names a quota's stats node ({@code /zookeeper/quota/.../zookeeper_stats}). */
+    public static boolean isQuotaStatsNode(String path) {
+        if (path == null || !path.endsWith("/" + Quotas.STATS)) {
+            return false;
+        }
+        String quoted = Quotas.quotedPath(PathRules.parent(path));
+        return quoted != null && !quoted.isEmpty();
     }
 
     /**
@@ -545,7 +595,7 @@ public final class ZnodeTree {
         if (quotasTracked && !quotaRoots.isEmpty()) {
             String quoted = quotaOf(c.path());
             if (quoted != null) {
-                addToStats(quoted, length(data) - length(oldData), 0);
+                addToStats(quoted, countedLength(c.path(), data) - countedLength(c.path(), oldData), 0);
             }
         }
         triggers.add(new Trigger(EventType.NODE_DATA_CHANGED, c.path(), node.acl, null));
@@ -723,7 +773,7 @@ public final class ZnodeTree {
         if (!quotaRoots.isEmpty()) {
             String enclosing = quotaOf(path);
             if (enclosing != null) {
-                addToStats(enclosing, length(data), 1);
+                addToStats(enclosing, countedLength(path, data), 1);
             }
         }
     }
@@ -751,7 +801,7 @@ public final class ZnodeTree {
         }
         String enclosing = quotaOf(path);
         if (enclosing != null) {
-            addToStats(enclosing, -length(node.data), -1);
+            addToStats(enclosing, -countedLength(path, node.data), -1);
         }
     }
 
@@ -863,7 +913,7 @@ public final class ZnodeTree {
     private void countSubtree(String path, long[] counts) {
         walk(path, (p, n) -> {
             counts[0]++;
-            counts[1] += length(n.data);
+            counts[1] += countedLength(p, n.data);
         });
     }
 
@@ -914,7 +964,9 @@ public final class ZnodeTree {
      * tree as its QuotaMetricsUtils reads them: {count limit, bytes limit} summed over {@code zookeeper_limits}
      * nodes (a hard limit where set, else the soft one), {count, bytes} over {@code zookeeper_stats} nodes, and
      * the creates and setData refused past a hard limit, then whether limits nodes and stats nodes were found
-     * (1 or 0: ZooKeeper lists each gauge only for namespaces that have such nodes); in namespace order.
+     * (1 or 0: ZooKeeper lists each gauge only for namespaces that have such nodes); in namespace order. A tree
+     * that holds a share of the quotas ({@link #setQuotaShare}) reports the limits and counts of the quota nodes
+     * it holds the data of and its share of every quota's bytes: one node per partition sums to the whole.
      */
     public Map<String, long[]> quotaGauges() {
         Map<String, long[]> out = new java.util.TreeMap<>();
@@ -934,6 +986,14 @@ public final class ZnodeTree {
             }
             if (values == null || quoted == null || quoted.isEmpty()) {
                 return;
+            }
+            if (dataHere != null && !dataHere.test(p)) {
+                // a share (ADR 089): the limits and the count are the node's owner's to report, the bytes
+                // every partition's, so that one node per partition sums to the whole
+                values[0] = 0;
+                if (Quotas.LIMITS.equals(name)) {
+                    values[1] = 0;
+                }
             }
             long[] sums = out.computeIfAbsent(Quotas.namespace(quoted), k -> new long[7]);
             int at = Quotas.LIMITS.equals(name) ? 0 : 2;

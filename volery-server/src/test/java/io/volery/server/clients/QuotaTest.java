@@ -1,6 +1,7 @@
 package io.volery.server.clients;
 
 import io.volery.server.VoleryCluster;
+import io.volery.server.config.VoleryConfig;
 import io.volery.server.internal.PathPartitioner;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -50,9 +51,12 @@ class QuotaTest {
 
     /** The partition ids VoleryCluster gives two partitions: the cluster file's groups 1 and 2. */
     static final int[] PARTITIONS = {1, 2};
-    /** A: soft limits; B: hard limits. Top-level names owned by different partitions. */
-    static final String A = topLevelOwnedBy(PARTITIONS[0]);
-    static final String B = topLevelOwnedBy(PARTITIONS[1]);
+    /**
+     * A: soft limits; B: hard limits. Top-level names owned by different partitions under subtree, A before B
+     * (listings are sorted), and each with its first nodes spread over both partitions under hash.
+     */
+    static final String A = topLevelOwnedBy(PARTITIONS[0], "/q`", "/x1", "/sub", "/sub/c1");
+    static final String B = topLevelOwnedBy(PARTITIONS[1], A, "/b1", "/b2");
     static final String QUOTA = "/zookeeper/quota";
 
     /** zkCli's StatsTrack text for limits: soft count and bytes, then the hard ones (the "=;" is zkCli's own). */
@@ -60,11 +64,17 @@ class QuotaTest {
         return "count=" + count + ",bytes=" + bytes + "=;byteHardLimit=" + byteHard + ";countHardLimit=" + countHard;
     }
 
-    private static String topLevelOwnedBy(int partition) {
+    /** The first "/q?" name after {@code after} owned by {@code partition} whose nodes with these suffixes it spreads under hash. */
+    private static String topLevelOwnedBy(int partition, String after, String... below) {
         PathPartitioner partitioner = new PathPartitioner(PARTITIONS);
-        for (char c = 'a'; c <= 'z'; c++) {
+        PathPartitioner hash = new PathPartitioner(PARTITIONS, VoleryConfig.Partitioning.HASH);
+        for (char c = (char) (after.charAt(2) + 1); c <= 'z'; c++) {
             String name = "/q" + c;
-            if (partitioner.ownerOf(name) == partition) {
+            java.util.Set<Integer> owners = new java.util.HashSet<>(List.of(hash.ownerOf(name)));
+            for (String b : below) {
+                owners.add(hash.ownerOf(name + b));
+            }
+            if (partitioner.ownerOf(name) == partition && owners.size() > 1) {
                 return name;
             }
         }
@@ -74,16 +84,7 @@ class QuotaTest {
     @Test
     void quotasBehaveAsInZooKeeper() throws Exception {
         assertNotEquals(new PathPartitioner(PARTITIONS).ownerOf(A), new PathPartitioner(PARTITIONS).ownerOf(B));
-        Path jaas = dir.resolve("jaas.conf");
-        Files.writeString(jaas, SaslZooKeeper.serverSection(Map.of("nobody", "unused")));
-        List<String> oracle;
-        try (SaslZooKeeper zookeeper = SaslZooKeeper.start(dir.resolve("zk"), jaas, "-Dzookeeper.enforceQuota=true",
-                "-Dzookeeper.4lw.commands.whitelist=*")) {
-            oracle = script(zookeeper.connectString(), () -> quotaLines(List.of(
-                    new java.net.InetSocketAddress("127.0.0.1", zookeeper.port()))));
-        }
-        System.out.println("--- ZooKeeper's quota outcomes (A=" + A + ", B=" + B + ")");
-        oracle.forEach(System.out::println);
+        List<String> oracle = zooKeeperOutcomes("", "-Dzookeeper.enforceQuota=true");
         checkOracle(oracle);
 
         List<String> volery;
@@ -104,6 +105,81 @@ class QuotaTest {
         volery.forEach(System.out::println);
         assertEquals(String.join("\n", oracle), String.join("\n", volery),
                 () -> "Volery's quota outcomes against ZooKeeper's; they differ at\n" + differences(oracle, volery));
+    }
+
+    /**
+     * Under hash partitioning (ADR 089) a quota's subtree is spread over the partitions: each keeps every node
+     * but applies setData only to its own, so each stats node holds a partition's share of the bytes and a read
+     * of it sums the shares. The same script against ZooKeeper 3.9.5 without enforcement (hash refuses it) and
+     * a two-partition hash Volery must record the same outcomes; mntr's quota lines summed over one node per
+     * partition must be ZooKeeper's.
+     */
+    @Test
+    void quotaStatsUnderHashAsInZooKeeperWithoutEnforcement() throws Exception {
+        PathPartitioner hash = new PathPartitioner(PARTITIONS, VoleryConfig.Partitioning.HASH);
+        // the quota'd subtree must be spread, or a stats node's share would be the whole
+        assertEquals(2, java.util.stream.Stream.of(A, A + "/x1", A + "/sub", A + "/sub/c1", A + "/x2")
+                .map(hash::ownerOf).distinct().count(), "A's nodes all in one partition under hash");
+        List<String> oracle = zooKeeperOutcomes(" without enforcement");
+        checkUnenforcedOracle(oracle);
+
+        List<String> volery;
+        try (VoleryCluster cluster = new VoleryCluster(2, 1, 2000, c -> c, o -> o
+                .withPartitioning(VoleryConfig.Partitioning.HASH)
+                .withMetrics(new java.net.InetSocketAddress("127.0.0.1", 0)))) {
+            assertArrayEquals(PARTITIONS, cluster.partitions(), "VoleryCluster's partition ids");
+            List<java.net.InetSocketAddress> nodes = cluster.nodes().stream()
+                    .map(io.volery.server.VoleryNode::clientAddress).toList();
+            volery = script("127.0.0.1:" + nodes.get(0).getPort(), () -> summed(quotaLines(nodes)));
+            // each node's share on the Prometheus endpoint is its mntr share
+            assertEquals(quotaLines(nodes), prometheusQuotaLines(cluster), "the nodes' /metrics against their mntr");
+        }
+        System.out.println("--- Volery's quota outcomes under hash");
+        volery.forEach(System.out::println);
+        assertEquals(String.join("\n", oracle), String.join("\n", volery),
+                () -> "Volery's quota outcomes under hash against ZooKeeper's; they differ at\n" + differences(oracle, volery));
+    }
+
+    /** The script's outcomes against ZooKeeper 3.9.5 started with these system properties (printed). */
+    private List<String> zooKeeperOutcomes(String label, String... properties) throws Exception {
+        Path jaas = dir.resolve("jaas.conf");
+        Files.writeString(jaas, SaslZooKeeper.serverSection(Map.of("nobody", "unused")));
+        List<String> args = new ArrayList<>(List.of(properties));
+        args.add("-Dzookeeper.4lw.commands.whitelist=*");
+        List<String> oracle;
+        try (SaslZooKeeper zookeeper = SaslZooKeeper.start(dir.resolve("zk"), jaas, args.toArray(new String[0]))) {
+            oracle = script(zookeeper.connectString(), () -> quotaLines(List.of(
+                    new java.net.InetSocketAddress("127.0.0.1", zookeeper.port()))));
+        }
+        System.out.println("--- ZooKeeper's quota outcomes" + label + " (A=" + A + ", B=" + B + ")");
+        oracle.forEach(System.out::println);
+        return oracle;
+    }
+
+    /** mntr lines with one name, from several nodes, as one line with their values summed; sorted. */
+    private static List<String> summed(List<String> lines) {
+        Map<String, Long> sums = new java.util.TreeMap<>();
+        for (String line : lines) {
+            int space = line.lastIndexOf(' ');
+            sums.merge(line.substring(0, space), Long.parseLong(line.substring(space + 1)), Long::sum);
+        }
+        List<String> out = new ArrayList<>();
+        sums.forEach((name, value) -> out.add(name + " " + value));
+        return out;
+    }
+
+    /** Absolute values from ZooKeeper's run without enforcement. */
+    private static void checkUnenforcedOracle(List<String> o) {
+        String statsA = "getData " + QUOTA + A + "/zookeeper_stats -> ";
+        String statsB = "getData " + QUOTA + B + "/zookeeper_stats -> ";
+        assertContains(o, "[2] " + statsA + "count=4,bytes=17");
+        assertContains(o, "[2] " + statsB + "count=2,bytes=7");
+        assertContains(o, "[3] " + statsA + "count=5,bytes=28");
+        assertContains(o, "[3] " + statsA + "count=7,bytes=15");
+        // nothing is refused: B goes past its hard limits
+        assertContains(o, "[4] create " + B + "/b3 (0 bytes) -> OK");
+        assertContains(o, "[4] setData " + B + "/b1 (36 bytes) -> OK");
+        assertContains(o, "[8] after the session closed: " + statsA + "count=8,bytes=133");
     }
 
     /** The lines at which two outcome lists differ, side by side ("zk:" then "volery:"). */
@@ -374,6 +450,14 @@ class QuotaTest {
             r.step = "[3] failed multi: ";
             stats(r, zk, A);
             r.record("exists " + A + "/f1", () -> zk.exists(A + "/f1", false) != null);
+            r.record("multiRead " + statsPath(A) + ", " + A + "/x1", () -> {
+                List<String> out = new ArrayList<>();
+                for (OpResult res : zk.multi(List.of(Op.getData(statsPath(A)), Op.getData(A + "/x1")))) {
+                    out.add(res instanceof OpResult.GetDataResult g ? new String(g.getData(), StandardCharsets.UTF_8)
+                            + " dataLength=" + g.getStat().getDataLength() : res.getClass().getSimpleName());
+                }
+                return out;
+            });
             r.record("getData " + A + "/x1", () -> getData(zk, A + "/x1"));
 
             // 4. B's hard limits: 3 nodes (B itself included), 40 bytes

@@ -35,4 +35,21 @@ class ScopeTest {
             assertEquals(java.util.List.of(), SetWatchesSplitter.restrict(all, p, 2).childWatches(), strategy.toString());
         }
     }
+
+    /** ADR 089: under hash every partition holds a share of a quota's stats, so reads of a stats node gather. */
+    @Test
+    void aQuotaStatsNodeIsReadFromEveryPartitionUnderHashOnly() {
+        String stats = "/zookeeper/quota/app/x/zookeeper_stats";
+        for (Partitioning strategy : Partitioning.values()) {
+            PathPartitioner p = new PathPartitioner(PARTITIONS, strategy);
+            Scope expected = strategy == Partitioning.HASH ? Scope.GATHER : Scope.OWNER;
+            assertEquals(expected, Scope.of(ZkRequest.of(1, OpCode.getData, new GetDataRequest(stats, true)), p), strategy.toString());
+            assertEquals(expected, Scope.of(ZkRequest.of(2, OpCode.exists, new ExistsRequest(stats, false)), p), strategy.toString());
+            for (String other : java.util.List.of("/zookeeper/quota/app/x/zookeeper_limits", "/app/x/zookeeper_stats",
+                    "/zookeeper/quota/zookeeper_stats")) {
+                assertEquals(Scope.OWNER, Scope.of(ZkRequest.of(3, OpCode.getData, new GetDataRequest(other, false)), p),
+                        strategy + " " + other);
+            }
+        }
+    }
 }

@@ -220,4 +220,75 @@ class QuotasTest {
         assertNull(Quotas.exceeded("/a", Quotas.Limits.of(bytes("count=2,bytes=-1")), Quotas.Stats.of(bytes("count=5,bytes=7")), 2, 0),
                 "count is checked only when it changes");
     }
+
+    /**
+     * Hash partitioning (ADR 089): two trees hold every node but apply setData only to the nodes their
+     * predicate owns; each stats node then counts every node and its tree's share of the bytes. Counts match a
+     * whole tree's, the bytes sum to its bytes, the gauges of the two sum to its gauges, and nothing is enforced
+     * in a share even when the config asks for it (no share sees a write's whole subtree).
+     */
+    @Test
+    void sharesOfAQuotaSumToTheWholeAndEnforceNothing() {
+        java.util.function.Predicate<String> even = p -> (p.hashCode() & 1) == 0;
+        TreeFixture whole = new TreeFixture();
+        TreeConfig enforcing = TreeConfig.defaults().withQuotaEnforcement(true);
+        TreeFixture first = new TreeFixture(enforcing);
+        TreeFixture second = new TreeFixture(enforcing);
+        first.tree.setQuotaShare(even);
+        second.tree.setQuotaShare(even.negate());
+        List<TreeFixture> all = List.of(whole, first, second);
+        long s = 0;
+        for (TreeFixture f : all) {
+            s = f.session();
+            f.createWithData(s, "/a", "12345");
+            f.createWithData(s, "/a/b", "xy");
+            f.createWithData(s, "/a/c", "");
+            f.createWithData(s, "/a/b/e", "0");
+            setQuota(f, s, "/a", "count=-1,bytes=-1=;byteHardLimit=10;countHardLimit=3");
+        }
+        assertSharesSum(whole, first, second, "count=4,bytes=8");
+        for (TreeFixture f : all) {
+            expect(ErrorCode.OK, f.createWithData(s, "/a/b/d", "abcdef"), "past the hard limits, nothing enforced");
+        }
+        assertSharesSum(whole, first, second, "count=5,bytes=14");
+        // setData reaches the node's owner only, as under hash
+        for (String path : List.of("/a/b", "/a/c", "/a", "/a/b/e")) {
+            TreeFixture owner = even.test(path) ? first : second;
+            for (TreeFixture f : List.of(whole, owner)) {
+                f.run(new Command.SetData(s, path, bytes("0123456789"), -1));
+            }
+        }
+        assertSharesSum(whole, first, second, "count=5,bytes=46");
+        long e = 0;
+        for (TreeFixture f : all) {
+            e = f.session();
+            f.run(new Command.Create(e, "/a/eph", bytes("1234"), Acl.OPEN, CreateMode.EPHEMERAL));
+        }
+        assertSharesSum(whole, first, second, "count=6,bytes=50");
+        for (TreeFixture f : all) {
+            f.run(new Command.CloseSession(e));
+            f.run(new Command.Delete(s, "/a/b/d", -1));
+        }
+        assertSharesSum(whole, first, second, "count=4,bytes=40");
+    }
+
+    private static void assertSharesSum(TreeFixture whole, TreeFixture first, TreeFixture second, String expected) {
+        assertEquals(expected, stats(whole, "/a"), "the whole tree's stats");
+        String statPath = "/zookeeper/quota/a/zookeeper_stats";
+        long[] a = first.tree.quotaStatsShare(statPath);
+        long[] b = second.tree.quotaStatsShare(statPath);
+        assertEquals(a[0], b[0], "every share counts every node");
+        assertEquals(expected, new String(ZnodeTree.quotaStatsWithBytes(first.tree.data(statPath), a[1] + b[1]),
+                StandardCharsets.UTF_8), "the shares' bytes summed");
+        java.util.Map<String, long[]> w = whole.tree.quotaGauges();
+        java.util.Map<String, long[]> x = first.tree.quotaGauges();
+        java.util.Map<String, long[]> y = second.tree.quotaGauges();
+        assertEquals(w.keySet(), x.keySet());
+        assertEquals(w.keySet(), y.keySet());
+        for (String ns : w.keySet()) {
+            for (int i = 0; i < 5; i++) {
+                assertEquals(w.get(ns)[i], x.get(ns)[i] + y.get(ns)[i], "gauge " + i + " of " + ns + " summed over the shares");
+            }
+        }
+    }
 }
