@@ -182,6 +182,7 @@ public final class EyrieClient implements AutoCloseable {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.oracle = Objects.requireNonNull(oracle, "oracle");
         Partition.install(endpoint.config());
+        oracle.serve(endpoint.config());
         // a fresh session number per client object, so that a restarted client's seqs are new commands
         this.clientId = ((long) endpoint.nodeId() << 32) | (new SecureRandom().nextInt() & 0x7fffffffL);
         this.window = new Semaphore(window);

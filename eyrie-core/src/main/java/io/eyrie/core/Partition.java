@@ -67,18 +67,25 @@ public final class Partition implements Comparable<Partition> {
      * API: the last cluster file installed wins; {@link #get} still resolves the partitions of the earlier ones.
      */
     public static synchronized void install(ClusterConfig config) {
+        List<Partition> list = of(config);
+        for (Partition p : list) {
+            KNOWN.putIfAbsent(p.id, p);
+        }
+        partitions = List.copyOf(list);
+    }
+
+    /** The partitions of {@code config}, ascending by id (nothing installed). */
+    static List<Partition> of(ClusterConfig config) {
         List<Partition> list = new ArrayList<>();
         for (int g : config.groups()) {
-            list.add(new Partition(g));
+            Partition known = KNOWN.get(g);
+            list.add(known != null ? known : new Partition(g));
         }
         if (list.isEmpty()) {
             throw new IllegalArgumentException("the cluster file names no groups, so there are no partitions");
         }
         Collections.sort(list);
-        for (Partition p : list) {
-            KNOWN.putIfAbsent(p.id, p);
-        }
-        partitions = List.copyOf(list);
+        return List.copyOf(list);
     }
 
     @Override

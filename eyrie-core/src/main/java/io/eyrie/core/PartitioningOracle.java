@@ -1,6 +1,9 @@
 package io.eyrie.core;
 
+import io.eyrie.multicast.ClusterConfig;
+
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -10,12 +13,42 @@ import java.util.Set;
  */
 public abstract class PartitioningOracle {
 
+    /** The partitions of the cluster this oracle serves; null until a StateMachine or EyrieClient takes it. */
+    private volatile List<Partition> cluster;
+
     /**
      * The partitions that must deliver {@code c}: the owners of every object it reads or writes. The
-     * default, every partition, is always correct but makes every partition take part.
+     * default, every partition of this oracle's cluster ({@link #getClusterPartitions}), is always correct
+     * but makes every partition take part.
      */
     public Set<Partition> getDestinations(Command c) {
-        return new LinkedHashSet<>(Partition.getPartitionList());
+        return new LinkedHashSet<>(getClusterPartitions());
+    }
+
+    /**
+     * Every partition of the cluster this oracle serves, ascending by id: the groups of the cluster file of the
+     * {@link StateMachine} or {@link EyrieClient} it was given to. Unlike {@link Partition#getPartitionList()}
+     * (the last cluster file installed in the JVM), it stays right in a JVM that also runs or reaches another
+     * cluster. Before any was given this oracle: {@link Partition#getPartitionList()}.
+     */
+    protected final List<Partition> getClusterPartitions() {
+        List<Partition> mine = cluster;
+        return mine != null ? mine : Partition.getPartitionList();
+    }
+
+    /**
+     * Makes {@code config}'s partitions this oracle's cluster; a StateMachine or EyrieClient given this oracle
+     * calls it. An oracle serves one cluster: given to a second cluster with other partitions it refuses.
+     */
+    final synchronized void serve(ClusterConfig config) {
+        List<Partition> theirs = Partition.of(config);
+        List<Partition> mine = cluster;
+        if (mine == null) {
+            cluster = theirs;
+        } else if (!mine.equals(theirs)) {
+            throw new IllegalArgumentException("this " + getClass().getName() + " already serves a cluster with partitions "
+                    + mine + ", not " + theirs + ": give each cluster its own oracle");
+        }
     }
 
     /**

@@ -45,6 +45,7 @@ public abstract class StateMachine implements AutoCloseable {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.oracle = Objects.requireNonNull(oracle, "oracle");
         Partition.install(endpoint.config());
+        oracle.serve(endpoint.config());
     }
 
     /** Executes one command and returns its result (sent to the client; Kryo must serialize it). */

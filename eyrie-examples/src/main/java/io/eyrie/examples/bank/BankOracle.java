@@ -47,7 +47,7 @@ public class BankOracle extends PartitioningOracle {
 
     @Override
     public Partition getPartition(Object accountNumber) {
-        var partitions = Partition.getPartitionList();
+        var partitions = getClusterPartitions();
         return partitions.get(Math.floorMod((Integer) accountNumber, partitions.size()));
     }
 }

@@ -36,7 +36,7 @@ public class KvOracle extends PartitioningOracle {
 
     @Override
     public Partition getPartition(Object key) {
-        var partitions = Partition.getPartitionList();
+        var partitions = getClusterPartitions();
         return partitions.get(Math.floorMod(key.hashCode(), partitions.size()));
     }
 }
