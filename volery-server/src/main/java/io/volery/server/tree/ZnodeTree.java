@@ -58,8 +58,6 @@ public final class ZnodeTree {
     private final TreeSet<String> quotaRoots = new TreeSet<>();
     /** A quota's stats and limits paths, by quoted path (derived, so that a counted write builds no path). */
     private final Map<String, String[]> quotaNodePaths = new HashMap<>();
-    /** Whether this tree keeps the quotas' stats nodes up to date (ADR 072). */
-    private boolean quotasTracked = true;
     /**
      * The nodes whose data this tree holds as written (null: all of them). Under hash partitioning a partition
      * holds every node but applies setData only to its own, so its stats nodes count every node and only its
@@ -256,16 +254,6 @@ public final class ZnodeTree {
     private boolean touchOnCommand = true;
 
     /**
-     * Whether stats nodes follow their subtrees (ADR 072): on (the default); off, the stats nodes are plain
-     * nodes and no quota is enforced either ({@link TreeConfig#enforceQuota}). A tree that holds every node but
-     * the data of some keeps a share instead ({@link #setQuotaShare}). Every replica of a partition must use the
-     * same.
-     */
-    public void setQuotaTracking(boolean tracked) {
-        this.quotasTracked = tracked;
-    }
-
-    /**
      * Stats nodes count every node's creation and removal but only the bytes of the nodes {@code dataHere}
      * accepts (null: all): for a tree that holds every node but the data of some (hash partitioning, ADR 089).
      * Such a tree's stats are a share, enforces no quota and reports its share in {@link #quotaGauges()}.
@@ -276,7 +264,7 @@ public final class ZnodeTree {
     }
 
     private boolean quotasEnforced() {
-        return quotasTracked && dataHere == null && config.enforceQuota();
+        return dataHere == null && config.enforceQuota();
     }
 
     /** The bytes of {@code data} that a stats node counts for the node at {@code path}: none if not held here. */
@@ -592,7 +580,7 @@ public final class ZnodeTree {
             node.mtime = oldMtime;
             node.version = oldVersion;
         });
-        if (quotasTracked && !quotaRoots.isEmpty()) {
+        if (!quotaRoots.isEmpty()) {
             String quoted = quotaOf(c.path());
             if (quoted != null) {
                 addToStats(quoted, countedLength(c.path(), data) - countedLength(c.path(), oldData), 0);
@@ -756,9 +744,6 @@ public final class ZnodeTree {
 
     /** After a create: a new limits node adds its quota, a new stats node is filled in, an enclosing quota counts it. */
     private void quotaAfterCreate(String path, String parentPath, byte[] data) {
-        if (!quotasTracked) {
-            return;
-        }
         String quoted = Quotas.quotedPath(parentPath);
         if (quoted != null && !quoted.isEmpty()) { // ZooKeeper has no quota on the root
             String name = PathRules.name(path);
@@ -784,7 +769,7 @@ public final class ZnodeTree {
             statsRead.remove(path);
             limitsRead.remove(path);
         }
-        if (!quotasTracked || quotaRoots.isEmpty()) {
+        if (quotaRoots.isEmpty()) {
             return;
         }
         String quoted = Quotas.limitsOf(path);
