@@ -340,6 +340,73 @@ class DeferredRoundsTest {
         cluster.assertNoReplicaFailed();
     }
 
+    /**
+     * The designated sender of the telling partition falls silent (its direct messages are lost) and then
+     * crashes while deferred rounds of it are awaited: its peers, which computed the same rounds, answer
+     * the asks, so every tell and every settling read is answered at every replica.
+     */
+    @Test
+    void deferredRoundsOfACrashedDesignatedSenderAreAnsweredByItsPeers() throws Exception {
+        cluster = new SimCluster(2, 3, 2, 29, DeferringMachine::new, m -> {
+            m.setExchangeTimeoutMillis(30);
+            m.setInboxPositionsMax(4);
+        }).withClients(new Oracle(), 8, 1_000);
+        int designated = cluster.sim.replicasOf(1)[0];
+        cluster.sim.cutDirect((from, to) -> from == designated);
+        List<Future<Object>> pending = new ArrayList<>();
+        List<Integer> expected = new ArrayList<>();
+        for (int k = 1; k <= 20; k++) {
+            pending.add(cluster.client(0).executeAsync(new Command("tell", k)));
+            expected.add(100 * k);
+            if (k == 10) {
+                cluster.crash(designated);
+            }
+            pending.add(cluster.client(1).executeAsync(new Command("add", k)));
+            if (k % 5 == 0) {
+                assertEquals(expected, cluster.client(1).execute(new Command("read")), "read after tell " + k);
+            }
+        }
+        for (Future<Object> f : pending) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        cluster.awaitQuiescent();
+        for (int node : cluster.sim.replicasOf(2)) {
+            SimCluster.awaitTrue("node " + node + " got every value",
+                    () -> ((DeferringMachine) cluster.replica(node)).told.equals(expected));
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
+    /**
+     * Deferred rounds behind a lost one fill a small inbox: partition 1 answers each tell at once, so the
+     * clients go on while partition 2's continuations wait, oldest first, behind a round lost on the way.
+     * The rounds that arrive for the later ones are kept for them; the lost one's, when an ask brings it,
+     * must find room too, or partition 2 waits for it forever.
+     */
+    @Test
+    void aRoundAwaitedBehindAFullInboxStillGetsIn() throws Exception {
+        cluster = new SimCluster(2, 2, 1, 31, DeferringMachine::new, m -> {
+            m.setExchangeTimeoutMillis(30);
+            m.setInboxPositionsMax(4);
+        }).withClients(new Oracle(), 16, 1_000);
+        cluster.sim.setDirectFaults(0.2, 0, 2);
+        List<Future<Object>> tells = new ArrayList<>();
+        List<Integer> expected = new ArrayList<>();
+        for (int k = 1; k <= 200; k++) {
+            tells.add(cluster.client(0).executeAsync(new Command("tell", k)));
+            expected.add(100 * k);
+        }
+        for (Future<Object> f : tells) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        cluster.sim.setDirectFaults(0, 0, 0);
+        for (int node : cluster.sim.replicasOf(2)) {
+            SimCluster.awaitTrue("node " + node + " ran every tell's continuation",
+                    () -> ((DeferringMachine) cluster.replica(node)).told.equals(expected));
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
     private Map<Integer, Integer> relayedCounts() {
         Map<Integer, Integer> out = new java.util.TreeMap<>();
         for (int node : cluster.sim.replicasOf(2)) {

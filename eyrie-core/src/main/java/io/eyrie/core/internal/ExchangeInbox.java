@@ -8,12 +8,18 @@ import java.util.TreeMap;
  * Exchanges (signals and objects) received from other partitions, by command position, including
  * those that arrive before this replica delivers their command. Bounded: when full, the exchange for
  * the furthest command (other than the one executing) is dropped, and the waiting replica's ask
- * recovers it.
+ * recovers it. The exchanges of finished commands whose deferred rounds are still awaited (retained)
+ * are held apart and never dropped nor counted against the bound: they are needed, their number is that
+ * of the continuations waiting, and an answer to an ask for one of them that found the bound filled by
+ * them was dropped again at every ask, so the continuations, which run oldest first, waited for good.
  */
 final class ExchangeInbox {
 
     private final int positionsMax;
+    /** Positions not retained: the executing one, early ones, and unfinished ones; bounded by {@code positionsMax}. */
     private final TreeMap<Long, Map<Long, Wire.Exchange>> byPosition = new TreeMap<>();
+    /** Retained positions' exchanges (see {@link #retain}): not bounded here, and never dropped. */
+    private final Map<Long, Map<Long, Wire.Exchange>> retainedHeld = new HashMap<>();
     private long finishedUpTo = Long.MIN_VALUE;
     private long executing = Long.MIN_VALUE;
     private boolean closed;
@@ -43,7 +49,8 @@ final class ExchangeInbox {
             redundant++;
             return false;
         }
-        Map<Long, Wire.Exchange> forPosition = byPosition.get(e.position());
+        Map<Long, Wire.Exchange> forPosition = kept ? retainedHeld.computeIfAbsent(e.position(), p -> new HashMap<>())
+                : byPosition.get(e.position());
         if (forPosition == null) {
             if (byPosition.size() >= positionsMax && e.position() != executing && !makeRoomFor(e.position())) {
                 dropped++;
@@ -74,7 +81,7 @@ final class ExchangeInbox {
      */
     private boolean makeRoomFor(long position) {
         long furthest = byPosition.lastKey();
-        if (position >= furthest || furthest == executing || retained.contains(furthest)) {
+        if (position >= furthest || furthest == executing) {
             return false;
         }
         byPosition.remove(furthest);
@@ -102,23 +109,40 @@ final class ExchangeInbox {
 
     /** Keeps {@code position}'s exchanges (and takes new ones) after it finishes, until {@link #release}. */
     synchronized void retain(long position) {
-        retained.add(position);
+        if (retained.add(position)) {
+            Map<Long, Wire.Exchange> held = byPosition.remove(position);
+            if (held != null) {
+                retainedHeld.put(position, held);
+            }
+        }
     }
 
     synchronized void release(long position) {
-        if (retained.remove(position) && position <= finishedUpTo) {
-            byPosition.remove(position);
+        if (retained.remove(position)) {
+            unretain(position);
+        }
+    }
+
+    /** A position no longer retained: forgotten if finished, otherwise held as any unfinished one. */
+    private void unretain(long position) {
+        Map<Long, Wire.Exchange> held = retainedHeld.remove(position);
+        if (held != null && position > finishedUpTo) {
+            byPosition.put(position, held);
         }
     }
 
     /** Forgets every retained position (the state they belonged to was replaced). */
     synchronized void releaseAll() {
         for (long p : retained) {
-            if (p <= finishedUpTo) {
-                byPosition.remove(p);
-            }
+            unretain(p);
         }
         retained.clear();
+    }
+
+    /** The exchanges held for {@code position}, or null. */
+    private Map<Long, Wire.Exchange> held(long position) {
+        Map<Long, Wire.Exchange> m = byPosition.get(position);
+        return m != null ? m : retainedHeld.get(position);
     }
 
     synchronized void begin(long position) {
@@ -131,7 +155,7 @@ final class ExchangeInbox {
             if (closed) {
                 throw new InterruptedException("replica closed");
             }
-            Map<Long, Wire.Exchange> forPosition = byPosition.get(position);
+            Map<Long, Wire.Exchange> forPosition = held(position);
             Wire.Exchange e = forPosition == null ? null : forPosition.get(key(from, round));
             if (e != null) {
                 return e;
@@ -179,7 +203,7 @@ final class ExchangeInbox {
     }
 
     synchronized Wire.Exchange peek(long position, int from, int round) {
-        Map<Long, Wire.Exchange> forPosition = byPosition.get(position);
+        Map<Long, Wire.Exchange> forPosition = held(position);
         return forPosition == null ? null : forPosition.get(key(from, round));
     }
 
@@ -192,16 +216,10 @@ final class ExchangeInbox {
     synchronized void finish(long position) {
         long before = finishedUpTo;
         finishedUpTo = Math.max(finishedUpTo, position);
-        // At or below the previous finishedUpTo only retained positions are held ({@link #offer} refuses
-        // the others, {@link #release} drops a finished one): only the newly finished ones are looked at,
-        // not every retained one again (many are retained under multi-partition load, and this runs per command).
+        // At or below the previous finishedUpTo nothing is held in byPosition ({@link #offer} refuses finished
+        // positions, retained ones are held apart): only the newly finished ones are looked at.
         if (position > before) {
-            java.util.NavigableMap<Long, Map<Long, Wire.Exchange>> finished = byPosition.subMap(before, false, position, true);
-            if (retained.isEmpty()) {
-                finished.clear();
-            } else {
-                finished.keySet().removeIf(p -> !retained.contains(p));
-            }
+            byPosition.subMap(before, false, position, true).clear();
         }
         early.headSet(position, true).clear();
         if (!goneFrom.isEmpty()) {
@@ -227,7 +245,7 @@ final class ExchangeInbox {
     }
 
     synchronized int buffered() {
-        return byPosition.size();
+        return byPosition.size() + retainedHeld.size();
     }
 
     /** Exchanges that arrived when this replica had one already, or had finished their command. */

@@ -47,6 +47,40 @@ class ExchangeInboxTest {
         assertTrue(inbox.wasDropped(30));
     }
 
+    /**
+     * Continuations run oldest first: behind one waiting for a lost round, the later deferred commands' rounds
+     * arrive and are retained. They may fill the bound, and the executing command holds its place too; the
+     * answer to an ask for the oldest one's round must still get in (it used to be dropped at every ask, and the
+     * replica waited for good), and early exchanges still have the whole bound.
+     */
+    @Test
+    void aRetainedPositionsRoundGetsInWhenRetainedOnesFillTheBound() throws Exception {
+        ExchangeInbox inbox = new ExchangeInbox(2);
+        inbox.begin(1);
+        inbox.retain(1); // deferred, its round lost on the way
+        inbox.finish(1);
+        for (long p = 2; p <= 3; p++) {
+            inbox.begin(p);
+            assertTrue(inbox.offer(signal(p, 2)));
+            inbox.retain(p); // deferred behind position 1, its round in
+            inbox.finish(p);
+        }
+        inbox.begin(4);
+        assertTrue(inbox.offer(signal(4, 2)));
+        assertTrue(inbox.offer(new Wire.Exchange(1, 1, 2, 1, List.of())), "the round asked for again gets in");
+        assertNotNull(inbox.await(1, 2, 1, System.nanoTime()));
+        assertFalse(inbox.wasDropped(1));
+        assertTrue(inbox.offer(signal(5, 2)), "retained positions leave the bound to early ones");
+        assertFalse(inbox.offer(signal(6, 2)), "the bound of 2 counts the executing position and 5");
+        assertEquals(5, inbox.buffered());
+        for (long p = 1; p <= 3; p++) {
+            inbox.release(p);
+        }
+        inbox.finish(4);
+        assertEquals(1, inbox.buffered(), "released and finished positions are forgotten");
+        assertNull(inbox.peek(2, 2, 0));
+    }
+
     @Test
     void exchangesForFinishedCommandsAreStale() throws Exception {
         ExchangeInbox inbox = new ExchangeInbox(8);
