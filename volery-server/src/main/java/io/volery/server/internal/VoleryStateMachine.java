@@ -1049,7 +1049,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             dispatch(fired(res));
             io.volery.server.tree.Stat s = res.reply() instanceof Reply.Data d ? d.stat()
                     : res.reply() instanceof Reply.StatReply r ? r.stat() : null;
-            part = new Object[] {bytes, res.code().code(), s == null ? null : tree.data(path), statFields(s)};
+            part = new Object[] {bytes, res.code().code(), s == null ? null : tree.data(path), s == null ? null : s.fields()};
         } else {
             part = new Object[] {bytes};
         }
@@ -1066,9 +1066,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         if (code != ErrorCode.OK) {
             return encode(JuteTranslator.toReply(q, new Result(code, Reply.Empty.INSTANCE, List.of()), zxid));
         }
-        long[] f = (long[]) theOwners[3];
-        io.volery.server.tree.Stat stat = new io.volery.server.tree.Stat(f[0], f[1], f[2], f[3], (int) f[4], (int) f[5],
-                (int) f[6], f[7], (int) f[8], (int) f[9], f[10]);
+        io.volery.server.tree.Stat stat = io.volery.server.tree.Stat.ofFields((long[]) theOwners[3]);
         Reply reply = summedStats((byte[]) theOwners[2], stat, whole ? total : null,
                 cmd instanceof io.volery.server.tree.Command.GetData);
         return encode(JuteTranslator.toReply(q, new Result(ErrorCode.OK, reply, List.of()), zxid));
@@ -1083,9 +1081,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         byte[] summed = bytes == null ? null : ZnodeTree.quotaStatsWithBytes(text, bytes);
         if (summed != null) {
             text = summed;
-            stat = new io.volery.server.tree.Stat(stat.czxid(), stat.mzxid(), stat.ctime(), stat.mtime(), stat.version(),
-                    stat.cversion(), stat.aversion(), stat.ephemeralOwner(), summed.length, stat.numChildren(),
-                    stat.pzxid());
+            stat = stat.withDataLength(summed.length);
         }
         return withData ? new Reply.Data(text, stat) : new Reply.StatReply(stat);
     }
@@ -1110,12 +1106,6 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             ((Map<Integer, Long>) v).forEach((i, b) -> sums.put(i, sums.get(i) == null || b == null ? null : sums.get(i) + b));
         }
         return sums;
-    }
-
-    /** A Stat's fields in their order, to cross partitions as an array; null for null. */
-    private static long[] statFields(io.volery.server.tree.Stat s) {
-        return s == null ? null : new long[] {s.czxid(), s.mzxid(), s.ctime(), s.mtime(), s.version(), s.cversion(),
-                s.aversion(), s.ephemeralOwner(), s.dataLength(), s.numChildren(), s.pzxid()};
     }
 
     /**
