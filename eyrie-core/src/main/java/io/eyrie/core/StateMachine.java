@@ -634,6 +634,15 @@ public abstract class StateMachine implements AutoCloseable {
         return fromRuntime(rt -> rt.stats().deferredCommands.get());
     }
 
+    /**
+     * Waits for one exchange of another partition that lasted past 50 exchange timeouts (at least 5 s), each
+     * also logged with what this replica knew of it; 0 before run. Lost messages cost a few timeouts: a count
+     * that grows means a partition held up for good.
+     */
+    public long longExchangeWaits() {
+        return fromRuntime(rt -> rt.stats().longWaits.get());
+    }
+
     /** Nanoseconds commands, checkpoints and images waited in {@link #settle} for deferred rounds; 0 before run. */
     public long settleWaitNanos() {
         return fromRuntime(rt -> rt.stats().settleWaitNanos.get());

@@ -407,6 +407,39 @@ class DeferredRoundsTest {
         cluster.assertNoReplicaFailed();
     }
 
+    /**
+     * A wait for one exchange far past what lost messages explain is counted (and logged with what the
+     * replica knows of it) once, however long it lasts; the exchange still ends it.
+     */
+    @Test
+    void aLongWaitIsCountedOnceAndStillEndsWhenTheRoundArrives() throws Exception {
+        cluster = new SimCluster(2, 2, 2, 37, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(30))
+                .withClients(new Oracle(), 4, 60_000);
+        int[] tellers = cluster.sim.replicasOf(1);
+        int[] listeners = cluster.sim.replicasOf(2);
+        java.util.function.IntPredicate isTeller = n -> n == tellers[0] || n == tellers[1];
+        java.util.function.IntPredicate isListener = n -> n == listeners[0] || n == listeners[1];
+        cluster.sim.cutDirect((from, to) -> isTeller.test(from) && isListener.test(to));
+        assertTrue(((String) cluster.client(0).execute(new Command("tell", 3))).startsWith("told 300@"),
+                "partition 1 answers without waiting");
+        Future<Object> read = cluster.client(1).executeAsync(new Command("read"));
+        for (int node : listeners) {
+            SimCluster.awaitTrue("node " + node + " counts a long wait", () -> cluster.stats(node).longWaits.get() == 1,
+                    java.time.Duration.ofSeconds(20));
+        }
+        Thread.sleep(5_500); // the wait doubles past the threshold: logged again, not counted again
+        assertFalse(read.isDone());
+        cluster.sim.cutDirect((from, to) -> false);
+        assertEquals(List.of(300), read.get(30, TimeUnit.SECONDS));
+        for (int node : listeners) {
+            assertEquals(1, cluster.stats(node).longWaits.get(), "node " + node + " waited long once");
+        }
+        for (int node : tellers) {
+            assertEquals(0, cluster.stats(node).longWaits.get(), "node " + node + " never waited");
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
     private Map<Integer, Integer> relayedCounts() {
         Map<Integer, Integer> out = new java.util.TreeMap<>();
         for (int node : cluster.sim.replicasOf(2)) {

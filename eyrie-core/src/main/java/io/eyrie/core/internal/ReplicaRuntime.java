@@ -759,6 +759,11 @@ public final class ReplicaRuntime implements AutoCloseable {
         return TimeUnit.MILLISECONDS.toNanos(options.exchangeTimeoutMillis()) << Math.min(asks, 4);
     }
 
+    /** A wait for one exchange this long is logged (see {@code warnLongWait}): 50 exchange timeouts, at least 5 s. */
+    private long longWaitNanos() {
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(50 * options.exchangeTimeoutMillis()), TimeUnit.SECONDS.toNanos(5));
+    }
+
     /** Heard nothing from a designated sender for this long: an asker says it is silent. */
     private long silentNanos() {
         return TimeUnit.MILLISECONDS.toNanos(4 * options.exchangeTimeoutMillis());
@@ -1942,9 +1947,19 @@ public final class ReplicaRuntime implements AutoCloseable {
                 asks++;
             }
             boolean goneHeardBefore = false;
+            long since = System.nanoTime();
+            long warnAfter = longWaitNanos();
             while ((e = inbox.await(position, q, round, System.nanoTime() + askInterval(asks))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
+                }
+                long waited = System.nanoTime() - since;
+                if (waited >= warnAfter) {
+                    if (warnAfter == longWaitNanos()) {
+                        stats.longWaits.incrementAndGet();
+                    }
+                    warnAfter *= 2;
+                    warnLongWait(q, round, waited, asks);
                 }
                 if (inbox.isGone(position)) {
                     abandoned = true;
@@ -1967,6 +1982,27 @@ public final class ReplicaRuntime implements AutoCloseable {
                 stats.earlyExchangesUsed.incrementAndGet();
             }
             return e;
+        }
+
+        /**
+         * A wait that lasts far longer than lost messages explain (each ask is answered by any replica of
+         * {@code q} that executed the command): what this replica knows of it, for the operator and for a
+         * test log that stopped here.
+         */
+        private void warnLongWait(int q, int round, long waitedNanos, int asks) {
+            long now = System.nanoTime();
+            StringBuilder heard = new StringBuilder();
+            for (int node : replicasByPartition.get(q)) {
+                heard.append(heard.length() == 0 ? "" : ", ").append("node ").append(node).append(' ')
+                        .append(TimeUnit.NANOSECONDS.toMillis(now - lastHeardFrom(node))).append(" ms ago");
+            }
+            log.warn("node={} partition={} has waited {} s for round {} of partition {} of command {} at position={} "
+                            + "(executing position={}, {} continuations deferred, the oldest at position={}); asked {} "
+                            + "times; last exchange heard from {}; dropped for space: {}; inbox holds {} positions",
+                    nodeId, partition, TimeUnit.NANOSECONDS.toSeconds(waitedNanos), round, q, request.name(),
+                    Position.toString(position), Position.toString(executingPosition), deferred.size(),
+                    deferred.isEmpty() ? "-" : Position.toString(deferred.peekFirst().later.run.position), asks, heard,
+                    inbox.wasDropped(position), inbox.buffered());
         }
 
         /** Asks every replica of partition {@code q} for its round-{@code round} exchange of this command. */

@@ -77,6 +77,11 @@ public final class ReplicaStats {
     public final AtomicLong gonesSent = new AtomicLong();
     /** Progress reports sent to the replicas of other partitions (ADR 049). */
     public final AtomicLong progressSent = new AtomicLong();
+    /**
+     * Waits for one exchange that passed the long-wait threshold ({@code 50 x} the exchange timeout, at least
+     * 5 s): each is also logged with what the replica knows of it, again at every doubling of the wait.
+     */
+    public final AtomicLong longWaits = new AtomicLong();
 
     @Override
     public String toString() {

@@ -217,6 +217,7 @@ public final class FourLetterWords {
         m.put("volery_catch_up_exchanges_skipped", rc.catchUpExchangesSkipped());
         m.put("volery_volunteerings", rc.volunteerings());
         m.put("volery_volunteering_ms", rc.volunteeringMillis());
+        m.put("volery_long_exchange_waits", rc.longExchangeWaits());
         m.put("volery_exchanges_redundant", rc.exchangesRedundant());
         m.put("volery_independent_commands", rc.independentCommands());
         m.put("volery_executor_signal_wait_ms", rc.signalWaitNanos() / 1_000_000);

@@ -135,6 +135,11 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Waits for one exchange that lasted past 50 exchange timeouts (at least 5 s), each also logged. */
+        default long longExchangeWaits() {
+            return 0;
+        }
+
         /** Top-level creates and deletes whose reply waited for a continuation (ADR 036). */
         default long deferredCommands() {
             return 0;

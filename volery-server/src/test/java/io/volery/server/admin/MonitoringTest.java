@@ -157,7 +157,7 @@ class MonitoringTest {
             // A new cluster: every acceptor joined its rings at the first start (ADR 074).
             assertEquals("0", v.get("volery_ring_0_acceptor_rejoining"), "node " + n.nodeId() + "'s ALL-ring acceptor");
             for (String key : List.of("volery_frames_dropped", "volery_proposal_gap_resends", "volery_reordered_resends",
-                    "volery_local_reply_fallbacks", "volery_volunteerings", "volery_volunteering_ms", "volery_exchanges_redundant",
+                    "volery_local_reply_fallbacks", "volery_volunteerings", "volery_volunteering_ms", "volery_long_exchange_waits", "volery_exchanges_redundant",
                     "volery_fetches_sent", "volery_fetched_bytes", "volery_handoffs_from_dead_front_ends",
                     "volery_handoffs_timed_out")) {
                 assertTrue(Long.parseLong(v.get(key)) >= 0, "counter " + key + " of node " + n.nodeId() + ": " + v.get(key));
