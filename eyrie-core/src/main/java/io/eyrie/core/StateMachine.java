@@ -244,6 +244,11 @@ public abstract class StateMachine implements AutoCloseable {
      * change must commute with the commands that run before them. Checkpoints and state images wait
      * until every continuation ran. {@code then} may call {@link #exchange}, {@link #receiveFrom} and
      * the {@code Later} forms for further rounds of the same command; {@link #settle} does nothing in it.
+     * <p>Liveness: a continuation that sends a further round runs only between commands, never while a
+     * command waits. So a following command that waits for another partition ({@link #exchange},
+     * {@link #receiveFrom}, a remote object) must call {@link #settle} first whenever a pending continuation
+     * may send a round that partition awaits: otherwise that partition can wait for the round (at its own
+     * {@code settle}) while this one waits for it, for good (ADR 091).
      */
     protected final Object later(Round round, java.util.function.Function<Map<Partition, Object>, Object> then) {
         return requireExecution().later(round.handle, byId -> {

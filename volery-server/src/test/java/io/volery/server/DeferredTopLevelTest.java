@@ -2,6 +2,7 @@ package io.volery.server;
 
 import io.volery.server.internal.PathPartitioner;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -18,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -414,6 +417,101 @@ class DeferredTopLevelTest {
             } finally {
                 release.countDown();
                 creator.close();
+                reader.close();
+                trigger.close();
+            }
+        }
+    }
+
+    /**
+     * A reconnect's setWatches, which exchanges with every partition, first runs the continuations before it:
+     * otherwise a partition could wait in it for another that waits for that very partition's part of an
+     * earlier top-level delete (a continuation that only runs between commands). The root's owner F follows
+     * a delete of a node owned by O while O is held: F defers it, then runs a session's setWatches and waits
+     * there for O; O, released, runs the delete and then an exists of the pending node, which settles and so
+     * waits for F's part of the delete's events. Before the fix F sent that part only after the setWatches,
+     * which waited for O: both stopped for good (session 51's WatchDeliveryTest hang, with a front end dying;
+     * this test stops so without the fix).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aReconnectsSetWatchesRunsTheContinuationsBeforeIt() throws Exception {
+        // An idle replica settles after one exchange timeout by itself: with a long one F is not idle-settling
+        // when the setWatches comes (under load, as in WatchDeliveryTest, it never idles).
+        System.setProperty("eyrie.exchangeTimeoutMillis", "10000");
+        VoleryCluster cluster;
+        try {
+            cluster = new VoleryCluster(2, 3, 0, 2000);
+        } finally {
+            System.clearProperty("eyrie.exchangeTimeoutMillis");
+        }
+        try (VoleryCluster c = cluster) {
+            PathPartitioner partitioner = new PathPartitioner(c.partitions());
+            int rootOwner = c.partitions()[0];
+            assertEquals(rootOwner, partitioner.ownerOf("/"));
+            int owner = c.partitions()[1];
+            String a = topLevelIn(partitioner, owner);
+            String b = topLevelIn(partitioner, rootOwner);
+            Split split = split(c, owner);
+            List<VoleryNode> owners = split.in();
+            List<VoleryNode> followers = split.out();
+            ZooKeeper deleter = VolerySmokeTest.connect(split.outConnect());
+            ZooKeeper reader = VolerySmokeTest.connect(split.outConnect());
+            ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
+            CountDownLatch release = new CountDownLatch(1);
+            CuttableProxy proxy = new CuttableProxy(followers.get(0).clientAddress());
+            ZooKeeper watcher = VolerySmokeTest.connect(proxy.connectString());
+            try {
+                deleter.create(a, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                deleter.create(b, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                CountDownLatch changed = new CountDownLatch(1);
+                assertNotNull(watcher.exists(b, e -> changed.countDown()), "the watcher watches " + b);
+
+                holdAfterNextCommand(owners, trigger, a, release);
+                long[] deferredBefore = followers.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
+                CompletableFuture<Integer> deleted = new CompletableFuture<>();
+                deleter.delete(a, -1, (rc, path, ctx) -> deleted.complete(rc), null);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int i = 0; i < followers.size(); i++) {
+                    while (followers.get(i).replica().deferredCommands() == deferredBefore[i]) {
+                        assertTrue(System.nanoTime() < deadline, "node " + followers.get(i).nodeId()
+                                + " executes the delete and defers the rest");
+                        Thread.sleep(10);
+                    }
+                }
+                // O's next command after the delete: a read of the pending node, which settles there
+                int[] waitingBefore = owners.stream().mapToInt(n -> n.replica().deliveriesWaiting()).toArray();
+                CompletableFuture<Integer> read = new CompletableFuture<>();
+                reader.exists(a, false, (rc, path, ctx, stat) -> read.complete(rc), null);
+                for (int i = 0; i < owners.size(); i++) {
+                    while (owners.get(i).replica().deliveriesWaiting() < waitingBefore[i] + 1) {
+                        assertTrue(System.nanoTime() < deadline, "node " + owners.get(i).nodeId() + " delivers the read");
+                        Thread.sleep(10);
+                    }
+                }
+                // the watcher reconnects through the same front end: its setWatches goes to every partition
+                proxy.drop();
+                while (watcher.getState() == ZooKeeper.States.CONNECTED) {
+                    assertTrue(System.nanoTime() < deadline, "the watcher notices the drop");
+                    Thread.sleep(5);
+                }
+                while (watcher.getState() != ZooKeeper.States.CONNECTED) {
+                    assertTrue(System.nanoTime() < deadline, "the watcher reconnects");
+                    Thread.sleep(5);
+                }
+                Thread.sleep(1_000); // its setWatches follows the reconnect at once
+                assertFalse(deleted.isDone(), "the delete waits for O's verdict");
+                release.countDown();
+                assertEquals(KeeperException.Code.OK.intValue(), deleted.get(30, TimeUnit.SECONDS));
+                assertEquals(KeeperException.Code.NONODE.intValue(), read.get(30, TimeUnit.SECONDS));
+                deleter.setData(b, new byte[] {1}, -1);
+                assertTrue(changed.await(30, TimeUnit.SECONDS), "the watch, set again at the reconnect, fires");
+                assertNull(watcher.exists(a, false));
+            } finally {
+                release.countDown();
+                watcher.close();
+                proxy.close();
+                deleter.close();
                 reader.close();
                 trigger.close();
             }

@@ -436,6 +436,10 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
         long time = r.timeMillis;
         if (q.opCode() == OpCodes.SET_WATCHES || q.opCode() == OpCodes.SET_WATCHES2) {
+            // Its exchange waits for every partition, and another may wait for a part this partition sends
+            // only in a continuation (a follower's events of a top-level delete): those run first, as before
+            // any request that does not run beside them. It also reads the nodes they change.
+            settleIfDeferring();
             return setWatches(q, (io.volery.server.tree.Command.SetWatches) cmd, r, zxid, time);
         }
         Scope scope = Scope.of(q, partitioner);
