@@ -263,6 +263,17 @@ public final class ZnodeTree {
         this.dataHere = dataHere;
     }
 
+    /**
+     * Whether this tree keeps the data of the node at {@code path}: always, unless {@link #setQuotaShare} says the
+     * node's data lives in another partition (hash partitioning). A copy there lists the node, answers its create
+     * and counts it, but its data is never read here (reads and writes of it go to its owner), so it is not kept
+     * (ADR 092). The nodes below {@code /zookeeper} keep theirs everywhere: each partition keeps its share in
+     * a quota's stats node (ADR 089).
+     */
+    private boolean holdsDataOf(String path) {
+        return dataHere == null || dataHere.test(path) || path.startsWith("/zookeeper/");
+    }
+
     private boolean quotasEnforced() {
         return dataHere == null && config.enforceQuota();
     }
@@ -532,6 +543,9 @@ public final class ZnodeTree {
         insert(path, parentPath, parent, node, zxid);
         Stat stat = node.stat(); // as ZooKeeper answers: before a new stats node is filled in
         quotaAfterCreate(path, parentPath, data);
+        if (!holdsDataOf(path)) {
+            node.data = null; // after its Stat: the create's reply is this copy's (ADR 092)
+        }
         return Result.ok(new Reply.Created(path, stat));
     }
 
