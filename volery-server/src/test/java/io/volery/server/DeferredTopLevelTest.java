@@ -58,17 +58,7 @@ class DeferredTopLevelTest {
                 holdAfterNextCommand(owners, trigger, a, release);
 
                 List<VoleryNode> followers = split.out();
-                long[] deferredBefore = followers.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
-                CompletableFuture<Integer> deleted = new CompletableFuture<>();
-                deleter.delete(a, -1, (rc, path, ctx) -> deleted.complete(rc), null);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                for (int i = 0; i < followers.size(); i++) {
-                    while (followers.get(i).replica().deferredCommands() == deferredBefore[i]) {
-                        assertTrue(System.nanoTime() < deadline, "node " + followers.get(i).nodeId()
-                                + " executes the delete and defers the rest");
-                        Thread.sleep(10);
-                    }
-                }
+                CompletableFuture<Integer> deleted = deleteDeferredBy(followers, deleter, a);
                 // a request on the follower's own subtree, ordered after the delete in every partition
                 CompletableFuture<Integer> set = new CompletableFuture<>();
                 other.setData(b + "/x", new byte[] {1}, -1, (rc, path, ctx, stat) -> set.complete(rc), null);
@@ -468,17 +458,8 @@ class DeferredTopLevelTest {
                 assertNotNull(watcher.exists(b, e -> changed.countDown()), "the watcher watches " + b);
 
                 holdAfterNextCommand(owners, trigger, a, release);
-                long[] deferredBefore = followers.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
-                CompletableFuture<Integer> deleted = new CompletableFuture<>();
-                deleter.delete(a, -1, (rc, path, ctx) -> deleted.complete(rc), null);
+                CompletableFuture<Integer> deleted = deleteDeferredBy(followers, deleter, a);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                for (int i = 0; i < followers.size(); i++) {
-                    while (followers.get(i).replica().deferredCommands() == deferredBefore[i]) {
-                        assertTrue(System.nanoTime() < deadline, "node " + followers.get(i).nodeId()
-                                + " executes the delete and defers the rest");
-                        Thread.sleep(10);
-                    }
-                }
                 // O's next command after the delete: a read of the pending node, which settles there
                 int[] waitingBefore = owners.stream().mapToInt(n -> n.replica().deliveriesWaiting()).toArray();
                 CompletableFuture<Integer> read = new CompletableFuture<>();
@@ -516,6 +497,23 @@ class DeferredTopLevelTest {
                 trigger.close();
             }
         }
+    }
+
+    /** Deletes {@code path} asynchronously and waits until every follower executed it and deferred the rest. */
+    private static CompletableFuture<Integer> deleteDeferredBy(List<VoleryNode> followers, ZooKeeper deleter, String path)
+            throws InterruptedException {
+        long[] deferredBefore = followers.stream().mapToLong(n -> n.replica().deferredCommands()).toArray();
+        CompletableFuture<Integer> deleted = new CompletableFuture<>();
+        deleter.delete(path, -1, (rc, p, ctx) -> deleted.complete(rc), null);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (int i = 0; i < followers.size(); i++) {
+            while (followers.get(i).replica().deferredCommands() == deferredBefore[i]) {
+                assertTrue(System.nanoTime() < deadline, "node " + followers.get(i).nodeId()
+                        + " executes the delete and defers the rest");
+                Thread.sleep(10);
+            }
+        }
+        return deleted;
     }
 
     /**
