@@ -1949,14 +1949,16 @@ public final class ReplicaRuntime implements AutoCloseable {
             boolean goneHeardBefore = false;
             long since = System.nanoTime();
             long warnAfter = longWaitNanos();
+            boolean counted = false;
             while ((e = inbox.await(position, q, round, System.nanoTime() + askInterval(asks))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
                 }
                 long waited = System.nanoTime() - since;
                 if (waited >= warnAfter) {
-                    if (warnAfter == longWaitNanos()) {
+                    if (!counted) {
                         stats.longWaits.incrementAndGet();
+                        counted = true;
                     }
                     warnAfter *= 2;
                     warnLongWait(q, round, waited, asks);

@@ -161,7 +161,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         t.setTouchOnCommand(false);
         if (partitioner.isHash()) {
             // a partition holds every node but the data of its own: its stats nodes hold its share (ADR 089)
-            t.setQuotaShare(path -> partitioner.ownerOf(path) == me);
+            t.holdDataOnlyOf(path -> partitioner.ownerOf(path) == me);
             // only a node's owner applies its setData, so only the owner knows when its TTL runs out
             t.setTtlArbiter(this::ttlsTheOwnersExpire);
         }

@@ -254,17 +254,18 @@ public final class ZnodeTree {
     private boolean touchOnCommand = true;
 
     /**
-     * Stats nodes count every node's creation and removal but only the bytes of the nodes {@code dataHere}
-     * accepts (null: all): for a tree that holds every node but the data of some (hash partitioning, ADR 089).
-     * Such a tree's stats are a share, enforces no quota and reports its share in {@link #quotaGauges()}.
-     * Every replica of a partition must use the same.
+     * For a tree that lists every node but owns the data of only those {@code dataHere} accepts (null: all), as
+     * under hash partitioning: it keeps only their data (ADR 092; the nodes below {@code /zookeeper} keep theirs
+     * everywhere) and its stats nodes count every node's creation and removal but only the owned nodes' bytes
+     * (ADR 089). Such a tree's stats are a share: it enforces no quota and reports its share in
+     * {@link #quotaGauges()}. Every replica of a partition must use the same.
      */
-    public void setQuotaShare(java.util.function.Predicate<String> dataHere) {
+    public void holdDataOnlyOf(java.util.function.Predicate<String> dataHere) {
         this.dataHere = dataHere;
     }
 
     /**
-     * Whether this tree keeps the data of the node at {@code path}: always, unless {@link #setQuotaShare} says the
+     * Whether this tree keeps the data of the node at {@code path}: always, unless {@link #holdDataOnlyOf} says the
      * node's data lives in another partition (hash partitioning). A copy there lists the node, answers its create
      * and counts it, but its data is never read here (reads and writes of it go to its owner), so it is not kept
      * (ADR 092). The nodes below {@code /zookeeper} keep theirs everywhere: each partition keeps its share in
@@ -964,7 +965,7 @@ public final class ZnodeTree {
      * nodes (a hard limit where set, else the soft one), {count, bytes} over {@code zookeeper_stats} nodes, and
      * the creates and setData refused past a hard limit, then whether limits nodes and stats nodes were found
      * (1 or 0: ZooKeeper lists each gauge only for namespaces that have such nodes); in namespace order. A tree
-     * that holds a share of the quotas ({@link #setQuotaShare}) reports the limits and counts of the quota nodes
+     * that holds a share of the quotas ({@link #holdDataOnlyOf}) reports the limits and counts of the quota nodes
      * it holds the data of and its share of every quota's bytes: one node per partition sums to the whole.
      */
     public Map<String, long[]> quotaGauges() {

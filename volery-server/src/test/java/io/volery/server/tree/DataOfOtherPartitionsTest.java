@@ -22,7 +22,7 @@ class DataOfOtherPartitionsTest {
     void aCopyAnswersTheCreateAsTheOwnerDoesAndKeepsNoData() {
         TreeFixture whole = new TreeFixture();
         TreeFixture share = new TreeFixture();
-        share.tree.setQuotaShare(MINE);
+        share.tree.holdDataOnlyOf(MINE);
         long s = 0;
         for (TreeFixture f : List.of(whole, share)) {
             s = f.session();

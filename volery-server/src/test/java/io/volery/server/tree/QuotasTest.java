@@ -234,8 +234,8 @@ class QuotasTest {
         TreeConfig enforcing = TreeConfig.defaults().withQuotaEnforcement(true);
         TreeFixture first = new TreeFixture(enforcing);
         TreeFixture second = new TreeFixture(enforcing);
-        first.tree.setQuotaShare(even);
-        second.tree.setQuotaShare(even.negate());
+        first.tree.holdDataOnlyOf(even);
+        second.tree.holdDataOnlyOf(even.negate());
         List<TreeFixture> all = List.of(whole, first, second);
         long s = 0;
         for (TreeFixture f : all) {
