@@ -640,9 +640,11 @@ public abstract class StateMachine implements AutoCloseable {
     }
 
     /**
-     * Waits for one exchange of another partition that lasted past 50 exchange timeouts (at least 5 s), each
-     * also logged with what this replica knew of it; 0 before run. Lost messages cost a few timeouts: a count
-     * that grows means a partition held up for good.
+     * Commands that waited for an exchange of another partition past 50 exchange timeouts (at least 5 s), each
+     * counted once, whether the executor waited ({@link #settle}, a blocking round) or went on executing later
+     * commands while the command's continuation ({@link #later}) was pending; each such wait is also logged with
+     * what this replica knew of it, again at every doubling; 0 before run. Lost messages cost a few timeouts: a
+     * count that grows means a partition held up for good.
      */
     public long longExchangeWaits() {
         return fromRuntime(rt -> rt.stats().longWaits.get());

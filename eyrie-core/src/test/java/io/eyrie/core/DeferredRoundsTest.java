@@ -440,6 +440,66 @@ class DeferredRoundsTest {
         cluster.assertNoReplicaFailed();
     }
 
+    @Test
+    void aContinuationPendingLongWhileTheExecutorGoesOnIsCountedOnce() throws Exception {
+        // 200 ms timeout: the threshold is 10 s, and an executor idle for 200 ms would settle (blocking) instead
+        cluster = new SimCluster(2, 2, 4, 41, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(200))
+                .withClients(new Oracle(), 4, 60_000);
+        int[] tellers = cluster.sim.replicasOf(1);
+        int[] listeners = cluster.sim.replicasOf(2);
+        java.util.function.IntPredicate isTeller = n -> n == tellers[0] || n == tellers[1];
+        java.util.function.IntPredicate isListener = n -> n == listeners[0] || n == listeners[1];
+        cluster.sim.cutDirect((from, to) -> isTeller.test(from) && isListener.test(to));
+        assertTrue(((String) cluster.client(0).execute(new Command("tell", 3))).startsWith("told 300@"),
+                "partition 1 answers without waiting");
+        // partition 2 keeps executing adds, none of which settles: its executor is never idle for a timeout
+        java.util.concurrent.atomic.AtomicBoolean adding = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicLong added = new java.util.concurrent.atomic.AtomicLong();
+        List<Thread> adders = new ArrayList<>();
+        for (int c = 1; c <= 3; c++) {
+            EyrieClient client = cluster.client(c);
+            Thread t = new Thread(() -> {
+                while (adding.get()) {
+                    try {
+                        client.execute(new Command("add", 1));
+                        added.incrementAndGet();
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            });
+            t.start();
+            adders.add(t);
+        }
+        try {
+            for (int node : listeners) {
+                SimCluster.awaitTrue("node " + node + " counts the pending continuation",
+                        () -> cluster.stats(node).longWaits.get() == 1, java.time.Duration.ofSeconds(30));
+            }
+            // counted while serving: adds still complete (a blocked settle would have stopped them)
+            long before = added.get();
+            SimCluster.awaitTrue("adds go on", () -> added.get() > before + 20, java.time.Duration.ofSeconds(10));
+            for (int node : listeners) {
+                assertTrue(cluster.stats(node).settleWaitNanos.get() < TimeUnit.SECONDS.toNanos(1),
+                        "node " + node + " did not wait in a settle meanwhile");
+            }
+        } finally {
+            adding.set(false);
+            for (Thread t : adders) {
+                t.join(30_000);
+            }
+        }
+        cluster.sim.cutDirect((from, to) -> false);
+        assertEquals(List.of(300), cluster.client(0).execute(new Command("read")));
+        for (int node : listeners) {
+            assertEquals(1, cluster.stats(node).longWaits.get(), "node " + node + " counted it once");
+        }
+        for (int node : tellers) {
+            assertEquals(0, cluster.stats(node).longWaits.get(), "node " + node + " never waited");
+        }
+        cluster.assertNoReplicaFailed();
+    }
+
     private Map<Integer, Integer> relayedCounts() {
         Map<Integer, Integer> out = new java.util.TreeMap<>();
         for (int node : cluster.sim.replicasOf(2)) {

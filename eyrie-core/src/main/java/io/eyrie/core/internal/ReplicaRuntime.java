@@ -121,6 +121,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         int asks;
         /** Its reply still waits for the other destinations' round-0 signals (Algorithm 1). */
         boolean signalsPending;
+        /** Past this long pending while the executor went on, it is logged (again at every doubling). */
+        long warnAfterNanos;
 
         Deferred(Later later, int[] groups, Wire.Request request) {
             this.later = later;
@@ -1368,6 +1370,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             deferredPositions.add(position);
             Deferred d = new Deferred(later, groups, request);
             d.signalsPending = signalsLater && signalsEnabled && !run.independent;
+            d.warnAfterNanos = longWaitNanos();
             deferred.addLast(d);
             stats.deferredCommands.incrementAndGet();
             return;
@@ -1429,11 +1432,49 @@ public final class ReplicaRuntime implements AutoCloseable {
                     d.askedNanos = now;
                     d.asks++;
                     isReady(d, true);
+                    if (now - d.sinceNanos >= d.warnAfterNanos) {
+                        d.warnAfterNanos *= 2;
+                        d.later.run.countLongWait();
+                        warnLongPending(d, now);
+                    }
                 }
                 return;
             }
             continueOldest();
         }
+    }
+
+    /**
+     * The oldest continuation has been pending past the long-wait threshold while the executor kept executing
+     * later commands (none of which settled): what is missing, as {@code warnLongWait} says of a blocked wait.
+     */
+    private void warnLongPending(Deferred d, long now) {
+        Later l = d.later;
+        List<Integer> missing = new ArrayList<>();
+        for (int q : l.senders) {
+            if (inbox.peek(l.run.position, q, l.round) == null) {
+                missing.add(q);
+            }
+        }
+        log.warn("node={} partition={}: the continuation of command {} at position={} has been pending {} s for round {} "
+                        + "of partitions {}{} while the executor went on (executing position={}, {} continuations "
+                        + "deferred); asked {} times; last exchange heard from {}; gone: {}",
+                nodeId, partition, d.request.name(), Position.toString(l.run.position),
+                TimeUnit.NANOSECONDS.toSeconds(now - d.sinceNanos), l.round, missing,
+                d.signalsPending ? " (and signals)" : "", Position.toString(executingPosition), deferred.size(),
+                d.asks, lastHeardFrom(missing, now), inbox.isGone(l.run.position));
+    }
+
+    /** For a long-wait warning: when this replica last heard from each replica of the {@code partitions}. */
+    private String lastHeardFrom(List<Integer> partitions, long now) {
+        StringBuilder heard = new StringBuilder();
+        for (int q : partitions) {
+            for (int node : replicasByPartition.get(q)) {
+                heard.append(heard.length() == 0 ? "" : ", ").append("node ").append(node).append(' ')
+                        .append(TimeUnit.NANOSECONDS.toMillis(now - lastHeardFrom(node))).append(" ms ago");
+            }
+        }
+        return heard.toString();
     }
 
     /** Whether every round {@code d} waits for is in; {@code ask}: asks for each missing one. */
@@ -1747,6 +1788,8 @@ public final class ReplicaRuntime implements AutoCloseable {
         boolean abandoned;
         /** A multi-partition command run without signals (PartitioningOracle.executesIndependently). */
         boolean independent;
+        /** It has waited long for an exchange once ({@link ReplicaStats#longWaits} counts it once). */
+        boolean longWaitCounted;
         /** The destinations whose replicas answer the client; null: every one (see {@link #replyOnlyFrom}). */
         int[] answering;
 
@@ -1949,17 +1992,13 @@ public final class ReplicaRuntime implements AutoCloseable {
             boolean goneHeardBefore = false;
             long since = System.nanoTime();
             long warnAfter = longWaitNanos();
-            boolean counted = false;
             while ((e = inbox.await(position, q, round, System.nanoTime() + askInterval(asks))) == null) {
                 if (closed) {
                     throw new InterruptedException("replica closed");
                 }
                 long waited = System.nanoTime() - since;
                 if (waited >= warnAfter) {
-                    if (!counted) {
-                        stats.longWaits.incrementAndGet();
-                        counted = true;
-                    }
+                    countLongWait();
                     warnAfter *= 2;
                     warnLongWait(q, round, waited, asks);
                 }
@@ -1992,12 +2031,7 @@ public final class ReplicaRuntime implements AutoCloseable {
          * test log that stopped here.
          */
         private void warnLongWait(int q, int round, long waitedNanos, int asks) {
-            long now = System.nanoTime();
-            StringBuilder heard = new StringBuilder();
-            for (int node : replicasByPartition.get(q)) {
-                heard.append(heard.length() == 0 ? "" : ", ").append("node ").append(node).append(' ')
-                        .append(TimeUnit.NANOSECONDS.toMillis(now - lastHeardFrom(node))).append(" ms ago");
-            }
+            String heard = lastHeardFrom(List.of(q), System.nanoTime());
             log.warn("node={} partition={} has waited {} s for round {} of partition {} of command {} at position={} "
                             + "(executing position={}, {} continuations deferred, the oldest at position={}); asked {} "
                             + "times; last exchange heard from {}; dropped for space: {}; inbox holds {} positions",
@@ -2005,6 +2039,14 @@ public final class ReplicaRuntime implements AutoCloseable {
                     Position.toString(position), Position.toString(executingPosition), deferred.size(),
                     deferred.isEmpty() ? "-" : Position.toString(deferred.peekFirst().later.run.position), asks, heard,
                     inbox.wasDropped(position), inbox.buffered());
+        }
+
+        /** Counts this command in {@link ReplicaStats#longWaits}, once however often and wherever it waits long. */
+        void countLongWait() {
+            if (!longWaitCounted) {
+                longWaitCounted = true;
+                stats.longWaits.incrementAndGet();
+            }
         }
 
         /** Asks every replica of partition {@code q} for its round-{@code round} exchange of this command. */

@@ -78,8 +78,9 @@ public final class ReplicaStats {
     /** Progress reports sent to the replicas of other partitions (ADR 049). */
     public final AtomicLong progressSent = new AtomicLong();
     /**
-     * Waits for one exchange that passed the long-wait threshold ({@code 50 x} the exchange timeout, at least
-     * 5 s): each is also logged with what the replica knows of it, again at every doubling of the wait.
+     * Commands that waited for an exchange past the long-wait threshold ({@code 50 x} the exchange timeout, at
+     * least 5 s), blocked or with their continuation pending while the executor went on; each counted once and
+     * logged with what the replica knows of the wait, again at every doubling of it.
      */
     public final AtomicLong longWaits = new AtomicLong();
 
