@@ -415,13 +415,9 @@ class DeferredRoundsTest {
     void aLongWaitIsCountedOnceAndStillEndsWhenTheRoundArrives() throws Exception {
         cluster = new SimCluster(2, 2, 2, 37, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(30))
                 .withClients(new Oracle(), 4, 60_000);
+        tellWithListenersCutOff();
         int[] tellers = cluster.sim.replicasOf(1);
         int[] listeners = cluster.sim.replicasOf(2);
-        java.util.function.IntPredicate isTeller = n -> n == tellers[0] || n == tellers[1];
-        java.util.function.IntPredicate isListener = n -> n == listeners[0] || n == listeners[1];
-        cluster.sim.cutDirect((from, to) -> isTeller.test(from) && isListener.test(to));
-        assertTrue(((String) cluster.client(0).execute(new Command("tell", 3))).startsWith("told 300@"),
-                "partition 1 answers without waiting");
         Future<Object> read = cluster.client(1).executeAsync(new Command("read"));
         for (int node : listeners) {
             SimCluster.awaitTrue("node " + node + " counts a long wait", () -> cluster.stats(node).longWaits.get() == 1,
@@ -445,13 +441,9 @@ class DeferredRoundsTest {
         // 200 ms timeout: the threshold is 10 s, and an executor idle for 200 ms would settle (blocking) instead
         cluster = new SimCluster(2, 2, 4, 41, DeferringMachine::new, m -> m.setExchangeTimeoutMillis(200))
                 .withClients(new Oracle(), 4, 60_000);
+        tellWithListenersCutOff();
         int[] tellers = cluster.sim.replicasOf(1);
         int[] listeners = cluster.sim.replicasOf(2);
-        java.util.function.IntPredicate isTeller = n -> n == tellers[0] || n == tellers[1];
-        java.util.function.IntPredicate isListener = n -> n == listeners[0] || n == listeners[1];
-        cluster.sim.cutDirect((from, to) -> isTeller.test(from) && isListener.test(to));
-        assertTrue(((String) cluster.client(0).execute(new Command("tell", 3))).startsWith("told 300@"),
-                "partition 1 answers without waiting");
         // partition 2 keeps executing adds, none of which settles: its executor is never idle for a timeout
         java.util.concurrent.atomic.AtomicBoolean adding = new java.util.concurrent.atomic.AtomicBoolean(true);
         java.util.concurrent.atomic.AtomicLong added = new java.util.concurrent.atomic.AtomicLong();
@@ -498,6 +490,20 @@ class DeferredRoundsTest {
             assertEquals(0, cluster.stats(node).longWaits.get(), "node " + node + " never waited");
         }
         cluster.assertNoReplicaFailed();
+    }
+
+    /**
+     * Cuts partition 1's replicas' direct messages to partition 2's, then client 0 runs "tell 3": partition 1
+     * answers it, partition 2's continuations wait for its round until the cut is lifted.
+     */
+    private void tellWithListenersCutOff() throws Exception {
+        int[] tellers = cluster.sim.replicasOf(1);
+        int[] listeners = cluster.sim.replicasOf(2);
+        java.util.function.IntPredicate isTeller = n -> n == tellers[0] || n == tellers[1];
+        java.util.function.IntPredicate isListener = n -> n == listeners[0] || n == listeners[1];
+        cluster.sim.cutDirect((from, to) -> isTeller.test(from) && isListener.test(to));
+        assertTrue(((String) cluster.client(0).execute(new Command("tell", 3))).startsWith("told 300@"),
+                "partition 1 answers without waiting");
     }
 
     private Map<Integer, Integer> relayedCounts() {
