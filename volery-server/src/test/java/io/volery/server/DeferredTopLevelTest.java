@@ -3,6 +3,7 @@ package io.volery.server;
 import io.volery.server.internal.PathPartitioner;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -450,8 +451,19 @@ class DeferredTopLevelTest {
             ZooKeeper trigger = VolerySmokeTest.connect(split.outConnect());
             CountDownLatch release = new CountDownLatch(1);
             CuttableProxy proxy = new CuttableProxy(followers.get(0).clientAddress());
-            ZooKeeper watcher = VolerySmokeTest.connect(proxy.connectString());
+            // the session's events, not its state: a reconnect through the proxy can take less than a poll's sleep
+            CountDownLatch connected = new CountDownLatch(1);
+            CountDownLatch disconnected = new CountDownLatch(1);
+            CountDownLatch reconnected = new CountDownLatch(1);
+            ZooKeeper watcher = new ZooKeeper(proxy.connectString(), 10_000, e -> {
+                if (e.getState() == Watcher.Event.KeeperState.Disconnected) {
+                    disconnected.countDown();
+                } else if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                    (disconnected.getCount() == 0 ? reconnected : connected).countDown();
+                }
+            });
             try {
+                assertTrue(connected.await(20, TimeUnit.SECONDS), "the watcher connects");
                 deleter.create(a, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                 deleter.create(b, null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                 CountDownLatch changed = new CountDownLatch(1);
@@ -472,14 +484,8 @@ class DeferredTopLevelTest {
                 }
                 // the watcher reconnects through the same front end: its setWatches goes to every partition
                 proxy.drop();
-                while (watcher.getState() == ZooKeeper.States.CONNECTED) {
-                    assertTrue(System.nanoTime() < deadline, "the watcher notices the drop");
-                    Thread.sleep(5);
-                }
-                while (watcher.getState() != ZooKeeper.States.CONNECTED) {
-                    assertTrue(System.nanoTime() < deadline, "the watcher reconnects");
-                    Thread.sleep(5);
-                }
+                assertTrue(disconnected.await(20, TimeUnit.SECONDS), "the watcher notices the drop");
+                assertTrue(reconnected.await(20, TimeUnit.SECONDS), "the watcher reconnects");
                 Thread.sleep(1_000); // its setWatches follows the reconnect at once
                 assertFalse(deleted.isDone(), "the delete waits for O's verdict");
                 release.countDown();
