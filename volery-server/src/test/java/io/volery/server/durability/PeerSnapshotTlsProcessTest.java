@@ -54,7 +54,9 @@ class PeerSnapshotTlsProcessTest {
                     Map<String, String> m = cluster.mntr(peer);
                     served += Long.parseLong(m.get("volery_side_requests_served"));
                     assertEquals("0", m.get("volery_side_requests_refused"), "node " + peer + ": " + m);
-                    assertEquals("0", m.get("volery_peer_tls_handshake_failures"), "node " + peer + ": " + m);
+                    assertEquals("0", m.get("volery_peer_tls_handshake_failures"), "node " + peer + ": " + m + "; its TLS lines:\n"
+                            + String.join("\n", Files.readAllLines(cluster.log(peer)).stream()
+                                    .filter(l -> l.contains("TLS") || l.contains("handshake")).toList()));
                 }
                 assertTrue(served >= 1, "no peer of node 5 answered a side request");
                 assertTrue(Files.readString(cluster.log(5)).contains("snapshot"), cluster.tail(5));
