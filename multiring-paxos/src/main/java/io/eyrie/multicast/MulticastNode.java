@@ -290,6 +290,11 @@ public final class MulticastNode implements MulticastEndpoint {
         return transport instanceof NettyTransport t ? t.tlsHandshakeFailures() : 0;
     }
 
+    /** TLS handshakes with peers abandoned before a verdict (ADR 094): a peer's crash or restart mid-handshake, a probe. */
+    public long transportTlsHandshakesAbandoned() {
+        return transport instanceof NettyTransport t ? t.tlsHandshakesAbandoned() : 0;
+    }
+
     /**
      * Makes {@code server} answer peers' side requests on this node's ring port (ADR 063, {@link SideChannel}).
      *

@@ -141,6 +141,8 @@ public final class FourLetterWords {
         m.put("volery_tls_handshake_failures", monitor.frontEnd().tlsHandshakeFailures());
         m.put("volery_peer_tls", monitor.peerTls() ? 1 : 0);
         m.put("volery_peer_tls_handshake_failures", monitor.peerTlsHandshakeFailures());
+        m.put("volery_tls_handshakes_abandoned", monitor.frontEnd().tlsHandshakesAbandoned());
+        m.put("volery_peer_tls_handshakes_abandoned", monitor.peerTlsHandshakesAbandoned());
         long[] clientStores = monitor.clientTlsStoreReloads();
         long[] peerStores = monitor.peerTlsStoreReloads();
         m.put("volery_tls_store_reloads", clientStores[0]);

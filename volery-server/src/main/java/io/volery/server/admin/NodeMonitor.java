@@ -294,6 +294,11 @@ public final class NodeMonitor {
         return multicast.transportTlsHandshakeFailures();
     }
 
+    /** Peer TLS handshakes abandoned before a verdict (closed or silent, ADR 094); not in the failures. */
+    public long peerTlsHandshakesAbandoned() {
+        return multicast.transportTlsHandshakesAbandoned();
+    }
+
     public long framesDropped() {
         return multicast.transportStats().framesDropped();
     }

@@ -12,6 +12,7 @@ public final class FrontEndStats {
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong notifications = new AtomicLong();
     private final AtomicLong tlsHandshakeFailures = new AtomicLong();
+    private final AtomicLong tlsHandshakesAbandoned = new AtomicLong();
     private final AtomicLongArray requestsByOp = new AtomicLongArray(256);
 
     void connectionOpened() {
@@ -42,6 +43,18 @@ public final class FrontEndStats {
     /** TLS handshakes that failed (no certificate where one is needed, an untrusted one, no common protocol). */
     public long tlsHandshakeFailures() {
         return tlsHandshakeFailures.get();
+    }
+
+    void tlsHandshakeAbandoned() {
+        tlsHandshakesAbandoned.incrementAndGet();
+    }
+
+    /**
+     * TLS handshakes abandoned before a verdict (ADR 094): the client closed the connection (a TCP health check,
+     * a port scan, a client giving up) or sent nothing until the handshake timed out. Not in the failures.
+     */
+    public long tlsHandshakesAbandoned() {
+        return tlsHandshakesAbandoned.get();
     }
 
     void notification() {

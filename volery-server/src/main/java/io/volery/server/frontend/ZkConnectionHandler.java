@@ -568,7 +568,12 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 return;
             }
         }
-        if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && !e.isSuccess()) {
+        if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && !e.isSuccess()
+                && io.eyrie.multicast.TlsHandshakes.abandoned(e.cause())) {
+            // closed or silent before a verdict (ADR 094): a health check's or a scanner's connection, not a failure
+            stats.tlsHandshakeAbandoned();
+            log.debug("TLS handshake with {} abandoned: {}", remoteAddress(), e.cause().toString());
+        } else if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && !e.isSuccess()) {
             // ZooKeeper closes a connection whose handshake failed (no certificate, an untrusted one, no common
             // protocol); so does the TLS handler, and the client sees the connection lost
             stats.tlsHandshakeFailed();

@@ -370,6 +370,48 @@ class TlsClientPortTest {
     }
 
     /**
+     * A TCP health check or port scan of the TLS port (connect, then close or reset before any handshake) is
+     * an abandoned handshake, not a failed one (ADR 094): {@code mntr} counts it apart, and the port goes on
+     * serving; a plaintext client there is still a failed handshake.
+     */
+    @Test
+    void aProbeOfTheTlsPortIsAnAbandonedHandshakeNotAFailure() throws Exception {
+        try (VoleryCluster cluster = new VoleryCluster(1, 1, 0, 2000,
+                o -> o.withTls(voleryTls(ClientTls.Auth.WANT, false), new InetSocketAddress("127.0.0.1", 0)))) {
+            VoleryNode node = cluster.nodes().get(0);
+            InetSocketAddress secure = node.secureClientAddress();
+            for (int i = 0; i < 3; i++) {
+                try (java.net.Socket probe = new java.net.Socket(secure.getAddress(), secure.getPort())) {
+                    probe.setSoLinger(i == 0, 0); // the first one resets, the others close
+                }
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            Map<String, String> m = tlsCounts(node);
+            while (!"3".equals(m.get("volery_tls_handshakes_abandoned")) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                m = tlsCounts(node);
+            }
+            assertEquals("3", m.get("volery_tls_handshakes_abandoned"), "probes counted as abandoned: " + m);
+            assertEquals("0", m.get("volery_tls_handshake_failures"), "a probe counted as a failed handshake: " + m);
+            try (Session alice = Session.open(connect(secure), tlsClient("alice"))) {
+                assertTrue(alice.zk() != null, "alice could not connect after the probes");
+                alice.zk().create("/after-probes", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            }
+            try (Session plain = Session.open(connect(secure), new ZKClientConfig())) {
+                assertEquals(null, plain.zk(), "a plaintext client connected to the TLS port");
+            }
+            m = tlsCounts(node);
+            assertTrue(Long.parseLong(m.get("volery_tls_handshake_failures")) >= 1, "the plaintext client not counted: " + m);
+        }
+    }
+
+    private static Map<String, String> tlsCounts(VoleryNode node) throws Exception {
+        Map<String, String> m = FourLetterWordClient.parseMntr(FourLetterWordClient.ask(node.clientAddress(), "mntr", 10_000));
+        m.replaceAll((k, v) -> v.strip());
+        return m;
+    }
+
+    /**
      * Curator over TLS: two clients with their own certificates, on two nodes' secure ports of a two-partition
      * cluster, take an InterProcessMutex in turn to increment a counter kept in a znode that only their two
      * x509 identities may touch; no increment is lost and a client without a certificate is refused by it.

@@ -180,6 +180,11 @@ public final class NettyTransport implements Transport {
         return counters.tlsHandshakeFailures();
     }
 
+    /** TLS handshakes with peers abandoned before a verdict (closed or silent, ADR 094): not counted as failures. */
+    public long tlsHandshakesAbandoned() {
+        return counters.tlsHandshakesAbandoned();
+    }
+
     @Override
     public synchronized void start(InboundHandler handler) {
         Objects.requireNonNull(handler, "handler");

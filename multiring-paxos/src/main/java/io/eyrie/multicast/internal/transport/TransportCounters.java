@@ -14,6 +14,7 @@ public final class TransportCounters {
     // Not part of TransportStats: it shows whether flush coalescing works, for tests and tuning.
     private final LongAdder flushes = new LongAdder();
     private final java.util.concurrent.atomic.AtomicLong tlsFailures = new java.util.concurrent.atomic.AtomicLong();
+    private final LongAdder tlsAbandoned = new LongAdder();
 
     void frameSent() {
         sent.increment();
@@ -51,6 +52,16 @@ public final class TransportCounters {
     /** TLS handshakes with peers that failed, in either direction (ADR 061). */
     public long tlsHandshakeFailures() {
         return tlsFailures.get();
+    }
+
+    /** Counts a TLS handshake with a peer that was abandoned (ADR 094): closed or silent before a verdict. */
+    void tlsHandshakeAbandoned() {
+        tlsAbandoned.increment();
+    }
+
+    /** TLS handshakes with peers abandoned before a verdict, in either direction (ADR 094); not failures. */
+    public long tlsHandshakesAbandoned() {
+        return tlsAbandoned.sum();
     }
 
     /** Socket flushes of outbound connections; far fewer than frames sent when coalescing works. */
