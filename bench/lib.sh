@@ -73,12 +73,22 @@ proc_cpu_seconds() {
 # Sets each server's CPU quota to the cap it was started with (HOME/cap-quota) in its cgroup
 # (HOME/cgroup): for servers started with CAP_LATER=1, so that the JIT compiles the hot paths at full
 # speed during an uncapped warm-up instead of eating a 15 % quota for minutes of the measurement.
+# With SERVER_CPUS (a taskset list, e.g. 0), every thread of each server is then also pinned to those CPUs.
 apply_caps() {
   local home
   for home in "$@"; do
     [ -f "$home/cgroup" ] && [ -f "$home/cap-quota" ] || continue
     cat "$home/cap-quota" > "$(cat "$home/cgroup")/cpu.cfs_quota_us"
+    pin_server "$home"
   done
+}
+
+# pin_server HOME: with SERVER_CPUS, pins every thread of the server whose pid is in HOME/pid to those
+# CPUs (threads it starts later inherit the mask). Its JVM keeps the CPU count it started with, so its
+# thread pools are those of an unpinned run.
+pin_server() {
+  [ -n "${SERVER_CPUS:-}" ] && [ -f "$1/pid" ] || return 0
+  taskset -a -p -c "$SERVER_CPUS" "$(cat "$1/pid")" >/dev/null || echo "pin_server: could not pin $1" >&2
 }
 
 # CPU time (ms) the JIT compiler threads of process PID have used so far.

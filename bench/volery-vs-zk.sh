@@ -20,7 +20,8 @@
 # more 10 s rounds while the servers' JIT compilers are still busy, see jit_warmup in lib.sh: JIT_MAX,
 # JIT_SETTLED_PERMILLE, JIT_CLIENTS; then, capped, rounds until they are quiet, at most JIT_CAPPED_MAX),
 # OWNER_AFFINITY (1: each client connects to a server of the partition owning its subtree), WORKLOADS (all; setdata: durable setData 100 and 1000 B only; setdata3: and 10000 B; global: setData 100 B and create/delete at GLOBAL_PCTS, default 10, either storage), STORAGES (default "durable memory"), SYSTEMS (default "zk v1 v2 v4"; a subset reruns part of a comparison), OUT (where
-# compare.py writes, default RESULTS_DIR/plots), and those of zk-ensemble.sh and volery-cluster.sh.
+# compare.py writes, default RESULTS_DIR/plots), SERVER_CPUS (a taskset CPU list: every server's threads are
+# pinned to it when its caps go on, e.g. 0; session 55), and those of zk-ensemble.sh and volery-cluster.sh.
 # Without a writable cgroup v1 cpu controller, --smoke runs uncapped; the other modes refuse.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
