@@ -371,8 +371,9 @@ class TlsClientPortTest {
 
     /**
      * A TCP health check or port scan of the TLS port (connect, then close or reset before any handshake) is
-     * an abandoned handshake, not a failed one (ADR 094): {@code mntr} counts it apart, and the port goes on
-     * serving; a plaintext client there is still a failed handshake.
+     * an abandoned handshake, not a failed one (ADR 094), and so is a connection that says nothing until the
+     * handshake times out: {@code mntr} counts them apart, and the port goes on serving; a plaintext client
+     * there is still a failed handshake.
      */
     @Test
     void aProbeOfTheTlsPortIsAnAbandonedHandshakeNotAFailure() throws Exception {
@@ -397,6 +398,21 @@ class TlsClientPortTest {
                 assertTrue(alice.zk() != null, "alice could not connect after the probes");
                 alice.zk().create("/after-probes", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
             }
+            // a connection that says nothing: Netty's handshake timeout (10 s) closes it, abandoned as well
+            long opened = System.nanoTime();
+            try (java.net.Socket silent = new java.net.Socket(secure.getAddress(), secure.getPort())) {
+                silent.setSoTimeout(60_000);
+                assertEquals(-1, silent.getInputStream().read(), "the node wrote to a client that never said hello");
+            }
+            assertTrue(System.nanoTime() - opened >= TimeUnit.SECONDS.toNanos(9), "closed before the handshake timeout");
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            m = tlsCounts(node);
+            while (!"4".equals(m.get("volery_tls_handshakes_abandoned")) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                m = tlsCounts(node);
+            }
+            assertEquals("4", m.get("volery_tls_handshakes_abandoned"), "the timed-out handshake counted as abandoned: " + m);
+            assertEquals("0", m.get("volery_tls_handshake_failures"), "the timed-out handshake counted as a failure: " + m);
             try (Session plain = Session.open(connect(secure), new ZKClientConfig())) {
                 assertEquals(null, plain.zk(), "a plaintext client connected to the TLS port");
             }
