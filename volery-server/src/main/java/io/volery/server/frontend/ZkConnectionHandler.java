@@ -568,16 +568,17 @@ public final class ZkConnectionHandler extends SimpleChannelInboundHandler<ByteB
                 return;
             }
         }
-        if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && !e.isSuccess()
-                && io.eyrie.multicast.TlsHandshakes.abandoned(e.cause())) {
-            // closed or silent before a verdict (ADR 094): a health check's or a scanner's connection, not a failure
-            stats.tlsHandshakeAbandoned();
-            log.debug("TLS handshake with {} abandoned: {}", remoteAddress(), e.cause().toString());
-        } else if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && !e.isSuccess()) {
-            // ZooKeeper closes a connection whose handshake failed (no certificate, an untrusted one, no common
-            // protocol); so does the TLS handler, and the client sees the connection lost
-            stats.tlsHandshakeFailed();
-            log.warn("TLS handshake with {} failed: {}", remoteAddress(), e.cause() == null ? "?" : e.cause().getMessage());
+        if (evt instanceof io.netty.handler.ssl.SslHandshakeCompletionEvent e && !e.isSuccess()) {
+            if (io.eyrie.multicast.TlsHandshakes.abandoned(e.cause())) {
+                // closed or silent before a verdict (ADR 094): a health check's or a scanner's connection, not a failure
+                stats.tlsHandshakeAbandoned();
+                log.debug("TLS handshake with {} abandoned: {}", remoteAddress(), e.cause().toString());
+            } else {
+                // ZooKeeper closes a connection whose handshake failed (no certificate, an untrusted one, no common
+                // protocol); so does the TLS handler, and the client sees the connection lost
+                stats.tlsHandshakeFailed();
+                log.warn("TLS handshake with {} failed: {}", remoteAddress(), e.cause() == null ? "?" : e.cause().getMessage());
+            }
         }
         super.userEventTriggered(ctx, evt);
     }

@@ -386,12 +386,7 @@ class TlsClientPortTest {
                     probe.setSoLinger(i == 0, 0); // the first one resets, the others close
                 }
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            Map<String, String> m = tlsCounts(node);
-            while (!"3".equals(m.get("volery_tls_handshakes_abandoned")) && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-                m = tlsCounts(node);
-            }
+            Map<String, String> m = awaitAbandoned(node, 3);
             assertEquals("3", m.get("volery_tls_handshakes_abandoned"), "probes counted as abandoned: " + m);
             assertEquals("0", m.get("volery_tls_handshake_failures"), "a probe counted as a failed handshake: " + m);
             try (Session alice = Session.open(connect(secure), tlsClient("alice"))) {
@@ -405,12 +400,7 @@ class TlsClientPortTest {
                 assertEquals(-1, silent.getInputStream().read(), "the node wrote to a client that never said hello");
             }
             assertTrue(System.nanoTime() - opened >= TimeUnit.SECONDS.toNanos(9), "closed before the handshake timeout");
-            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            m = tlsCounts(node);
-            while (!"4".equals(m.get("volery_tls_handshakes_abandoned")) && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-                m = tlsCounts(node);
-            }
+            m = awaitAbandoned(node, 4);
             assertEquals("4", m.get("volery_tls_handshakes_abandoned"), "the timed-out handshake counted as abandoned: " + m);
             assertEquals("0", m.get("volery_tls_handshake_failures"), "the timed-out handshake counted as a failure: " + m);
             try (Session plain = Session.open(connect(secure), new ZKClientConfig())) {
@@ -419,6 +409,18 @@ class TlsClientPortTest {
             m = tlsCounts(node);
             assertTrue(Long.parseLong(m.get("volery_tls_handshake_failures")) >= 1, "the plaintext client not counted: " + m);
         }
+    }
+
+    /** The node's mntr once it counts {@code n} abandoned TLS handshakes (it counts on its event loop). */
+    private static Map<String, String> awaitAbandoned(VoleryNode node, int n) throws Exception {
+        Clients.eventually(n + " abandoned TLS handshakes", () -> {
+            try {
+                return String.valueOf(n).equals(tlsCounts(node).get("volery_tls_handshakes_abandoned"));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        return tlsCounts(node);
     }
 
     private static Map<String, String> tlsCounts(VoleryNode node) throws Exception {

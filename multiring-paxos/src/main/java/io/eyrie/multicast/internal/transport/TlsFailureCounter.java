@@ -30,15 +30,17 @@ final class TlsFailureCounter extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess() && TlsHandshakes.abandoned(e.cause())) {
-            // closed or silent before a verdict (ADR 094): a peer's crash or restart, a probe; not a failure
-            counters.tlsHandshakeAbandoned();
-            LOG.debug("node={} TLS handshake {} {} abandoned: {}", localNodeId, direction, ctx.channel().remoteAddress(), e.cause());
-        } else if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
-            long n = counters.tlsHandshakeFailed();
-            if (Long.bitCount(n) == 1) {
-                LOG.warn("node={} TLS handshake {} {} failed ({} so far): {}", localNodeId, direction,
-                        ctx.channel().remoteAddress(), n, e.cause() == null ? "?" : e.cause().getMessage());
+        if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
+            if (TlsHandshakes.abandoned(e.cause())) {
+                // closed or silent before a verdict (ADR 094): a peer's crash or restart, a probe; not a failure
+                counters.tlsHandshakeAbandoned();
+                LOG.debug("node={} TLS handshake {} {} abandoned: {}", localNodeId, direction, ctx.channel().remoteAddress(), e.cause());
+            } else {
+                long n = counters.tlsHandshakeFailed();
+                if (Long.bitCount(n) == 1) {
+                    LOG.warn("node={} TLS handshake {} {} failed ({} so far): {}", localNodeId, direction,
+                            ctx.channel().remoteAddress(), n, e.cause() == null ? "?" : e.cause().getMessage());
+                }
             }
         }
         super.userEventTriggered(ctx, evt);

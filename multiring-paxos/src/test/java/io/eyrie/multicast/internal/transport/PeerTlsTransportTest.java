@@ -225,10 +225,7 @@ class PeerTlsTransportTest {
                 probe.setSoLinger(i == 0, 0); // the first one resets, the others close
             }
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (n1.tlsHandshakesAbandoned() < 3 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        awaitAbandoned(n1, 3);
         assertEquals(3, n1.tlsHandshakesAbandoned(), "probes counted as abandoned handshakes");
         assertEquals(0, n1.tlsHandshakeFailures(), "a probe counted as a failed handshake");
         NettyTransport n2 = start(TestCluster.config(ports, tls("node")), 2, two);
@@ -249,13 +246,17 @@ class PeerTlsTransportTest {
             silent.setSoTimeout(30_000);
             assertEquals(-1, silent.getInputStream().read(), "the node wrote to a client that never said hello");
         }
-        // the node counts it on its event loop, possibly after this side saw the close
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (n1.tlsHandshakesAbandoned() < 1 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        awaitAbandoned(n1, 1);
         assertEquals(1, n1.tlsHandshakesAbandoned(), "the silent connection's handshake");
         assertEquals(0, n1.tlsHandshakeFailures(), "a silent connection counted as a failed handshake");
+    }
+
+    /** Waits (at most 10 s) until {@code t} counts {@code n} abandoned handshakes: it counts on its event loop. */
+    private static void awaitAbandoned(NettyTransport t, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (t.tlsHandshakesAbandoned() < n && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
     }
 
     @Test
