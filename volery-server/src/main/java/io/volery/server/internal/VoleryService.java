@@ -368,7 +368,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
             order.remove(x.sessionId());
             mailboxes.forget(x.sessionId());
             if (c != null) {
-                c.close("session expired");
+                c.close("session 0x" + Long.toHexString(x.sessionId()) + " expired or was closed through another connection");
             }
         }
     }

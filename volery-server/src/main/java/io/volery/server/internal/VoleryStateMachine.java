@@ -373,8 +373,24 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             SessionDirectory.Entry e = sessionDirectory.remove(id);
             log.info("partition={} session=0x{} expired at zxid={}", me, Long.toHexString(id), zxid);
             endpoint.sendDirect(e.frontEnd, VoleryWire.expired(id));
+            endedElsewhere(id, e.frontEnd);
         }
         return Boolean.TRUE;
+    }
+
+    /**
+     * A session ended (closed through {@code frontEnd}, or expired while held there): this node's own front end
+     * drops any connection it still has of it, as every ZooKeeper server closes its connections of a session
+     * whose close it applies. Such a connection is one the session moved away from (another handle reconnected
+     * elsewhere with its id and password); without this its client would keep pinging a session that is gone
+     * and never learn that it expired. Every node applies the end (every partition does), so every front end
+     * hears it, locally: no frame crosses the network.
+     */
+    private void endedElsewhere(long sessionId, int frontEnd) {
+        int self = endpoint.nodeId();
+        if (frontEnd != self) {
+            endpoint.sendDirect(self, VoleryWire.expired(sessionId));
+        }
     }
 
     private java.util.Collection<String> ttlsTheOwnersExpire(List<String> dueHere) {
@@ -459,6 +475,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         };
         if (q.opCode() == OpCodes.CLOSE_SESSION) {
             sessionDirectory.remove(r.sessionId);
+            endedElsewhere(r.sessionId, r.frontEnd);
         }
         return reply;
     }
