@@ -16,6 +16,11 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
+import org.apache.curator.framework.recipes.shared.SharedValue;
+import org.apache.curator.framework.recipes.watch.PersistentWatcher;
+import org.apache.curator.framework.recipes.queue.DistributedQueue;
+import org.apache.zookeeper.WatchedEvent;
 import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.curator.framework.recipes.nodes.GroupMember;
 import org.apache.curator.framework.recipes.nodes.PersistentNode;
@@ -572,6 +577,108 @@ class CuratorMoreRecipesTest {
         eventually(() -> "the kept item consumed (" + byId + ")", () -> byId.size() == 1);
         assertNull(pollQuietly(byId, 500), "an item beyond the one kept");
         assertEquals(List.of("keep"), byId);
+    }
+
+    @Test
+    void semaphoreMutexIsNotReentrantAndPassesBetweenThreads() throws Exception {
+        InterProcessSemaphoreMutex mutex = new InterProcessSemaphoreMutex(client(), "/semaphoremutex/lock");
+        InterProcessSemaphoreMutex rival = new InterProcessSemaphoreMutex(client(), "/semaphoremutex/lock");
+        assertTrue(mutex.acquire(PATIENCE.toSeconds(), TimeUnit.SECONDS), "the mutex");
+        assertFalse(mutex.acquire(1, TimeUnit.SECONDS), "the same holder again: a semaphore mutex is not reentrant");
+        assertFalse(rival.acquire(1, TimeUnit.SECONDS), "a rival while it is held");
+        // unlike InterProcessMutex, another thread may release it
+        pool.submit(() -> {
+            mutex.release();
+            return null;
+        }).get(30, TimeUnit.SECONDS);
+        assertTrue(rival.acquire(PATIENCE.toSeconds(), TimeUnit.SECONDS), "the rival once it was released");
+        rival.release();
+    }
+
+    @Test
+    void sharedValueComparesAndSetsBytes() throws Exception {
+        SharedValue mine = new SharedValue(client(), "/sharedvalue/config", "v0".getBytes());
+        SharedValue theirs = new SharedValue(client(), "/sharedvalue/config", "ignored".getBytes());
+        mine.start();
+        theirs.start();
+        opened.add(mine);
+        opened.add(theirs);
+        assertEquals("v0", new String(theirs.getValue()), "the first starter's seed value");
+        VersionedValue<byte[]> seen = theirs.getVersionedValue();
+        assertTrue(mine.trySetValue(mine.getVersionedValue(), "v1".getBytes()), "a set at the current version");
+        eventually("the other client reads v1", () -> new String(theirs.getValue()).equals("v1"));
+        assertFalse(theirs.trySetValue(seen, "v2".getBytes()), "a set at a version another client moved past");
+        assertEquals("v1", new String(client().getData().forPath("/sharedvalue/config")));
+    }
+
+    @Test
+    void persistentRecursiveWatcherHearsEveryChangeBelowItsNode() throws Exception {
+        CuratorFramework c = client();
+        c.create().forPath("/persistentwatch");
+        LinkedBlockingQueue<String> heard = new LinkedBlockingQueue<>();
+        PersistentWatcher watcher = new PersistentWatcher(c, "/persistentwatch", true);
+        opened.add(watcher);
+        CountDownLatch set = new CountDownLatch(1);
+        watcher.getResetListenable().addListener(set::countDown);
+        watcher.getListenable().addListener((WatchedEvent e) -> {
+            if (e.getPath() != null) {
+                heard.add(e.getType() + " " + e.getPath());
+            }
+        });
+        watcher.start();
+        assertTrue(set.await(PATIENCE.toSeconds(), TimeUnit.SECONDS), "the watcher was set");
+        CuratorFramework writer = client();
+        writer.create().forPath("/persistentwatch/a", "1".getBytes());
+        writer.create().forPath("/persistentwatch/a/b");
+        writer.setData().forPath("/persistentwatch/a/b", "2".getBytes());
+        writer.delete().forPath("/persistentwatch/a/b");
+        writer.setData().forPath("/persistentwatch", "3".getBytes());
+        List<String> expected = List.of("NodeCreated /persistentwatch/a", "NodeCreated /persistentwatch/a/b",
+                "NodeDataChanged /persistentwatch/a/b", "NodeDeleted /persistentwatch/a/b",
+                "NodeDataChanged /persistentwatch");
+        List<String> got = new ArrayList<>();
+        for (int i = 0; i < expected.size(); i++) {
+            got.add(poll(heard));
+        }
+        // one session's writes: a recursive watch hears them in the order they were made, and stays set
+        assertEquals(expected, got);
+        assertNull(heard.poll(300, TimeUnit.MILLISECONDS), "an event beyond the changes made");
+    }
+
+    @Test
+    void lockedQueueRedeliversAnItemItsConsumerFailedOn() throws Exception {
+        // with a lock path, an item stays in the queue until its consumer returns: one that throws gets it again
+        AtomicInteger attempts = new AtomicInteger();
+        List<String> done = new CopyOnWriteArrayList<>();
+        QueueConsumer<String> flaky = new QueueConsumer<>() {
+            @Override
+            public void consumeMessage(String item) throws Exception {
+                if (attempts.incrementAndGet() == 1) {
+                    throw new Exception("the first attempt fails");
+                }
+                done.add(item);
+            }
+
+            @Override
+            public void stateChanged(CuratorFramework client, ConnectionState newState) {
+            }
+        };
+        DistributedQueue<String> queue = QueueBuilder.builder(client(), flaky, UTF8, "/lockedqueue/items")
+                .lockPath("/lockedqueue/locks").buildQueue();
+        queue.start();
+        opened.add(queue);
+        queue.put("only");
+        eventually(() -> "the item consumed on a second attempt (" + attempts.get() + " attempts)", () -> done.size() == 1);
+        assertEquals(List.of("only"), done);
+        assertEquals(2, attempts.get(), "attempts: the failed one and the one that succeeded");
+        CuratorFramework observer = client();
+        eventually("the queue empties", () -> {
+            try {
+                return observer.getChildren().forPath("/lockedqueue/items").isEmpty();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
     }
 
     @Test
