@@ -2,6 +2,7 @@ package io.volery.server.clients;
 
 import io.volery.server.VoleryCluster;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
@@ -18,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 import static io.volery.server.clients.Clients.PATIENCE;
 import static io.volery.server.clients.Clients.eventually;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -87,6 +90,39 @@ class SessionTakeoverTest {
         } finally {
             first.close();
             observer.close();
+        }
+    }
+
+    @Test
+    void aWriteThroughTheHandleLeftBehindTearsItsConnectionDownAndTakesTheSessionBack() throws Exception {
+        List<String> frontEnds = twoFrontEnds();
+        ZooKeeper first = Clients.zooKeeper(frontEnds.get(0), 10_000, null);
+        try {
+            first.create("/takeover-write", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+            ZooKeeper second = attach(frontEnds.get(1), first);
+            try {
+                // SessionMoved is a connection-level error (ZooKeeper's ZOOKEEPER-710): the write is not made and
+                // the connection is closed; the client reconnects, and the session moves back to it
+                assertThrows(KeeperException.ConnectionLossException.class,
+                        () -> first.setData("/takeover-write", new byte[] {1}, -1));
+                eventually("the first handle writes again once reconnected", () -> {
+                    try {
+                        return first.setData("/takeover-write", new byte[] {2}, -1).getVersion() >= 1;
+                    } catch (KeeperException.ConnectionLossException e) {
+                        return false;
+                    } catch (Exception e) {
+                        throw new AssertionError("a write through the reconnected first handle", e);
+                    }
+                });
+                assertArrayEquals(new byte[] {2}, first.getData("/takeover-write", false, null), "the data");
+                assertThrows(KeeperException.ConnectionLossException.class,
+                        () -> second.setData("/takeover-write", new byte[] {3}, -1),
+                        "a write through the second handle, which the session left");
+            } finally {
+                second.close();
+            }
+        } finally {
+            first.close();
         }
     }
 
