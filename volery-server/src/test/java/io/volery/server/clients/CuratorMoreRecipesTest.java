@@ -1,7 +1,5 @@
 package io.volery.server.clients;
 
-import io.volery.server.VoleryCluster;
-import io.volery.server.config.VoleryConfig;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.barriers.DistributedBarrier;
 import org.apache.curator.framework.recipes.cache.ChildData;
@@ -44,17 +42,12 @@ import org.apache.curator.x.discovery.details.ServiceCacheListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,7 +61,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import static io.volery.server.clients.Clients.PATIENCE;
@@ -90,40 +82,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * them against a hash-partitioned Volery.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class CuratorMoreRecipesTest {
-    private static VoleryCluster cluster;
-    private final List<AutoCloseable> opened = new ArrayList<>();
-    private final ExecutorService pool = Executors.newCachedThreadPool();
-
-    @BeforeAll
-    static void startCluster(TestInfo info) throws Exception {
-        VoleryConfig.Partitioning partitioning = CuratorMoreRecipesHashTest.class.equals(info.getTestClass().orElseThrow())
-                ? VoleryConfig.Partitioning.HASH : VoleryConfig.Partitioning.SUBTREE;
-        cluster = new VoleryCluster(2, 3, 0, 500, o -> o.withPartitioning(partitioning));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @AfterEach
-    void closeClients() throws Exception {
-        Collections.reverse(opened);
-        for (AutoCloseable c : opened) {
-            c.close();
-        }
-        pool.shutdownNow();
-    }
-
-    private CuratorFramework client() throws InterruptedException {
-        CuratorFramework c = Clients.curator(cluster.connectString());
-        opened.add(c);
-        return c;
-    }
-
+class CuratorMoreRecipesTest extends CuratorAgainstVolery {
     private static final QueueSerializer<String> UTF8 = new QueueSerializer<>() {
         @Override
         public byte[] serialize(String item) {
@@ -766,11 +725,4 @@ class CuratorMoreRecipesTest {
         }
     }
 
-    private static Stat exists(CuratorFramework c, String path) {
-        try {
-            return c.checkExists().forPath(path);
-        } catch (Exception e) {
-            throw new AssertionError("checkExists(" + path + ") failed", e);
-        }
-    }
 }

@@ -1,7 +1,5 @@
 package io.volery.server.clients;
 
-import io.volery.server.VoleryCluster;
-import io.volery.server.config.VoleryConfig;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -20,12 +18,7 @@ import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
@@ -35,8 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -57,40 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link CuratorRecipesHashTest} runs the same recipes against a hash-partitioned Volery.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class CuratorRecipesTest {
-    private static VoleryCluster cluster;
-    private final List<AutoCloseable> opened = new ArrayList<>();
-    private final ExecutorService pool = Executors.newCachedThreadPool();
-
-    @BeforeAll
-    static void startCluster(TestInfo info) throws Exception {
-        VoleryConfig.Partitioning partitioning = CuratorRecipesHashTest.class.equals(info.getTestClass().orElseThrow())
-                ? VoleryConfig.Partitioning.HASH : VoleryConfig.Partitioning.SUBTREE;
-        cluster = new VoleryCluster(2, 3, 0, 500, o -> o.withPartitioning(partitioning));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @AfterEach
-    void closeClients() throws Exception {
-        Collections.reverse(opened);
-        for (AutoCloseable c : opened) {
-            c.close();
-        }
-        pool.shutdownNow();
-    }
-
-    private CuratorFramework client() throws InterruptedException {
-        CuratorFramework c = Clients.curator(cluster.connectString());
-        opened.add(c);
-        return c;
-    }
-
+class CuratorRecipesTest extends CuratorAgainstVolery {
     @Test
     void interProcessMutexExcludesFiveContendingClients() throws Exception {
         int clients = 5;
@@ -341,13 +299,6 @@ class CuratorRecipesTest {
         assertArrayEquals("b".getBytes(), c.getData().forPath("/txb"), "a rolled-back setData changed /txb");
     }
 
-    private static Stat exists(CuratorFramework c, String path) {
-        try {
-            return c.checkExists().forPath(path);
-        } catch (Exception e) {
-            throw new AssertionError("checkExists(" + path + ") failed", e);
-        }
-    }
 
     /** The children of {@code path} for a failure message, or what reading them failed with. */
     private static String childrenOf(CuratorFramework c, String path) {
