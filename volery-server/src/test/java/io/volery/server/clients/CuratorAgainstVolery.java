@@ -3,12 +3,14 @@ package io.volery.server.clients;
 import io.volery.server.VoleryCluster;
 import io.volery.server.config.VoleryConfig;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInfo;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -48,6 +50,19 @@ abstract class CuratorAgainstVolery {
         }
         pool.shutdownNow();
     }
+
+    /** Queue items as UTF-8 strings. */
+    static final QueueSerializer<String> UTF8 = new QueueSerializer<>() {
+        @Override
+        public byte[] serialize(String item) {
+            return item.getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String deserialize(byte[] bytes) {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+    };
 
     /** A Curator client of the whole cluster, connected, closed after the test. */
     CuratorFramework client() throws InterruptedException {

@@ -28,7 +28,6 @@ import org.apache.curator.framework.recipes.queue.DistributedIdQueue;
 import org.apache.curator.framework.recipes.queue.DistributedPriorityQueue;
 import org.apache.curator.framework.recipes.queue.QueueBuilder;
 import org.apache.curator.framework.recipes.queue.QueueConsumer;
-import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.SharedCountListener;
 import org.apache.curator.framework.recipes.shared.SharedCountReader;
@@ -45,7 +44,6 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -83,17 +81,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class CuratorMoreRecipesTest extends CuratorAgainstVolery {
-    private static final QueueSerializer<String> UTF8 = new QueueSerializer<>() {
-        @Override
-        public byte[] serialize(String item) {
-            return item.getBytes(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public String deserialize(byte[] bytes) {
-            return new String(bytes, StandardCharsets.UTF_8);
-        }
-    };
 
     /** A queue consumer that hands each item to {@code into}. */
     private static QueueConsumer<String> consumer(Collection<String> into) {

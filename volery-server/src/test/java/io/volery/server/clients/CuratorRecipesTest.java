@@ -14,14 +14,12 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.queue.DistributedQueue;
 import org.apache.curator.framework.recipes.queue.QueueBuilder;
 import org.apache.curator.framework.recipes.queue.QueueConsumer;
-import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -159,17 +157,6 @@ class CuratorRecipesTest extends CuratorAgainstVolery {
         int items = 40;
         Map<String, Integer> deliveries = new ConcurrentHashMap<>();
         List<String> connectionStates = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        QueueSerializer<String> utf8 = new QueueSerializer<>() {
-            @Override
-            public byte[] serialize(String item) {
-                return item.getBytes(StandardCharsets.UTF_8);
-            }
-
-            @Override
-            public String deserialize(byte[] bytes) {
-                return new String(bytes, StandardCharsets.UTF_8);
-            }
-        };
         QueueConsumer<String> consumer = new QueueConsumer<>() {
             @Override
             public void consumeMessage(String item) {
@@ -183,11 +170,11 @@ class CuratorRecipesTest extends CuratorAgainstVolery {
             }
         };
         for (int i = 0; i < 2; i++) {
-            DistributedQueue<String> q = QueueBuilder.builder(client(), consumer, utf8, "/queues/work").buildQueue();
+            DistributedQueue<String> q = QueueBuilder.builder(client(), consumer, UTF8, "/queues/work").buildQueue();
             q.start();
             opened.add(q);
         }
-        DistributedQueue<String> producer = QueueBuilder.builder(client(), null, utf8, "/queues/work").buildQueue();
+        DistributedQueue<String> producer = QueueBuilder.builder(client(), null, UTF8, "/queues/work").buildQueue();
         producer.start();
         opened.add(producer);
         for (int i = 0; i < items; i++) {
