@@ -622,6 +622,34 @@ class ZooKeeperClientCompatibilityTest {
     }
 
     /**
+     * A session that closes hears, before the close is answered, the events its own watches fire as its
+     * ephemerals (on both partitions) go: ZooKeeper fires them before it drops the session's watches.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void aClosingSessionHearsItsOwnEphemeralsGo(Server server) throws Exception {
+        String a = topLevel("oa", 0);
+        String b = topLevel("ob", 1);
+        Session owner = new Session(server);
+        owner.zk.create(a, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        owner.zk.create(b, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        owner.zk.create(a + "/e1", null, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+        owner.zk.create(b + "/e2", null, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+        owner.zk.exists(a + "/e1", true);
+        owner.zk.exists(b + "/e2", true);
+        owner.zk.getChildren(a, true);
+        owner.close();
+        List<String> got = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            got.add(owner.nextEvent("an event of the session's own close (so far " + got + ")"));
+        }
+        got.sort(null);
+        assertEquals(List.of("NodeChildrenChanged " + a, "NodeDeleted " + a + "/e1", "NodeDeleted " + b + "/e2"), got,
+                "events the closing session's own watches fired");
+        assertNull(owner.events.poll(300, TimeUnit.MILLISECONDS), "an event beyond the three");
+    }
+
+    /**
      * A session that falls silent expires; its ephemerals, spread over both partitions, are deleted in
      * the order getEphemerals listed them, and a watcher hears of them in that order.
      */

@@ -111,6 +111,8 @@ final class SessionMailboxes {
         Rearm pendingRearm;
         /** Replies held while the hand-off is awaited, in order (ADR 079). */
         final ArrayDeque<Held> held = new ArrayDeque<>();
+        /** The session's close is answered: the box goes once that reply is written (see {@link #closing}). */
+        boolean closing;
     }
 
     /** A reply at {@code zxid} that {@code write} writes once the old front end's events are in. */
@@ -214,11 +216,11 @@ final class SessionMailboxes {
             b.held.addLast(new Held(zxid, write));
             return;
         }
-        reply(b, zxid, write);
+        reply(sessionId, b, zxid, write);
     }
 
     /** Writes the reply at {@code zxid} after the events it must not overtake (see {@link #replying}). */
-    private void reply(Box b, long zxid, Runnable write) {
+    private void reply(long sessionId, Box b, long zxid, Runnable write) {
         int[] partitions = b.unanswered.pollFirst();
         if (canSend(b) && b.catchUpFirst) {
             catchUp(b, zxid);
@@ -242,6 +244,9 @@ final class SessionMailboxes {
             b.answered++;
         }
         flush(b);
+        if (b.closing && b.held.isEmpty() && boxes.get(sessionId) == b) {
+            boxes.remove(sessionId); // the close's reply: the last thing its connection is handed
+        }
     }
 
     /**
@@ -335,6 +340,26 @@ final class SessionMailboxes {
         if (b != null && b.connection == c) {
             b.connection = null;
             b.live = false;
+            if (b.closing) {
+                boxes.remove(sessionId);
+            }
+        }
+    }
+
+    /**
+     * The session's close is answered and its reply is on its way to {@link #replying}: the session keeps its
+     * box until that reply is written, so that the events its own watches fired as its ephemerals went reach it
+     * first, as from ZooKeeper; then the box goes (at once if the connection is already gone).
+     */
+    synchronized void closing(long sessionId) {
+        Box b = boxes.get(sessionId);
+        if (b == null) {
+            return;
+        }
+        if (b.connection == null) {
+            boxes.remove(sessionId);
+        } else {
+            b.closing = true;
         }
     }
 
@@ -406,7 +431,7 @@ final class SessionMailboxes {
         }
         while (!b.held.isEmpty()) {
             Held h = b.held.removeFirst();
-            reply(b, h.zxid(), h.write());
+            reply(sessionId, b, h.zxid(), h.write());
         }
     }
 

@@ -281,7 +281,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
                     ZkReply rep = ZkReply.encoded(request.xid(), bytes);
                     lastZxid.accumulateAndGet(rep.zxid(), Math::max);
                     if (request.opCode() == io.volery.server.frontend.OpCodes.CLOSE_SESSION) {
-                        mailboxes.forget(sessionId);
+                        mailboxes.closing(sessionId);
                     }
                     if (rep.err() == ErrorCode.SESSIONMOVED.code()) {
                         // ZooKeeper answers nothing and drops the connection of a moved session.

@@ -451,8 +451,7 @@ public final class ZnodeTree {
             sessions.get(sid).setOwner(c.serverId());
             return Result.ok(Reply.Empty.INSTANCE);
         } else if (command instanceof Command.CloseSession c) {
-            closeSession(c.sessionId(), "closed");
-            return Result.ok(Reply.Empty.INSTANCE);
+            return new Result(ErrorCode.OK, Reply.Empty.INSTANCE, closeSession(c.sessionId(), zxid));
         } else if (command instanceof Command.TouchSessions c) {
             for (long id : c.sessionIds()) {
                 SessionTable.Session s = sessions.get(id);
@@ -1310,23 +1309,44 @@ public final class ZnodeTree {
     }
 
     /** Drops the session's watches first (it hears nothing more), then deletes its ephemerals. */
-    private void closeSession(long sid, String why) {
+    /**
+     * Ends a session its client closed: its ephemerals go, in ZooKeeper's order (which decides the order of the
+     * watch events), and the session still hears the events its own watches fire, before the close's reply, as
+     * from ZooKeeper: they are fired here, while its watches and identities (for the ACL check) are still there.
+     */
+    private List<WatchEvent> closeSession(long sid, long zxid) {
+        removeEphemerals(sid);
+        List<WatchEvent> events = new ArrayList<>();
+        fire(zxid, events);
+        endSession(sid, "closed");
+        return events;
+    }
+
+    /** Ends an expired session: nobody is there to hear its own watches, so they go first. */
+    private void expireSession(long sid) {
         watches.dropSession(sid);
-        SessionTable.Session s = sessions.get(sid);
-        // ZooKeeper's order, since it decides the order of the watch events
-        for (String path : s.ephemerals()) {
+        removeEphemerals(sid);
+        endSession(sid, "expired");
+    }
+
+    private void removeEphemerals(long sid) {
+        for (String path : sessions.get(sid).ephemerals()) {
             remove(path);
             if (ephemeralRemovals != null) {
                 ephemeralRemovals.accept(sid, path);
             }
         }
+    }
+
+    private void endSession(long sid, String why) {
+        watches.dropSession(sid);
         sessions.remove(sid);
         LOG.debug("session={} {}", Long.toHexString(sid), why);
     }
 
     private void expire(long now) {
         for (long sid : sessions.expiredAt(now)) {
-            closeSession(sid, "expired");
+            expireSession(sid);
         }
         if (!config.reapsContainers()) {
             return;

@@ -1,6 +1,7 @@
 package io.volery.server.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.volery.server.frontend.ClientConnection;
 import io.volery.server.tree.EventType;
@@ -71,6 +72,27 @@ class SessionMailboxesTest {
                 "with no reply outstanding the rest go out in arrival order");
         m.offer(changed("/d", 30));
         assertEquals("event /d@30", c.written.get(c.written.size() - 1), "and later ones at once");
+    }
+
+    @Test
+    void aClosedSessionGetsItsOwnEventsBeforeTheClosesReplyAndThenNothing() {
+        SessionMailboxes m = new SessionMailboxes();
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, false);
+        m.requestArrived(SESSION, c, null);
+        // the close at 10 deleted the session's ephemeral, which its own watch was on
+        m.offer(changed("/own", 10));
+        m.closing(SESSION);
+        reply(m, c, 10);
+        assertEquals(List.of("event /own@10", "reply @10"), c.written, "the event before the close's reply");
+        assertFalse(m.offer(changed("/late", 11)), "the mailbox of a closed session is gone once its reply is written");
+
+        // a session whose connection went before its close was answered keeps nothing either
+        Recorded gone = new Recorded();
+        m.connected(SESSION, gone, false);
+        m.disconnected(SESSION, gone);
+        m.closing(SESSION);
+        assertFalse(m.offer(changed("/later", 12)), "the mailbox of a closed, disconnected session");
     }
 
     /** Two partitions, 1 and 2, with rings 1 and 2, and the ALL ring 0 (as VoleryCluster lays them out). */

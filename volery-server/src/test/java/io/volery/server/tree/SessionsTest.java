@@ -58,6 +58,26 @@ class SessionsTest {
     }
 
     @Test
+    void aClosingSessionHearsWhatItsOwnWatchesFireAndAnExpiringOneDoesNot() {
+        long owner = f.session();
+        f.created(owner, "/own", CreateMode.PERSISTENT);
+        f.created(owner, "/own/e", CreateMode.EPHEMERAL);
+        f.run(new Command.Exists(owner, "/own/e", true));
+        f.run(new Command.GetChildren(owner, "/own", true, false));
+        // ZooKeeper 3.9.5 sends a closing session the events of its own watches before the close's reply
+        assertEquals(List.of(new WatchEvent(owner, EventType.NODE_DELETED, "/own/e", f.zxid + 1),
+                new WatchEvent(owner, EventType.NODE_CHILDREN_CHANGED, "/own", f.zxid + 1)),
+                f.run(new Command.CloseSession(owner)).events());
+
+        long expiring = f.session(10_000);
+        f.created(expiring, "/own/x", CreateMode.EPHEMERAL);
+        f.run(new Command.Exists(expiring, "/own/x", true));
+        f.time = f.tree.sessions().get(expiring).deadline() + 1;
+        assertEquals(List.of(), f.run(new Command.Tick()).events(), "an expired session's own watches");
+        assertNull(f.stat("/own/x"));
+    }
+
+    @Test
     void closingDeletesEphemeralsInTheOrderZooKeepersHashSetCopyListsThem() {
         // ZooKeeper 3.9.5 (back-to-back seed 76) deleted these, created in this order, as
         // a0000000003, b0000000006, b0000000004: a HashSet's bucket order, not creation order
