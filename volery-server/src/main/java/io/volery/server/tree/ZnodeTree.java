@@ -1308,7 +1308,6 @@ public final class ZnodeTree {
         this.ephemeralRemovals = listener;
     }
 
-    /** Drops the session's watches first (it hears nothing more), then deletes its ephemerals. */
     /**
      * Ends a session its client closed: its ephemerals go, in ZooKeeper's order (which decides the order of the
      * watch events), and the session still hears the events its own watches fire, before the close's reply, as
@@ -1318,6 +1317,7 @@ public final class ZnodeTree {
         removeEphemerals(sid);
         List<WatchEvent> events = new ArrayList<>();
         fire(zxid, events);
+        watches.dropSession(sid);
         endSession(sid, "closed");
         return events;
     }
@@ -1339,7 +1339,6 @@ public final class ZnodeTree {
     }
 
     private void endSession(long sid, String why) {
-        watches.dropSession(sid);
         sessions.remove(sid);
         LOG.debug("session={} {}", Long.toHexString(sid), why);
     }
