@@ -65,7 +65,6 @@ import static io.volery.server.clients.Clients.PATIENCE;
 import static io.volery.server.clients.Clients.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -83,11 +82,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CuratorMoreRecipesTest extends CuratorAgainstVolery {
 
     /** A queue consumer that hands each item to {@code into}. */
-    private static QueueConsumer<String> consumer(Collection<String> into) {
+    /** What a queue consumer does with an item; throwing makes the queue treat it as not consumed. */
+    private interface ItemHandler {
+        void handle(String item) throws Exception;
+    }
+
+    /** A queue consumer that hands each item to {@code handler} and ignores connection changes. */
+    private static QueueConsumer<String> consumer(ItemHandler handler) {
         return new QueueConsumer<>() {
             @Override
-            public void consumeMessage(String item) {
-                into.add(item);
+            public void consumeMessage(String item) throws Exception {
+                handler.handle(item);
             }
 
             @Override
@@ -482,7 +487,7 @@ class CuratorMoreRecipesTest extends CuratorAgainstVolery {
         producer.put("one", 1);
         producer.put("three", 3);
         List<String> byPriority = new CopyOnWriteArrayList<>();
-        DistributedPriorityQueue<String> pconsumer = QueueBuilder.builder(client(), consumer(byPriority), UTF8, "/pqueue/items")
+        DistributedPriorityQueue<String> pconsumer = QueueBuilder.builder(client(), consumer(byPriority::add), UTF8, "/pqueue/items")
                 .buildPriorityQueue(0);
         pconsumer.start();
         opened.add(pconsumer);
@@ -492,22 +497,9 @@ class CuratorMoreRecipesTest extends CuratorAgainstVolery {
         // delay: an item is not handed out before its time, an undelayed one put later comes first
         List<String> delayed = new CopyOnWriteArrayList<>();
         Map<String, Long> consumedAt = new ConcurrentHashMap<>();
-        QueueConsumer<String> timing = consumer(new java.util.AbstractList<>() {
-            @Override
-            public boolean add(String s) {
-                consumedAt.put(s, System.currentTimeMillis());
-                return delayed.add(s);
-            }
-
-            @Override
-            public String get(int index) {
-                return delayed.get(index);
-            }
-
-            @Override
-            public int size() {
-                return delayed.size();
-            }
+        QueueConsumer<String> timing = consumer(item -> {
+            consumedAt.put(item, System.currentTimeMillis());
+            delayed.add(item);
         });
         DistributedDelayQueue<String> dqueue = QueueBuilder.builder(client(), timing, UTF8, "/dqueue/items").buildDelayQueue();
         dqueue.start();
@@ -527,7 +519,7 @@ class CuratorMoreRecipesTest extends CuratorAgainstVolery {
         idProducer.put("drop", "id-drop");
         assertEquals(1, idProducer.remove("id-drop"), "items removed by id");
         List<String> byId = new CopyOnWriteArrayList<>();
-        DistributedIdQueue<String> idConsumer = QueueBuilder.builder(client(), consumer(byId), UTF8, "/idqueue/items").buildIdQueue();
+        DistributedIdQueue<String> idConsumer = QueueBuilder.builder(client(), consumer(byId::add), UTF8, "/idqueue/items").buildIdQueue();
         idConsumer.start();
         opened.add(idConsumer);
         eventually(() -> "the kept item consumed (" + byId + ")", () -> byId.size() == 1);
@@ -606,19 +598,12 @@ class CuratorMoreRecipesTest extends CuratorAgainstVolery {
         // with a lock path, an item stays in the queue until its consumer returns: one that throws gets it again
         AtomicInteger attempts = new AtomicInteger();
         List<String> done = new CopyOnWriteArrayList<>();
-        QueueConsumer<String> flaky = new QueueConsumer<>() {
-            @Override
-            public void consumeMessage(String item) throws Exception {
-                if (attempts.incrementAndGet() == 1) {
-                    throw new Exception("the first attempt fails");
-                }
-                done.add(item);
+        QueueConsumer<String> flaky = consumer(item -> {
+            if (attempts.incrementAndGet() == 1) {
+                throw new Exception("the first attempt fails");
             }
-
-            @Override
-            public void stateChanged(CuratorFramework client, ConnectionState newState) {
-            }
-        };
+            done.add(item);
+        });
         DistributedQueue<String> queue = QueueBuilder.builder(client(), flaky, UTF8, "/lockedqueue/items")
                 .lockPath("/lockedqueue/locks").buildQueue();
         queue.start();
@@ -689,7 +674,7 @@ class CuratorMoreRecipesTest extends CuratorAgainstVolery {
         eventually(() -> "the cache forgets a (has " + ids(cache.getInstances()) + ")",
                 () -> ids(cache.getInstances()).equals(Set.of("b")));
         assertEquals(Set.of("b"), ids(lookup.queryForInstances("orders")));
-        assertNotEquals(null, lookup.queryForInstance("orders", "b"));
+        assertNotNull(lookup.queryForInstance("orders", "b"));
         assertNull(lookup.queryForInstance("orders", "a"), "an unregistered instance");
     }
 
