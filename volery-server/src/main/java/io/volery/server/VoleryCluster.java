@@ -95,6 +95,13 @@ public final class VoleryCluster implements AutoCloseable {
                 }
                 nodes.add(new VoleryNode(config, n, adjust.apply(options)));
             }
+            List<io.volery.server.tree.EnsembleConfig.Member> members = new java.util.ArrayList<>();
+            for (VoleryNode n : nodes) {
+                ClusterConfig.Node ring = config.node(n.nodeId());
+                members.add(new io.volery.server.tree.EnsembleConfig.Member(n.nodeId(), ring.host(), ring.port(),
+                        n.clientAddress().getHostString(), n.clientAddress().getPort()));
+            }
+            nodes.forEach(n -> n.publishEnsemble(members));
         } catch (RuntimeException e) {
             close();
             throw e;

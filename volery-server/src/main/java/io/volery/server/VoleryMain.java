@@ -53,6 +53,19 @@ public final class VoleryMain implements Runnable {
         return cl;
     }
 
+    /** The nodes that serve ZooKeeper clients, as {@code /zookeeper/config} lists them (ADR 097). */
+    static List<io.volery.server.tree.EnsembleConfig.Member> ensembleOf(VoleryConfig c) {
+        List<io.volery.server.tree.EnsembleConfig.Member> members = new ArrayList<>();
+        for (VoleryConfig.NodeSettings n : c.nodes().values()) {
+            if (n.clientPort() != 0) {
+                io.eyrie.multicast.ClusterConfig.Node ring = c.cluster().node(n.id());
+                members.add(new io.volery.server.tree.EnsembleConfig.Member(n.id(), ring.host(), ring.port(), n.clientHost(),
+                        n.clientPort()));
+            }
+        }
+        return members;
+    }
+
     /** The node ids of the other replicas of {@code node}'s partition (asked for a snapshot when it has no usable one). */
     static List<Integer> peersOf(VoleryConfig c, int node) {
         List<Integer> peers = new ArrayList<>();
@@ -144,6 +157,7 @@ public final class VoleryMain implements Runnable {
             }
             VoleryNode n = new VoleryNode(c.cluster(), node, VoleryNode.Options.of(c, node), c.snapCount(),
                     peersOf(c, node), c.sentPositionsMax(), java.time.Duration.ofSeconds(c.snapMaxAgeSeconds()));
+            n.publishEnsemble(ensembleOf(c));
             PrintWriter out = spec.commandLine().getOut();
             out.println("Volery node " + node + " (partition " + c.partitionOf(node) + ") serving ZooKeeper clients on "
                     + n.clientAddress().getHostString() + ":" + n.clientAddress().getPort()

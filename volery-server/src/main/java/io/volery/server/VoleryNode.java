@@ -484,6 +484,14 @@ public final class VoleryNode implements AutoCloseable {
         return replica;
     }
 
+    /**
+     * Publishes the cluster's front ends in this node's {@code /zookeeper/config} as a ZooKeeper ensemble lists
+     * its servers (ADR 097), so that clients given one front end can learn the others.
+     */
+    public void publishEnsemble(java.util.List<io.volery.server.tree.EnsembleConfig.Member> members) {
+        replica.ensembleConfig().publish(members);
+    }
+
     /** This replica's tree: for tests and tools, read only while no command runs. */
     public ZnodeTree tree() {
         return replica.tree();

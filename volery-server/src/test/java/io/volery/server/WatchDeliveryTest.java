@@ -79,6 +79,9 @@ class WatchDeliveryTest {
         final AtomicInteger eventsSeen = new AtomicInteger();
         final AtomicInteger reads = new AtomicInteger();
         final AtomicInteger connectionLosses = new AtomicInteger();
+        /** The last things the client saw of each path ("" for its connection's states), for a failure's message. */
+        private final Map<String, java.util.ArrayDeque<String>> trace = new ConcurrentHashMap<>();
+        private final long started = System.nanoTime();
 
         WatchingSession(String name, String connect, List<String> violations, Set<String> churned, Set<String> dirs)
                 throws Exception {
@@ -92,6 +95,7 @@ class WatchDeliveryTest {
 
         @Override
         public void process(org.apache.zookeeper.WatchedEvent e) {
+            note(e.getPath() == null ? "" : e.getPath(), e.getType() + " " + e.getState());
             if (e.getType() == Event.EventType.NodeDataChanged && !churned.contains(e.getPath())) {
                 eventsSeen.incrementAndGet();
                 armed.remove(e.getPath());
@@ -170,6 +174,8 @@ class WatchDeliveryTest {
                 }, null);
             } else if (!armed.containsKey(path) && arming.add(path)) {
                 zk.getData(path, this, (rc, p, ctx, data, stat) -> {
+                    note(p, "watch set: " + (stat == null ? KeeperException.Code.get(rc) : "version " + stat.getVersion()
+                            + " mzxid 0x" + Long.toHexString(stat.getMzxid())));
                     if (rc == KeeperException.Code.OK.intValue()) {
                         saw(p, stat, "watch-setting read");
                         armed.put(p, stat.getVersion());
@@ -182,12 +188,15 @@ class WatchDeliveryTest {
                 }, null);
             } else {
                 zk.getData(path, false, (rc, p, ctx, data, stat) -> {
+                    note(p, "read: " + (stat == null ? KeeperException.Code.get(rc) : "version " + stat.getVersion()
+                            + " mzxid 0x" + Long.toHexString(stat.getMzxid())));
                     if (rc == KeeperException.Code.OK.intValue()) {
                         reads.incrementAndGet();
                         Integer watchedAt = armed.get(p);
                         if (watchedAt != null && stat.getVersion() > watchedAt) {
                             violation("read version " + stat.getVersion() + " of " + p
-                                    + " before the event of the watch set at version " + watchedAt);
+                                    + " before the event of the watch set at version " + watchedAt + "; what the client saw of "
+                                    + p + ": " + traceOf(p) + "; of its connection: " + traceOf(""));
                         }
                         saw(p, stat, "read");
                     } else {
@@ -216,6 +225,24 @@ class WatchDeliveryTest {
 
         void violation(String what) {
             WatchDeliveryTest.violation(violations, name, what);
+        }
+
+        /** Keeps the last 24 lines of {@code key}'s trace, with the milliseconds since the session began. */
+        private void note(String key, String what) {
+            java.util.ArrayDeque<String> lines = trace.computeIfAbsent(key, k -> new java.util.ArrayDeque<>());
+            synchronized (lines) {
+                if (lines.size() == 24) {
+                    lines.removeFirst();
+                }
+                lines.addLast(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms " + what);
+            }
+        }
+
+        private String traceOf(String key) {
+            java.util.ArrayDeque<String> lines = trace.getOrDefault(key, new java.util.ArrayDeque<>());
+            synchronized (lines) {
+                return String.join(" | ", lines);
+            }
         }
     }
 
@@ -523,11 +550,14 @@ class WatchDeliveryTest {
                     Random dropRnd = new Random(600);
                     threads.add(repeat("dropper", stop, violations, () -> {
                         Thread.sleep(100 + dropRnd.nextInt(200));
-                        List<CuttableProxy> mine = relays.get(dropRnd.nextInt(relays.size()));
+                        int victim = dropRnd.nextInt(relays.size());
+                        List<CuttableProxy> mine = relays.get(victim);
                         // dark for a while first: what the server writes meanwhile is lost
                         mine.forEach(CuttableProxy::silence);
+                        sessions.get(victim).note("", "(the test silences the connection)");
                         Thread.sleep(dropRnd.nextInt(200));
                         mine.forEach(CuttableProxy::drop);
+                        sessions.get(victim).note("", "(the test drops the connection)");
                         dropped.incrementAndGet();
                     }));
                 }

@@ -153,8 +153,16 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
                 path, null, null, io.volery.server.audit.AuditLog.Result.SUCCESS);
     }
 
+    private final io.volery.server.tree.EnsembleConfig ensemble = new io.volery.server.tree.EnsembleConfig();
+
+    /** What this replica's {@code /zookeeper/config} shows (ADR 097); publish on it from any thread. */
+    public io.volery.server.tree.EnsembleConfig ensembleConfig() {
+        return ensemble;
+    }
+
     private ZnodeTree newTree() {
         ZnodeTree t = new ZnodeTree(treeConfig);
+        t.setEnsembleConfig(ensemble);
         if (audit != null) {
             t.setEphemeralRemovals(this::ephemeralRemoved);
         }

@@ -82,6 +82,13 @@ final class TreeSnapshot {
     static void writeNode(DataOutputStream out, String path, byte[] data, List<Acl> acl, long czxid, long mzxid,
                           long pzxid, long ctime, long mtime, int version, int childCreations, int aversion,
                           Znode.Kind kind, long owner, int childTable, java.util.Collection<String> children) throws IOException {
+        if (ZnodeTree.CONFIG_NODE.equals(path)) {
+            // the node's local configuration, not replicated state (ADR 097): written as the initial tree has it
+            data = new byte[0];
+            mzxid = 0;
+            mtime = 0;
+            version = 0;
+        }
         writeString(out, path);
         if (data == null) {
             out.writeInt(-1);

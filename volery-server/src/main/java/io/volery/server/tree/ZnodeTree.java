@@ -33,7 +33,9 @@ public final class ZnodeTree {
     /** The largest TTL ZooKeeper accepts (it is stored in 40 bits). */
     public static final long MAX_TTL_MS = 0xFF_FFFF_FFFFL;
 
-    private static final Set<String> SPECIAL = Set.of("/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config");
+    /** ZooKeeper's read-only node of the ensemble's configuration. */
+    static final String CONFIG_NODE = "/zookeeper/config";
+    private static final Set<String> SPECIAL = Set.of("/", "/zookeeper", "/zookeeper/quota", CONFIG_NODE);
 
     private final TreeConfig config;
     private final Map<String, Znode> nodes = new HashMap<>();
@@ -92,7 +94,7 @@ public final class ZnodeTree {
         nodes.put("/", root);
         nodes.put("/zookeeper", zookeeper);
         nodes.put("/zookeeper/quota", quota);
-        nodes.put("/zookeeper/config", configNode);
+        nodes.put(CONFIG_NODE, configNode);
         root.children.add("zookeeper");
         zookeeper.children.add("quota");
         zookeeper.children.add("config");
@@ -341,8 +343,36 @@ public final class ZnodeTree {
         this.ttlArbiter = arbiter;
     }
 
+    private EnsembleConfig ensemble;
+    private EnsembleConfig.Published ensembleShown;
+
+    /**
+     * Shows what {@code ensemble} publishes in {@code /zookeeper/config} from the next command on (ADR 097): the
+     * node's local knowledge, left out of snapshots and digests.
+     */
+    public void setEnsembleConfig(EnsembleConfig ensemble) {
+        this.ensemble = ensemble;
+        this.ensembleShown = null;
+    }
+
+    /** Takes up a newly published ensemble: as ZooKeeper writes its configuration, version -1 and mzxid 0. */
+    private void showEnsemble() {
+        EnsembleConfig.Published p = ensemble.current();
+        if (p != null && p != ensembleShown) {
+            Znode n = nodes.get(CONFIG_NODE);
+            n.data = p.data();
+            n.mtime = p.mtime();
+            n.mzxid = 0;
+            n.version = -1;
+            ensembleShown = p;
+        }
+    }
+
     /** Applies one ordered command; {@code zxid} and {@code timeMillis} come from its place in the order. */
     public Result apply(Command command, long zxid, long timeMillis) {
+        if (ensemble != null) {
+            showEnsemble();
+        }
         lastZxid = Math.max(lastZxid, zxid);
         lastTime = Math.max(lastTime, timeMillis);
         currentZxid = zxid;
@@ -1434,6 +1464,7 @@ public final class ZnodeTree {
     /** Replaces the whole state with one written by {@link #snapshot}. */
     public void restore(InputStream in) throws IOException {
         TreeSnapshot.read(this, in);
+        ensembleShown = null; // the snapshot holds the initial /zookeeper/config
         if (changes != null) {
             baseline();
         }

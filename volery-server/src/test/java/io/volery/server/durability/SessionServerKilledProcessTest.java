@@ -51,6 +51,13 @@ class SessionServerKilledProcessTest {
             try (ZooKeeper holder = new ZooKeeper(cluster.connectString(), 15_000, watcher)) {
                 assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "first connection");
                 long session = holder.getSessionId();
+                // /zookeeper/config lists every node's client address, as an ensemble's lists its servers (ADR 097)
+                java.util.Properties config = new java.util.Properties();
+                config.load(new java.io.ByteArrayInputStream(holder.getConfig(false, null)));
+                assertEquals(new java.util.TreeSet<>(java.util.List.of(cluster.connectString().split(","))),
+                        new java.util.TreeSet<>(java.util.List.of(org.apache.curator.framework.imps.EnsembleTracker
+                                .configToConnectionString(new org.apache.zookeeper.server.quorum.flexible.QuorumMaj(config))
+                                .split(","))), "the configuration: " + config);
                 holder.create("/kept", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
                 holder.create("/kept/eph", new byte[0], Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
                 holder.create("/watched", "v0".getBytes(StandardCharsets.UTF_8), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
