@@ -526,11 +526,21 @@ int main(int argc, char **argv) {
     }
     children(a, "/zookeeper");
     {
-        char buf[256];
-        int len = sizeof buf;
+        /* a standalone ZooKeeper's configuration is empty; an ensemble's (and Volery's, ADR 097) lists its servers */
+        char buf[8192];
+        int len = sizeof buf - 1;
         struct Stat s;
         int rc = check(zoo_getconfig(a, 0, buf, &len, &s));
-        line("getconfig: %s len=%d", err(rc), len);
+        int servers = 0;
+        if (rc == ZOK && len > 0) {
+            buf[len] = '\0';
+            for (char *p = buf; (p = strstr(p, "server.")) != NULL; p++) {
+                if (p == buf || p[-1] == '\n') {
+                    servers++;
+                }
+            }
+        }
+        line("getconfig: %s servers=%d version=%d", err(rc), servers, s.version);
     }
 
     /* reads and versioned writes */
