@@ -14,18 +14,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A TCP relay on a free loopback port to one server, which a test can cut: open connections drop and
  * new ones are refused, so a client behind it falls silent and its session expires on the server.
  */
-final class CuttableProxy implements AutoCloseable {
+public final class CuttableProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final InetSocketAddress target;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean silent;
 
-    CuttableProxy(InetSocketAddress target) throws IOException {
+    public CuttableProxy(InetSocketAddress target) throws IOException {
         this(target, 0);
     }
 
     /** @param port the port to listen on, 0 for a free one */
-    CuttableProxy(InetSocketAddress target, int port) throws IOException {
+    public CuttableProxy(InetSocketAddress target, int port) throws IOException {
         this.target = target;
         this.listener = new ServerSocket();
         listener.setReuseAddress(true);
@@ -35,7 +35,7 @@ final class CuttableProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    String connectString() {
+    public String connectString() {
         return "127.0.0.1:" + listener.getLocalPort();
     }
 
@@ -80,7 +80,7 @@ final class CuttableProxy implements AutoCloseable {
      * From now on nothing passes either way, but every connection stays open: the server goes on writing
      * into it (and its bytes are lost) until the client gives up and closes its end.
      */
-    void silence() {
+    public void silence() {
         silent = true;
     }
 
@@ -88,7 +88,7 @@ final class CuttableProxy implements AutoCloseable {
      * Drops every open connection, both ends, losing what was in flight; new connections are relayed as
      * before.
      */
-    void drop() {
+    public void drop() {
         for (Socket s : sockets) {
             closeQuietly(s);
             sockets.remove(s);
@@ -97,7 +97,7 @@ final class CuttableProxy implements AutoCloseable {
     }
 
     /** Drops every connection and refuses new ones. */
-    void cut() {
+    public void cut() {
         closeQuietly(listener);
         for (Socket s : sockets) {
             closeQuietly(s);

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.LoopbackPorts;
+import io.volery.server.CuttableProxy;
 import io.volery.server.VoleryCluster;
 import io.volery.server.backtoback.EmbeddedZooKeeper;
 import io.volery.server.config.VoleryConfig;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,71 +56,158 @@ class KafkaOnVoleryTest {
 
     private static final String TOPIC = "events";
 
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(Coordinator.class)
-    void twoBrokersServeATopicAndOutliveTheirController(Coordinator coordinator) throws Exception {
-        EmbeddedZooKeeper zookeeper = null;
-        VoleryCluster volery = null;
-        List<KafkaServer> brokers = new ArrayList<>();
-        try {
-            String connect;
+    /** The coordination service (ZooKeeper or Volery) and the brokers on it, closed in reverse. */
+    private final class Setup implements AutoCloseable {
+        final EmbeddedZooKeeper zookeeper;
+        final VoleryCluster volery;
+        /** Every server's client address, and one of them (what a proxy relays to). */
+        final String connect;
+        final InetSocketAddress first;
+        final Map<Integer, Integer> ports = new HashMap<>();
+        final Map<Integer, KafkaServer> brokers = new HashMap<>();
+
+        Setup(Coordinator coordinator) throws Exception {
             if (coordinator == Coordinator.ZOOKEEPER) {
                 zookeeper = Clients.listeningZooKeeper(dir);
+                volery = null;
                 connect = zookeeper.connectString();
             } else {
                 VoleryConfig.Partitioning partitioning = coordinator == Coordinator.VOLERY_HASH
                         ? VoleryConfig.Partitioning.HASH : VoleryConfig.Partitioning.SUBTREE;
+                zookeeper = null;
                 volery = new VoleryCluster(2, 3, 0, 500, o -> o.withPartitioning(partitioning));
                 connect = volery.connectString();
             }
-            Map<Integer, Integer> ports = new HashMap<>();
-            for (int id = 1; id <= 2; id++) {
-                ports.put(id, LoopbackPorts.free());
-                brokers.add(broker(id, ports.get(id), connect + "/kafka"));
-            }
-            String bootstrap = "127.0.0.1:" + ports.get(1) + ",127.0.0.1:" + ports.get(2);
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-                admin.createTopics(List.of(new NewTopic(TOPIC, 4, (short) 2))).all().get(60, TimeUnit.SECONDS);
-                awaitLeaders(admin, -1);
-                produce(bootstrap, 0, 100);
-                assertEquals(range(0, 100), consume(bootstrap, 100));
+            String[] one = connect.split(",")[0].split(":");
+            first = new InetSocketAddress(one[0], Integer.parseInt(one[1]));
+        }
 
-                int controller = admin.describeCluster().controller().get(30, TimeUnit.SECONDS).id();
-                KafkaServer dying = brokers.get(controller - 1);
-                dying.shutdown();
-                dying.awaitShutdown();
-                int survivor = 3 - controller;
-                Clients.eventually("broker " + survivor + " became the controller", () -> {
-                    try {
-                        return admin.describeCluster().controller().get(10, TimeUnit.SECONDS).id() == survivor;
-                    } catch (Exception e) {
-                        return false;
-                    }
-                });
-                awaitLeaders(admin, controller);
-                String rest = "127.0.0.1:" + ports.get(survivor);
-                produce(rest, 100, 200);
-                assertEquals(range(100, 200), consume(rest, 100), "the group reads on from its committed offsets");
+        /** Starts broker {@code id} with the coordination service at {@code zookeeperConnect} (a chroot added). */
+        void start(int id, String zookeeperConnect) {
+            ports.put(id, LoopbackPorts.free());
+            brokers.put(id, broker(id, ports.get(id), zookeeperConnect + "/kafka"));
+        }
 
-                // what the brokers keep in the coordination service, read back through it
-                ZooKeeper zk = Clients.zooKeeper(connect, 10_000, null);
-                try {
-                    assertEquals(List.of(String.valueOf(survivor)), zk.getChildren("/kafka/brokers/ids", false));
-                    String elected = new String(zk.getData("/kafka/controller", false, null), StandardCharsets.UTF_8);
-                    assertTrue(elected.contains("\"brokerid\":" + survivor), elected);
-                    assertEquals(new TreeSet<>(List.of("0", "1", "2", "3")),
-                            new TreeSet<>(zk.getChildren("/kafka/brokers/topics/" + TOPIC + "/partitions", false)));
-                } finally {
-                    zk.close();
-                }
+        String bootstrap(int... ids) {
+            return java.util.Arrays.stream(ids).mapToObj(id -> "127.0.0.1:" + ports.get(id))
+                    .collect(java.util.stream.Collectors.joining(","));
+        }
+
+        void stop(int id) {
+            KafkaServer b = brokers.remove(id);
+            b.shutdown();
+            b.awaitShutdown();
+        }
+
+        /** What the brokers keep in the coordination service, read back through it: the live brokers, the controller. */
+        void assertRegistered(List<String> live, int controller) throws Exception {
+            ZooKeeper zk = Clients.zooKeeper(connect, 10_000, null);
+            try {
+                assertEquals(live, zk.getChildren("/kafka/brokers/ids", false).stream().sorted().toList());
+                String elected = new String(zk.getData("/kafka/controller", false, null), StandardCharsets.UTF_8);
+                assertTrue(elected.contains("\"brokerid\":" + controller), elected);
+                assertEquals(new TreeSet<>(List.of("0", "1", "2", "3")),
+                        new TreeSet<>(zk.getChildren("/kafka/brokers/topics/" + TOPIC + "/partitions", false)));
+            } finally {
+                zk.close();
             }
-        } finally {
-            for (KafkaServer b : brokers) {
-                b.shutdown();
-                b.awaitShutdown();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            for (int id : List.copyOf(brokers.keySet())) {
+                stop(id);
             }
             Clients.stop(volery, zookeeper);
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Coordinator.class)
+    void twoBrokersServeATopicAndOutliveTheirController(Coordinator coordinator) throws Exception {
+        try (Setup s = new Setup(coordinator)) {
+            s.start(1, s.connect);
+            s.start(2, s.connect);
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", s.bootstrap(1, 2)))) {
+                admin.createTopics(List.of(new NewTopic(TOPIC, 4, (short) 2))).all().get(60, TimeUnit.SECONDS);
+                awaitLeaders(admin, -1);
+                produce(s.bootstrap(1, 2), 0, 100);
+                assertEquals(range(0, 100), consume(s.bootstrap(1, 2), 100));
+
+                int controller = controller(admin);
+                s.stop(controller);
+                int survivor = 3 - controller;
+                awaitController(admin, survivor);
+                awaitLeaders(admin, controller);
+                produce(s.bootstrap(survivor), 100, 200);
+                assertEquals(range(100, 200), consume(s.bootstrap(survivor), 100),
+                        "the group reads on from its committed offsets");
+                s.assertRegistered(List.of(String.valueOf(survivor)), survivor);
+            }
+        }
+    }
+
+    /**
+     * Broker 2 reaches the coordination service through a relay that the test cuts: its session expires there,
+     * its registration (an ephemeral node) goes, and the controller (broker 1 all along, or after winning the
+     * election if broker 2 held it) sees it go through its child watch and moves every partition to broker 1.
+     * When the relay comes back, broker 2's client finds its session expired, opens a new one and registers again
+     * (Kafka checks the ephemeral node's owner against its new session), and rejoins every partition's in-sync
+     * replicas; the group reads on, exactly the records that followed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Coordinator.class)
+    void aBrokerCutOffFromTheCoordinationServiceIsReplacedAndComesBack(Coordinator coordinator) throws Exception {
+        try (Setup s = new Setup(coordinator)) {
+            CuttableProxy relay = new CuttableProxy(s.first);
+            int relayPort = Integer.parseInt(relay.connectString().split(":")[1]);
+            try {
+                s.start(1, s.connect);
+                s.start(2, relay.connectString());
+                try (Admin admin = Admin.create(Map.of("bootstrap.servers", s.bootstrap(1)))) {
+                    admin.createTopics(List.of(new NewTopic(TOPIC, 4, (short) 2))).all().get(60, TimeUnit.SECONDS);
+                    awaitLeaders(admin, -1);
+                    produce(s.bootstrap(1), 0, 100);
+                    assertEquals(range(0, 100), consume(s.bootstrap(1), 100));
+
+                    relay.cut();
+                    awaitController(admin, 1);
+                    awaitLeaders(admin, 2);
+                    s.assertRegistered(List.of("1"), 1);
+                    produce(s.bootstrap(1), 100, 200);
+
+                    relay = new CuttableProxy(s.first, relayPort);
+                    Clients.eventually("broker 2 registered again and back in every partition's in-sync replicas", () -> {
+                        try {
+                            TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames()
+                                    .get(10, TimeUnit.SECONDS).get(TOPIC);
+                            return d.partitions().stream().allMatch(p -> p.isr().stream().anyMatch(n -> n.id() == 2));
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    });
+                    s.assertRegistered(List.of("1", "2"), 1);
+                    assertEquals(range(100, 200), consume(s.bootstrap(1), 100),
+                            "the group reads on from its committed offsets");
+                }
+            } finally {
+                relay.close();
+            }
+        }
+    }
+
+    private static int controller(Admin admin) throws Exception {
+        return admin.describeCluster().controller().get(30, TimeUnit.SECONDS).id();
+    }
+
+    private static void awaitController(Admin admin, int id) throws InterruptedException {
+        Clients.eventually("broker " + id + " is the controller", () -> {
+            try {
+                return controller(admin) == id;
+            } catch (Exception e) {
+                return false;
+            }
+        });
     }
 
     private KafkaServer broker(int id, int port, String zookeeperConnect) {
@@ -127,7 +216,7 @@ class KafkaOnVoleryTest {
         p.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
         p.put("log.dirs", dir.resolve("broker-" + id).toString());
         p.put("zookeeper.connect", zookeeperConnect);
-        p.put("zookeeper.session.timeout.ms", "10000");
+        p.put("zookeeper.session.timeout.ms", "6000");
         p.put("zookeeper.connection.timeout.ms", "30000");
         p.put("offsets.topic.replication.factor", "2");
         p.put("offsets.topic.num.partitions", "4");
