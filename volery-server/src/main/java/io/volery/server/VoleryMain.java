@@ -59,8 +59,9 @@ public final class VoleryMain implements Runnable {
         for (VoleryConfig.NodeSettings n : c.nodes().values()) {
             if (n.clientPort() != 0) {
                 io.eyrie.multicast.ClusterConfig.Node ring = c.cluster().node(n.id());
-                members.add(new io.volery.server.tree.EnsembleConfig.Member(n.id(), ring.host(), ring.port(), n.clientHost(),
-                        n.clientPort()));
+                java.net.InetSocketAddress client = c.advertisedClientAddress(n.id());
+                members.add(new io.volery.server.tree.EnsembleConfig.Member(n.id(), ring.host(), ring.port(),
+                        client.getHostString(), client.getPort()));
             }
         }
         return members;

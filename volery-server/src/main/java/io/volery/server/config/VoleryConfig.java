@@ -23,6 +23,9 @@ import java.util.TreeMap;
  * node.1.groups = 1               # the partition this node is a replica of
  * node.1.clientPort = 2181        # where ZooKeeper clients connect
  * node.1.clientHost = 0.0.0.0     # optional: the address the client port binds (default: the node's host)
+ * node.1.advertisedClientAddress = 203.0.113.5:2181  # optional: the node's client address in /zookeeper/config,
+ *                                 # for clients that reach it through another one (NAT, container port mappings;
+ *                                 # default: clientHost:clientPort; ADR 097)
  * node.1.metricsPort = 9141       # optional: Prometheus endpoint (absent or 0: off)
  * node.1.adminPort = 8080         # optional: ZooKeeper's AdminServer commands over HTTP (absent or 0: off; ADR 068)
  * admin.enableServer = true       # and admin.serverAddress (default: the client host); commands under /commands
@@ -80,7 +83,7 @@ public final class VoleryConfig {
 
     /** Volery's per-node keys: node.ID.&lt;suffix&gt;. */
     private static final Set<String> NODE_KEYS = Set.of("clientPort", "clientHost", "metricsPort", "secureClientPort",
-            "adminPort");
+            "adminPort", "advertisedClientAddress");
     /** Volery's cluster-wide keys. */
     private static final Set<String> GLOBAL_KEYS = Set.of("tickTime", "minSessionTimeout", "maxSessionTimeout",
             "jute.maxbuffer", "partitioning", "superDigest", "4lw.commands.whitelist", "logDir", "session.touchMillis", "snapCount", "snapMaxAgeSeconds",
@@ -283,6 +286,7 @@ public final class VoleryConfig {
             }
         }
         Set<String> clientEndpoints = new java.util.HashSet<>();
+        Map<Integer, java.net.InetSocketAddress> advertisedClients = new TreeMap<>();
         for (ClusterConfig.Node n : cluster.nodes().values()) {
             String prefix = "node." + n.id() + ".";
             if (n.groups().length == 0 && !perNode.containsKey(n.id())) {
@@ -311,9 +315,14 @@ public final class VoleryConfig {
                 throw new ConfigException(source + ": node." + n.id() + ".groups must name exactly one partition");
             }
             nodes.put(n.id(), new NodeSettings(n.id(), host, clientPort, metricsPort, securePort, adminPort));
+            String advertised = values.get(prefix + "advertisedClientAddress");
+            if (advertised != null) {
+                advertisedClients.put(n.id(), advertisedAddress(r, prefix + "advertisedClientAddress", advertised.trim()));
+            }
         }
         VoleryConfig config = new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words,
                 logDir, touch);
+        config.advertisedClients.putAll(advertisedClients);
         config.snapCount = r.intValue("snapCount", 100_000, 1, Integer.MAX_VALUE);
         config.snapMaxAgeSeconds = r.intValue("snapMaxAgeSeconds", DEFAULT_SNAP_MAX_AGE_SECONDS, 0, 86_400);
         config.sentPositionsMax = r.intValue("eyrie.sentPositionsMax", DEFAULT_SENT_POSITIONS_MAX, 1, Integer.MAX_VALUE);
@@ -371,6 +380,36 @@ public final class VoleryConfig {
 
     public Map<Integer, NodeSettings> nodes() {
         return nodes;
+    }
+
+    private final Map<Integer, java.net.InetSocketAddress> advertisedClients = new TreeMap<>();
+
+    /**
+     * Where clients reach node {@code id}'s client port, as {@code /zookeeper/config} lists it (ADR 097): its
+     * {@code advertisedClientAddress}, else its client host and port (an unresolved address).
+     */
+    public java.net.InetSocketAddress advertisedClientAddress(int id) {
+        NodeSettings n = node(id);
+        return advertisedClients.getOrDefault(id, java.net.InetSocketAddress.createUnresolved(n.clientHost(), n.clientPort()));
+    }
+
+    /** "host:port" or "[v6]:port", with a port in 1..65535. */
+    private static java.net.InetSocketAddress advertisedAddress(Reader r, String key, String value) {
+        int colon = value.lastIndexOf(':');
+        String host = colon < 0 ? "" : value.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = colon < 0 ? -1 : Integer.parseInt(value.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (host.isEmpty() || port < 1 || port > 65535 || (host.indexOf(':') >= 0 && !value.startsWith("["))) {
+            throw r.error(key, "expected host:port (an IPv6 address in brackets) with a port in 1..65535, got '" + value + "'");
+        }
+        return java.net.InetSocketAddress.createUnresolved(host, port);
     }
 
     public NodeSettings node(int id) {

@@ -145,6 +145,11 @@ public class VoleryConfigTest {
             assertTrue(compose.contains("  " + host + ":\n") && compose.contains("hostname: " + host + "\n")
                             && compose.contains("\"--node\", \"" + n.id() + "\"]") && compose.contains("- " + host + "-data:/data"),
                     "compose.yaml runs node " + n.id() + " as service " + host + " with its own volume");
+            // clients on the docker host reach each node through its published port, so /zookeeper/config lists that
+            java.net.InetSocketAddress advertised = c.advertisedClientAddress(n.id());
+            assertTrue(compose.contains("- \"" + advertised.getPort() + ":" + n.clientPort() + "\"")
+                            && advertised.getHostString().equals("127.0.0.1"),
+                    "node " + n.id() + " advertises the host port compose.yaml publishes: " + advertised);
             assertEquals(3, c.cluster().nodes().values().stream()
                     .filter(x -> x.groups()[0] == c.partitionOf(n.id())).count(), "three replicas per partition");
         }
@@ -185,6 +190,26 @@ public class VoleryConfigTest {
         assertEquals(1000, VoleryConfig.parse(GOOD, "volery.cfg").globalOutstandingLimit(), "ZooKeeper's default");
         assertEquals(50, VoleryConfig.parse(GOOD + "globalOutstandingLimit = 50\n", "volery.cfg").globalOutstandingLimit());
         assertError(GOOD + "globalOutstandingLimit = 0\n", "volery.cfg:31: globalOutstandingLimit: must be in [1, 2147483647], got 0");
+    }
+
+    @Test
+    void theAdvertisedClientAddressDefaultsToTheClientHostAndPort() {
+        VoleryConfig c = VoleryConfig.parse(GOOD + "node.2.advertisedClientAddress = 203.0.113.5:12181\n"
+                + "node.4.advertisedClientAddress = [2001:db8::4]:2181\n", "volery.cfg");
+        assertEquals("10.0.0.1:2181", text(c.advertisedClientAddress(1)));
+        assertEquals("203.0.113.5:12181", text(c.advertisedClientAddress(2)));
+        assertEquals("0.0.0.0:2181", text(c.advertisedClientAddress(3)));
+        assertEquals("2001:db8::4:2181", text(c.advertisedClientAddress(4)));
+        assertError(GOOD + "node.2.advertisedClientAddress = 203.0.113.5\n",
+                "volery.cfg:31: node.2.advertisedClientAddress: expected host:port");
+        assertError(GOOD + "node.2.advertisedClientAddress = host:0\n",
+                "volery.cfg:31: node.2.advertisedClientAddress: expected host:port");
+        assertError(GOOD + "node.2.advertisedClientAddress = 2001:db8::4:2181\n",
+                "volery.cfg:31: node.2.advertisedClientAddress: expected host:port (an IPv6 address in brackets)");
+    }
+
+    private static String text(java.net.InetSocketAddress a) {
+        return a.getHostString() + ":" + a.getPort();
     }
 
     private static void assertError(String text, String expectedStart) {
