@@ -143,10 +143,14 @@ class MonitoringTest {
                     Double.parseDouble(v.get(key)); // tools turn every other value into a number
                 }
             }
-            for (String key : List.of("zk_znode_count", "zk_ephemerals_count", "zk_watch_count", "zk_approximate_data_size",
-                    "zk_global_sessions")) {
+            for (String key : List.of("zk_znode_count", "zk_ephemerals_count", "zk_watch_count", "zk_global_sessions")) {
                 assertEquals(zk.get(key), v.get(key), key + " of node " + n.nodeId() + " (a replica of /mon's partition)");
             }
+            // /zookeeper/config lists Volery's front ends, as an ensemble's lists its servers; a standalone ZooKeeper's is
+            // empty (ADR 097)
+            assertEquals(Long.parseLong(zk.get("zk_approximate_data_size")) + volery.getConfig(false, null).length,
+                    Long.parseLong(v.get("zk_approximate_data_size")),
+                    "zk_approximate_data_size of node " + n.nodeId() + " (a replica of /mon's partition)");
             for (String key : List.of("zk_version", "zk_server_state", "zk_avg_latency", "zk_min_latency", "zk_max_latency",
                     "zk_packets_received", "zk_packets_sent", "zk_num_alive_connections", "zk_outstanding_requests",
                     "zk_open_file_descriptor_count", "zk_max_file_descriptor_count", "zk_uptime")) {
