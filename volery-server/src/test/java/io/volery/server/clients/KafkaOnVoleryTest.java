@@ -1,5 +1,12 @@
 package io.volery.server.clients;
 
+import static io.volery.server.clients.KafkaBrokers.TOPIC;
+import static io.volery.server.clients.KafkaBrokers.awaitController;
+import static io.volery.server.clients.KafkaBrokers.awaitLeaders;
+import static io.volery.server.clients.KafkaBrokers.consume;
+import static io.volery.server.clients.KafkaBrokers.controller;
+import static io.volery.server.clients.KafkaBrokers.produce;
+import static io.volery.server.clients.KafkaBrokers.range;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,27 +18,15 @@ import io.volery.server.config.VoleryConfig;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import kafka.server.KafkaConfig;
 import kafka.server.KafkaServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.Time;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,7 +49,6 @@ class KafkaOnVoleryTest {
 
     enum Coordinator { ZOOKEEPER, VOLERY_SUBTREE, VOLERY_HASH }
 
-    private static final String TOPIC = "events";
 
     /** The coordination service (ZooKeeper or Volery) and the brokers on it, closed in reverse. */
     private final class Setup implements AutoCloseable {
@@ -85,7 +79,8 @@ class KafkaOnVoleryTest {
         /** Starts broker {@code id} with the coordination service at {@code zookeeperConnect} (a chroot added). */
         void start(int id, String zookeeperConnect) {
             ports.put(id, LoopbackPorts.free());
-            brokers.put(id, broker(id, ports.get(id), zookeeperConnect + "/kafka"));
+            brokers.put(id, KafkaBrokers.start(id, ports.get(id), zookeeperConnect + "/kafka", dir.resolve("broker-" + id),
+                    Map.of()));
         }
 
         String bootstrap(int... ids) {
@@ -130,7 +125,7 @@ class KafkaOnVoleryTest {
             s.start(2, s.connect);
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", s.bootstrap(1, 2)))) {
                 admin.createTopics(List.of(new NewTopic(TOPIC, 4, (short) 2))).all().get(60, TimeUnit.SECONDS);
-                awaitLeaders(admin, -1);
+                awaitLeaders(admin, 4, -1);
                 produce(s.bootstrap(1, 2), 0, 100);
                 assertEquals(range(0, 100), consume(s.bootstrap(1, 2), 100));
 
@@ -138,7 +133,7 @@ class KafkaOnVoleryTest {
                 s.stop(controller);
                 int survivor = 3 - controller;
                 awaitController(admin, survivor);
-                awaitLeaders(admin, controller);
+                awaitLeaders(admin, 4, controller);
                 produce(s.bootstrap(survivor), 100, 200);
                 assertEquals(range(100, 200), consume(s.bootstrap(survivor), 100),
                         "the group reads on from its committed offsets");
@@ -166,13 +161,13 @@ class KafkaOnVoleryTest {
                 s.start(2, relay.connectString());
                 try (Admin admin = Admin.create(Map.of("bootstrap.servers", s.bootstrap(1)))) {
                     admin.createTopics(List.of(new NewTopic(TOPIC, 4, (short) 2))).all().get(60, TimeUnit.SECONDS);
-                    awaitLeaders(admin, -1);
+                    awaitLeaders(admin, 4, -1);
                     produce(s.bootstrap(1), 0, 100);
                     assertEquals(range(0, 100), consume(s.bootstrap(1), 100));
 
                     relay.cut();
                     awaitController(admin, 1);
-                    awaitLeaders(admin, 2);
+                    awaitLeaders(admin, 4, 2);
                     s.assertRegistered(List.of("1"), 1);
                     produce(s.bootstrap(1), 100, 200);
 
@@ -194,112 +189,5 @@ class KafkaOnVoleryTest {
                 relay.close();
             }
         }
-    }
-
-    private static int controller(Admin admin) throws Exception {
-        return admin.describeCluster().controller().get(30, TimeUnit.SECONDS).id();
-    }
-
-    private static void awaitController(Admin admin, int id) throws InterruptedException {
-        Clients.eventually("broker " + id + " is the controller", () -> {
-            try {
-                return controller(admin) == id;
-            } catch (Exception e) {
-                return false;
-            }
-        });
-    }
-
-    private KafkaServer broker(int id, int port, String zookeeperConnect) {
-        Properties p = new Properties();
-        p.put("broker.id", String.valueOf(id));
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + port);
-        p.put("log.dirs", dir.resolve("broker-" + id).toString());
-        p.put("zookeeper.connect", zookeeperConnect);
-        p.put("zookeeper.session.timeout.ms", "6000");
-        p.put("zookeeper.connection.timeout.ms", "30000");
-        p.put("offsets.topic.replication.factor", "2");
-        p.put("offsets.topic.num.partitions", "4");
-        p.put("transaction.state.log.replication.factor", "2");
-        p.put("transaction.state.log.min.isr", "1");
-        p.put("min.insync.replicas", "1");
-        p.put("group.initial.rebalance.delay.ms", "0");
-        p.put("auto.create.topics.enable", "false");
-        p.put("num.network.threads", "2");
-        p.put("num.io.threads", "2");
-        p.put("num.recovery.threads.per.data.dir", "1");
-        p.put("background.threads", "2");
-        p.put("log.cleaner.enable", "false");
-        // the last broker's controlled shutdown has nowhere to move its leaders: give up at once, not after 3 x 5 s
-        p.put("controlled.shutdown.max.retries", "1");
-        p.put("controlled.shutdown.retry.backoff.ms", "200");
-        KafkaServer server = new KafkaServer(KafkaConfig.fromProps(p), Time.SYSTEM, scala.Option.empty(), false);
-        server.startup();
-        return server;
-    }
-
-    /** Waits until every partition of the topic has a leader other than {@code gone} and all its replicas' leader is known. */
-    private static void awaitLeaders(Admin admin, int gone) throws InterruptedException {
-        Clients.eventually("every partition of " + TOPIC + " led by a live broker", () -> {
-            try {
-                TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC);
-                for (TopicPartitionInfo p : d.partitions()) {
-                    if (p.leader() == null || p.leader().isEmpty() || p.leader().id() == gone) {
-                        return false;
-                    }
-                }
-                return d.partitions().size() == 4;
-            } catch (Exception e) {
-                return false;
-            }
-        });
-    }
-
-    private static void produce(String bootstrap, int from, int to) throws Exception {
-        Map<String, Object> config = Map.of("bootstrap.servers", bootstrap, "acks", "all", "enable.idempotence", "true",
-                "delivery.timeout.ms", "60000");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
-            List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
-            for (int i = from; i < to; i++) {
-                sent.add(producer.send(new ProducerRecord<>(TOPIC, "k" + i, "v" + i)));
-            }
-            for (java.util.concurrent.Future<?> f : sent) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-        }
-    }
-
-    /** Reads {@code count} records as the group "readers", commits, and returns their values in order of value. */
-    private static TreeSet<String> consume(String bootstrap, int count) {
-        Map<String, Object> config = Map.of("bootstrap.servers", bootstrap, "group.id", "readers",
-                "auto.offset.reset", "earliest", "enable.auto.commit", "false");
-        TreeSet<String> values = new TreeSet<>();
-        int records = 0;
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-            consumer.subscribe(List.of(TOPIC));
-            long deadline = System.nanoTime() + Clients.PATIENCE.toNanos() * 2;
-            while (records < count && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                    values.add(r.value());
-                    records++;
-                }
-            }
-            consumer.commitSync(Duration.ofSeconds(30));
-            // nothing more than what was produced
-            for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofSeconds(1))) {
-                values.add(r.value());
-                records++;
-            }
-        }
-        assertEquals(count, records, "records read (duplicates included)");
-        return values;
-    }
-
-    private static TreeSet<String> range(int from, int to) {
-        TreeSet<String> values = new TreeSet<>();
-        for (int i = from; i < to; i++) {
-            values.add("v" + i);
-        }
-        return values;
     }
 }
