@@ -1,8 +1,6 @@
 package io.volery.server.clients;
 
-import io.volery.server.VoleryCluster;
 import io.volery.server.VoleryNode;
-import io.volery.server.backtoback.EmbeddedZooKeeper;
 import io.volery.server.frontend.OpCodes;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -16,16 +14,12 @@ import org.apache.zookeeper.proto.ExistsRequest;
 import org.apache.zookeeper.proto.GetDataRequest;
 import org.apache.zookeeper.proto.ReplyHeader;
 import org.apache.zookeeper.proto.SetDataRequest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,21 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * notice nothing.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class BadClientInputTest {
+class BadClientInputTest extends VoleryBesideZooKeeper {
     private static final int SENTINEL_XID = 4242;
-    private static VoleryCluster cluster;
-    private static EmbeddedZooKeeper zookeeper;
-
-    @BeforeAll
-    static void start(@TempDir Path dir) throws Exception {
-        cluster = new VoleryCluster(2, 3, 0, 500);
-        zookeeper = Clients.listeningZooKeeper(dir);
-    }
-
-    @AfterAll
-    static void stop() throws InterruptedException {
-        Clients.stop(cluster, zookeeper);
-    }
 
     /** What one probe sends after the handshake: whole frames, or raw bytes when the length lies. */
     interface Send {

@@ -1,13 +1,8 @@
 package io.volery.server.clients;
 
 import io.volery.server.clients.ExternalProcess.Outcome;
-import io.volery.server.VoleryCluster;
-import io.volery.server.backtoback.EmbeddedZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -39,25 +34,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * connection drops, the session and its watch live on).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class CClientSessionTest {
+class CClientSessionTest extends VoleryBesideZooKeeper {
     private static final Path WORK = Path.of("target", "c-client").toAbsolutePath();
     private static final Path PROGRAM = WORK.resolve("zk_c_session");
     private static final List<Path> CLI_MT = List.of(Path.of("/usr/bin/cli_mt"),
             Path.of("/usr/lib/zookeeper/bin/cli_mt"));
 
-    private static VoleryCluster cluster;
-    private static EmbeddedZooKeeper zookeeper;
-
-    @BeforeAll
-    static void start(@TempDir Path dir) throws Exception {
-        cluster = new VoleryCluster(2, 3, 0, 500);
-        zookeeper = Clients.listeningZooKeeper(dir);
-    }
-
-    @AfterAll
-    static void stop() throws InterruptedException {
-        Clients.stop(cluster, zookeeper);
-    }
 
     /** What the C client prints for the scripted session, on real ZooKeeper 3.9.5 as on Volery. */
     static final List<String> EXPECTED_SESSION = List.of(
@@ -260,28 +242,17 @@ class CClientSessionTest {
         List<String> fromZooKeeper = oracle.stdout().lines().toList();
         List<String> fromVolery = volery.stdout().lines().toList();
         assertEquals(EXPECTED_SESSION, fromZooKeeper, "real ZooKeeper 3.9.5 no longer prints what this test expects ("
-                + firstDifference(EXPECTED_SESSION, fromZooKeeper) + "); its output:\n" + oracle.output());
+                + ExternalProcess.firstDifference(EXPECTED_SESSION, fromZooKeeper) + "); its output:\n" + oracle.output());
         // Volery's lists its front ends, as an ensemble lists its servers, data version -1 (ADR 097)
         String standalone = "getconfig: ZOK (ok) servers=0 version=0";
         assertTrue(fromZooKeeper.contains(standalone), standalone);
         fromZooKeeper = fromZooKeeper.stream().map(l -> l.equals(standalone)
                 ? "getconfig: ZOK (ok) servers=" + cluster.nodes().size() + " version=-1" : l).toList();
-        assertEquals(fromZooKeeper, fromVolery, "Volery and ZooKeeper 3.9.5 differ (" + firstDifference(fromZooKeeper,
+        assertEquals(fromZooKeeper, fromVolery, "Volery and ZooKeeper 3.9.5 differ (" + ExternalProcess.firstDifference(fromZooKeeper,
                 fromVolery) + "); Volery's output:\n" + volery.output());
         assertEquals(0, volery.exit(), "the C session against Volery failed:\n" + volery.output());
     }
 
-    /** Where two transcripts part: the first line that differs, from each. */
-    static String firstDifference(List<String> expected, List<String> actual) {
-        for (int i = 0; i < Math.max(expected.size(), actual.size()); i++) {
-            String e = i < expected.size() ? expected.get(i) : "(nothing)";
-            String a = i < actual.size() ? actual.get(i) : "(nothing)";
-            if (!e.equals(a)) {
-                return "line " + (i + 1) + ": expected \"" + e + "\" but got \"" + a + "\"";
-            }
-        }
-        return "no difference";
-    }
 
     /** The commands cli_mt runs, one session each (batch mode), in order. */
     static final List<String> CLI_COMMANDS = List.of(

@@ -71,4 +71,33 @@ final class ExternalProcess {
         t.start();
         return t;
     }
+
+    /**
+     * A scripted client session run against ZooKeeper 3.9.5 and against Volery: ZooKeeper's run must have gone
+     * through to {@code lastLine}, and Volery's transcript must be the same, line by line.
+     */
+    static void assertSameTranscript(Outcome zookeeper, Outcome volery, String lastLine) {
+        org.junit.jupiter.api.Assertions.assertEquals(0, zookeeper.exit(),
+                "the session against ZooKeeper 3.9.5 failed:\n" + zookeeper.output());
+        List<String> expected = zookeeper.stdout().lines().toList();
+        org.junit.jupiter.api.Assertions.assertTrue(expected.contains(lastLine),
+                "the whole script ran against ZooKeeper:\n" + zookeeper.output());
+        List<String> actual = volery.stdout().lines().toList();
+        org.junit.jupiter.api.Assertions.assertEquals(expected, actual, "Volery and ZooKeeper 3.9.5 differ ("
+                + firstDifference(expected, actual) + "); Volery's output:\n" + volery.output());
+        org.junit.jupiter.api.Assertions.assertEquals(0, volery.exit(),
+                "the session against Volery failed:\n" + volery.output());
+    }
+
+    /** Where two transcripts part: the first line that differs, from each. */
+    static String firstDifference(List<String> expected, List<String> actual) {
+        for (int i = 0; i < Math.max(expected.size(), actual.size()); i++) {
+            String e = i < expected.size() ? expected.get(i) : "(nothing)";
+            String a = i < actual.size() ? actual.get(i) : "(nothing)";
+            if (!e.equals(a)) {
+                return "line " + (i + 1) + ": expected \"" + e + "\" but got \"" + a + "\"";
+            }
+        }
+        return "no difference";
+    }
 }

@@ -1,20 +1,14 @@
 package io.volery.server.clients;
 
 import static io.volery.server.clients.ExternalProcess.run;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.volery.server.VoleryCluster;
-import io.volery.server.backtoback.EmbeddedZooKeeper;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -30,24 +24,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * on Java 14 or later, ZOOKEEPER-3779, so it is not run.)
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
-class OldJavaClientsTest {
+class OldJavaClientsTest extends VoleryBesideZooKeeper {
     private static final Path CLIENTS = Path.of("target", "old-zookeeper-clients").toAbsolutePath();
     private static final Path SESSION = Path.of("src", "test", "resources", "clients", "OldClientSession.java")
             .toAbsolutePath();
-
-    private static VoleryCluster cluster;
-    private static EmbeddedZooKeeper zookeeper;
-
-    @BeforeAll
-    static void start(@TempDir Path dir) throws Exception {
-        cluster = new VoleryCluster(2, 3, 0, 500);
-        zookeeper = Clients.listeningZooKeeper(dir);
-    }
-
-    @AfterAll
-    static void stop() throws InterruptedException {
-        Clients.stop(cluster, zookeeper);
-    }
 
     @ParameterizedTest(name = "ZooKeeper client {0}")
     @ValueSource(strings = {"3.5.10", "3.6.4", "3.7.2", "3.8.4"})
@@ -66,13 +46,6 @@ class OldJavaClientsTest {
         Files.writeString(Path.of(out + "-zookeeper.out"), oracle.output());
         Files.writeString(Path.of(out + "-volery.out"), volery.output());
 
-        assertEquals(0, oracle.exit(), "the session against ZooKeeper 3.9.5 failed:\n" + oracle.output());
-        List<String> fromZooKeeper = oracle.stdout().lines().toList();
-        assertTrue(fromZooKeeper.size() > 40 && fromZooKeeper.contains("session B closed"),
-                "the whole script ran against ZooKeeper:\n" + oracle.output());
-        assertEquals(fromZooKeeper, volery.stdout().lines().toList(), "Volery and ZooKeeper 3.9.5 differ ("
-                + CClientSessionTest.firstDifference(fromZooKeeper, volery.stdout().lines().toList())
-                + "); Volery's output:\n" + volery.output());
-        assertEquals(0, volery.exit(), "the session against Volery failed:\n" + volery.output());
+        ExternalProcess.assertSameTranscript(oracle, volery, "session B closed");
     }
 }
