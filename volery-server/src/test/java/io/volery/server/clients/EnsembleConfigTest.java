@@ -10,8 +10,6 @@ import io.volery.server.VoleryNode;
 import io.volery.server.backtoback.EmbeddedZooKeeperEnsemble;
 import io.volery.server.config.VoleryConfig;
 import java.io.ByteArrayInputStream;
-import java.lang.reflect.Method;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -152,16 +150,16 @@ class EnsembleConfigTest {
                 curator.create().withMode(CreateMode.EPHEMERAL).forPath("/follower");
                 // (the new list may move the client to another server: ZooKeeper's client rebalances; the server it
                 // is on when the test looks is the one that dies)
-                InetSocketAddress server = connectedServer(curator);
+                int server = connectedServer(curator);
                 if (zookeeper != null) {
-                    zookeeper.stop(1 + Arrays.stream(zookeeper.clientPorts()).boxed().toList().indexOf(server.getPort()));
+                    zookeeper.stop(1 + Arrays.stream(zookeeper.clientPorts()).boxed().toList().indexOf(server));
                 } else {
-                    volery.nodes().stream().filter(n -> n.clientAddress().getPort() == server.getPort()).findFirst()
+                    volery.nodes().stream().filter(n -> n.clientAddress().getPort() == server).findFirst()
                             .orElseThrow().close();
                 }
                 Clients.eventually("Curator reconnected to a server other than " + server, () -> {
-                    InetSocketAddress now = currentServer(curator);
-                    return now != null && !now.equals(server);
+                    int now = currentServer(curator);
+                    return now != -1 && now != server;
                 });
                 assertEquals(session, curator.getZookeeperClient().getZooKeeper().getSessionId(), "the same session");
                 assertNotNull(curator.checkExists().forPath("/follower"), "the session's ephemeral node");
@@ -177,20 +175,18 @@ class EnsembleConfigTest {
         }
     }
 
-    /** The server Curator's ZooKeeper client is connected to, once it is connected. */
-    private static InetSocketAddress connectedServer(CuratorFramework curator) throws Exception {
-        InetSocketAddress[] address = new InetSocketAddress[1];
-        Clients.eventually("Curator connected", () -> (address[0] = currentServer(curator)) != null);
-        return address[0];
+    /** The client port of the server Curator's ZooKeeper client is connected to, once it is connected. */
+    private static int connectedServer(CuratorFramework curator) throws Exception {
+        int[] port = new int[1];
+        Clients.eventually("Curator connected", () -> (port[0] = currentServer(curator)) != -1);
+        return port[0];
     }
 
-    /** The server Curator's ZooKeeper client is connected to now, or null. */
-    private static InetSocketAddress currentServer(CuratorFramework curator) {
+    /** The client port of the server Curator's ZooKeeper client is connected to now, or -1. */
+    private static int currentServer(CuratorFramework curator) {
         try {
-            Method remote = ZooKeeper.class.getDeclaredMethod("testableRemoteSocketAddress");
-            remote.setAccessible(true);
             ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();
-            return zk.getState().isConnected() ? (InetSocketAddress) remote.invoke(zk) : null;
+            return zk.getState().isConnected() ? io.volery.server.ServerOfClient.port(zk) : -1;
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

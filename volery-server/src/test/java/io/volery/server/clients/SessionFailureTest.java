@@ -293,9 +293,8 @@ class SessionFailureTest {
 
     /** The node whose client port the client is connected to (from the client's own description). */
     private VoleryNode serverOf(ZooKeeper zk) {
-        Matcher m = Pattern.compile("remoteserver:\\S*?:(\\d+)").matcher(zk.toString());
-        assertTrue(m.find(), "cannot tell the client's server from " + zk);
-        int port = Integer.parseInt(m.group(1));
+        int port = io.volery.server.ServerOfClient.port(zk);
+        assertTrue(port != -1, "cannot tell the client's server from " + zk);
         return cluster.nodes().stream().filter(n -> n.clientAddress().getPort() == port).findFirst()
                 .orElseThrow(() -> new AssertionError("no node listens on " + port));
     }

@@ -12,14 +12,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.eyrie.multicast.LoopbackPorts;
+import io.volery.server.ServerOfClient;
 import io.volery.server.clients.KafkaBrokers;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import kafka.server.KafkaServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -38,8 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class KafkaControllerFrontEndKilledProcessTest {
-    private static final Pattern REMOTE = Pattern.compile("remoteserver:[^ ]*:(\\d+)");
-
     @Test
     void theControllerKeepsItsSessionAndWatchesWhenItsVoleryNodeIsKilled(@TempDir Path dir) throws Exception {
         try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 1_000_000)) {
@@ -64,11 +61,11 @@ class KafkaControllerFrontEndKilledProcessTest {
                     int controller = controller(admin);
                     ZooKeeper controllers = brokers.get(controller).zkClient().currentZooKeeper();
                     long session = controllers.getSessionId();
-                    int victim = nodeServing(cluster, controllers);
+                    int victim = cluster.nodeServing(controllers);
                     cluster.kill(victim);
                     eventually("the controller's client reconnected to another node",
-                            () -> controllers.getState().isConnected() && servingPort(controllers) != -1
-                                    && servingPort(controllers) != cluster.clientAddress(victim).getPort());
+                            () -> controllers.getState().isConnected() && ServerOfClient.port(controllers) != -1
+                                    && ServerOfClient.port(controllers) != cluster.clientAddress(victim).getPort());
                     assertEquals(session, brokers.get(controller).zkClient().currentZooKeeper().getSessionId(),
                             "the controller's session survived its node's death");
 
@@ -85,7 +82,7 @@ class KafkaControllerFrontEndKilledProcessTest {
                         assertEquals(brokers.keySet().stream().map(String::valueOf).toList(), live);
                         assertTrue(!live.contains(String.valueOf(gone)));
                     }
-                    int now = nodeServing(cluster, controllers);
+                    int now = cluster.nodeServing(controllers);
                     assertNotEquals(victim, now);
                     System.out.println("Kafka controller " + controller + ": its session 0x" + Long.toHexString(session)
                             + " moved from killed Volery node " + victim + " to node " + now + "; broker " + gone
@@ -98,21 +95,5 @@ class KafkaControllerFrontEndKilledProcessTest {
                 }
             }
         }
-    }
-
-    /** The client port the ZooKeeper client is connected to (its toString names it), or -1. */
-    private static int servingPort(ZooKeeper zk) {
-        Matcher m = REMOTE.matcher(zk.toString());
-        return m.find() ? Integer.parseInt(m.group(1)) : -1;
-    }
-
-    private static int nodeServing(ProcessCluster cluster, ZooKeeper zk) {
-        int port = servingPort(zk);
-        for (int id : ProcessCluster.NODES) {
-            if (cluster.clientAddress(id).getPort() == port) {
-                return id;
-            }
-        }
-        throw new AssertionError("port " + port + " is no node's client port: " + zk);
     }
 }

@@ -147,6 +147,17 @@ final class ProcessCluster implements AutoCloseable {
         }
     }
 
+    /** The node whose client port {@code zk} is connected to. */
+    int nodeServing(org.apache.zookeeper.ZooKeeper zk) {
+        int port = io.volery.server.ServerOfClient.port(zk);
+        for (int id : NODES) {
+            if (clientAddress(id).getPort() == port) {
+                return id;
+            }
+        }
+        throw new AssertionError("port " + port + " is no node's client port: " + zk);
+    }
+
     InetSocketAddress clientAddress(int id) {
         return new InetSocketAddress("127.0.0.1", clientPorts.get(id));
     }

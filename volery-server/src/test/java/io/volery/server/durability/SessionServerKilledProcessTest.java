@@ -16,8 +16,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -32,8 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (ADR 055).
  */
 class SessionServerKilledProcessTest {
-
-    private static final Pattern REMOTE = Pattern.compile("remoteserver:[^ ]*:(\\d+)");
 
     @Test
     void theClientMovesToAnotherServerWithSessionEphemeralsAndWatches(@TempDir Path dir) throws Exception {
@@ -64,7 +60,7 @@ class SessionServerKilledProcessTest {
                 holder.getData("/watched", true, null);
                 holder.getChildren("/kept", true);
 
-                int victim = nodeServing(cluster, holder);
+                int victim = cluster.nodeServing(holder);
                 cluster.kill(victim);
 
                 assertEquals(KeeperState.Disconnected, states.poll(30, TimeUnit.SECONDS),
@@ -72,7 +68,7 @@ class SessionServerKilledProcessTest {
                 assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS),
                         "the client reconnects to another server within its session timeout");
                 assertEquals(session, holder.getSessionId(), "the same session");
-                int now = nodeServing(cluster, holder);
+                int now = cluster.nodeServing(holder);
                 assertTrue(now != victim, "connected to a live server, not the killed node " + victim);
                 // ADR 082: the new front end did not wait out the hand-off timeout for a node that refuses connections
                 int serving = now;
@@ -124,18 +120,5 @@ class SessionServerKilledProcessTest {
                 }
             }
         }
-    }
-
-    /** The node whose client port the ZooKeeper client is connected to (its toString names the remote server). */
-    private static int nodeServing(ProcessCluster cluster, ZooKeeper zk) {
-        Matcher m = REMOTE.matcher(zk.toString());
-        assertTrue(m.find(), "the client names its server: " + zk);
-        int port = Integer.parseInt(m.group(1));
-        for (int id = 1; id <= 6; id++) {
-            if (cluster.clientAddress(id).getPort() == port) {
-                return id;
-            }
-        }
-        throw new AssertionError("port " + port + " is no node's client port: " + zk);
     }
 }
