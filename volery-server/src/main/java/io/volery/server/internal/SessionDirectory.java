@@ -18,6 +18,8 @@ final class SessionDirectory {
          * executed: per partition, unlike the rest of the entry.
          */
         long lastSeq;
+        /** How many times the session changed front end (ADR 098): numbers the notices of its moves. */
+        long moves;
 
         Entry() {
         }
@@ -49,7 +51,10 @@ final class SessionDirectory {
     SessionDirectory copy() {
         SessionDirectory d = new SessionDirectory();
         entries.forEach((id, e) -> d.put(id, e.frontEnd, e.passwd));
-        entries.forEach((id, e) -> d.get(id).lastSeq = e.lastSeq);
+        entries.forEach((id, e) -> {
+            d.get(id).lastSeq = e.lastSeq;
+            d.get(id).moves = e.moves;
+        });
         return d;
     }
 

@@ -113,6 +113,11 @@ final class SessionMailboxes {
         final ArrayDeque<Held> held = new ArrayDeque<>();
         /** The session's close is answered: the box goes once that reply is written (see {@link #closing}). */
         boolean closing;
+        /**
+         * The session's changes of front end up to the one that brought it here (ADR 098): a late copy of an
+         * older move's notice (a lagging or replaying replica's) does not take the box away.
+         */
+        long arrivedBy;
     }
 
     /** A reply at {@code zxid} that {@code write} writes once the old front end's events are in. */
@@ -132,7 +137,13 @@ final class SessionMailboxes {
 
     /** The session connected here; {@code awaitingHandoff}: it came from another front end. */
     synchronized void connected(long sessionId, ClientConnection c, boolean awaitingHandoff) {
+        connected(sessionId, c, awaitingHandoff, 0);
+    }
+
+    /** As above, after the session's {@code move}th change of front end (ADR 098). */
+    synchronized void connected(long sessionId, ClientConnection c, boolean awaitingHandoff, long move) {
         Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
+        b.arrivedBy = Math.max(b.arrivedBy, move);
         ClientConnection was = b.connection;
         b.connection = c;
         b.live = false;
@@ -391,7 +402,13 @@ final class SessionMailboxes {
      * {@link #lost}) come before the kept ones.
      */
     synchronized void handoff(long sessionId, List<WatchEvent> older, List<VoleryWire.Handed> handed) {
+        handoff(sessionId, older, handed, 0);
+    }
+
+    /** As above, for the session's {@code move}th change of front end (ADR 098; 0: unknown). */
+    synchronized void handoff(long sessionId, List<WatchEvent> older, List<VoleryWire.Handed> handed, long move) {
         Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
+        b.arrivedBy = Math.max(b.arrivedBy, move);
         if (b.connection == null && !b.awaitingHandoff) {
             b.handedOff = true;
         }
@@ -444,10 +461,25 @@ final class SessionMailboxes {
      * connection here was handed, or null if the session had nothing here.
      */
     synchronized Away movedAway(long sessionId) {
-        Box b = boxes.remove(sessionId);
+        return movedAway(sessionId, 0);
+    }
+
+    /**
+     * As above, for the session's {@code move}th change of front end (0: unknown, taken as the latest); null
+     * too, leaving the box, when the session came here by that move or a later one: the notice is a late
+     * copy (ADR 098).
+     */
+    synchronized Away movedAway(long sessionId, long move) {
+        Box b = boxes.get(sessionId);
         if (b == null) {
             return null;
         }
+        if (move > 0 && b.arrivedBy >= move) {
+            log.debug("session=0x{} came here by move {}: ignored a late notice of move {}", Long.toHexString(sessionId),
+                    b.arrivedBy, move);
+            return null;
+        }
+        boxes.remove(sessionId);
         // written: the log of the session's last connection here, closed or not
         return new Away(b.kept.stream().map(k -> k.event).toList(), new ArrayList<>(b.written));
     }

@@ -50,11 +50,11 @@ public final class VoleryService implements ZkService, AutoCloseable {
      */
     static final boolean COMPARE_ACROSS_PARTITIONS = Boolean.getBoolean("volery.comparePositionsAcrossPartitions");
     private final SessionMailboxes mailboxes;
-    /** Sessions that reconnected through another front end, and which (for events still on their way here). */
-    private final Map<Long, Integer> movedTo = java.util.Collections.synchronizedMap(
+    /** Sessions that reconnected through another front end, and where to (for events still on their way here). */
+    private final Map<Long, VoleryWire.Moved> movedTo = java.util.Collections.synchronizedMap(
             new LinkedHashMap<>(256, 0.75f, false) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<Long, Integer> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<Long, VoleryWire.Moved> eldest) {
                     return size() > EVENT_KEYS_REMEMBERED;
                 }
             });
@@ -182,7 +182,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
             }
             boolean fromElsewhere = s.previousFrontEnd >= 0 && s.previousFrontEnd != nodeId;
             movedTo.remove(sessionId);
-            mailboxes.connected(sessionId, connection, fromElsewhere);
+            mailboxes.connected(sessionId, connection, fromElsewhere, s.move);
             if (fromElsewhere) {
                 // the old front end may be gone: stop waiting for its kept events once it refuses connections,
                 // or after a while
@@ -356,13 +356,14 @@ public final class VoleryService implements ZkService, AutoCloseable {
             acks.acknowledged(from, q.zxid());
         } else if (m instanceof VoleryWire.Moved mv) {
             // every replica of every partition says so; the first copy hands the kept events over
-            SessionMailboxes.Away away = mailboxes.movedAway(mv.sessionId());
+            // (a late copy of an older move, from a lagging or replaying replica, finds nothing: ADR 098)
+            SessionMailboxes.Away away = mailboxes.movedAway(mv.sessionId(), mv.move());
             if (away != null) {
-                movedTo.put(mv.sessionId(), mv.to());
-                endpoint.sendDirect(mv.to(), VoleryWire.handoff(mv.sessionId(), away.kept(), away.handed()));
+                movedTo.put(mv.sessionId(), mv);
+                endpoint.sendDirect(mv.to(), VoleryWire.handoff(mv.sessionId(), away.kept(), away.handed(), mv.move()));
             }
         } else if (m instanceof VoleryWire.Handoff h) {
-            mailboxes.handoff(h.sessionId(), h.events(), h.handed());
+            mailboxes.handoff(h.sessionId(), h.events(), h.handed(), h.move());
         } else if (m instanceof VoleryWire.Expired x) {
             ClientConnection c = connections.remove(x.sessionId());
             order.remove(x.sessionId());
@@ -387,10 +388,10 @@ public final class VoleryService implements ZkService, AutoCloseable {
                 }
             }
             if (!mailboxes.offer(e)) {
-                Integer to = movedTo.get(e.sessionId());
+                VoleryWire.Moved to = movedTo.get(e.sessionId());
                 if (to != null) {
                     // fired before the session moved, but arrived after its kept events left
-                    endpoint.sendDirect(to, VoleryWire.handoff(e.sessionId(), List.of(e)));
+                    endpoint.sendDirect(to.to(), VoleryWire.handoff(e.sessionId(), List.of(e), to.move()));
                 }
             }
         }

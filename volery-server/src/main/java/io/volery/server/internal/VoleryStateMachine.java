@@ -325,16 +325,21 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
         // The session moves to the front end it reconnected through; requests still in flight from
         // the old one get SessionMoved.
+        // moves are numbered, the same at every replica of every partition, so that a front end can tell a
+        // late notice of an older move (a lagging or replaying replica's) from the latest (ADR 098)
+        long moves = e.moves + (e.frontEnd != r.frontEnd ? 1 : 0);
         sessionDirectory.put(r.sessionId, r.frontEnd, e.passwd);
+        sessionDirectory.get(r.sessionId).moves = moves;
         if (e.frontEnd == r.frontEnd) {
             // request numbers are the front end's: they go on after a reconnect through the same one
             sessionDirectory.get(r.sessionId).lastSeq = e.lastSeq;
         }
         tree.apply(new io.volery.server.tree.Command.TouchSessions(List.of(r.sessionId)), zxid, sessionTime(r.timeMillis));
         SessionReply reply = new SessionReply(true, s.timeoutMs());
+        reply.move = moves;
         if (e.frontEnd != r.frontEnd) {
             // the old front end hands the new one the events it kept while the session was away
-            endpoint.sendDirect(e.frontEnd, VoleryWire.moved(r.sessionId, r.frontEnd));
+            endpoint.sendDirect(e.frontEnd, VoleryWire.moved(r.sessionId, r.frontEnd, moves));
             reply.previousFrontEnd = e.frontEnd;
         }
         return reply;
@@ -1429,6 +1434,8 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         public int timeoutMillis;
         /** On a reconnect through another front end: the one the session left, else -1. */
         public int previousFrontEnd = -1;
+        /** The session's changes of front end so far, this one included (ADR 098). */
+        public long move;
 
         public SessionReply() {
         }

@@ -34,15 +34,19 @@ public final class VoleryWire {
     public sealed interface Message permits Events, Expired, EventsQueued, Moved, Handoff {
     }
 
-    /** From replicas to a session's old front end: the session reconnected through front end {@code to}. */
-    public record Moved(long sessionId, int to) implements Message {
+    /**
+     * From replicas to a session's old front end: the session reconnected through front end {@code to}, its
+     * {@code move}th change of front end (ADR 098; 0 from nodes before it: unknown).
+     */
+    public record Moved(long sessionId, int to, long move) implements Message {
     }
 
     /**
      * From a session's old front end to its new one: the events it kept for the session, oldest first, and
-     * what it had handed the session's last connection there (ADR 039; empty from older front ends).
+     * what it had handed the session's last connection there (ADR 039; empty from older front ends), for
+     * the session's {@code move}th change of front end (ADR 098; 0: unknown).
      */
-    public record Handoff(long sessionId, List<WatchEvent> events, List<Handed> handed) implements Message {
+    public record Handoff(long sessionId, List<WatchEvent> events, List<Handed> handed, long move) implements Message {
     }
 
     /** One thing a front end wrote to a connection: a reply ({@code event} null) with its zxid, or an event. */
@@ -156,19 +160,24 @@ public final class VoleryWire {
         return new WatchEvent(session, t, path, in.readLong());
     }
 
-    static byte[] moved(long sessionId, int to) {
+    static byte[] moved(long sessionId, int to, long move) {
         return write(out -> {
             out.writeByte(MOVED);
             out.writeLong(sessionId);
             out.writeInt(to);
+            out.writeLong(move); // (trailing: nodes before ADR 098 leave it unread)
         });
     }
 
-    static byte[] handoff(long sessionId, List<WatchEvent> events) {
-        return handoff(sessionId, events, List.of());
+    static byte[] handoff(long sessionId, List<WatchEvent> events, long move) {
+        return handoff(sessionId, events, List.of(), move);
     }
 
     static byte[] handoff(long sessionId, List<WatchEvent> events, List<Handed> handed) {
+        return handoff(sessionId, events, handed, 0);
+    }
+
+    static byte[] handoff(long sessionId, List<WatchEvent> events, List<Handed> handed, long move) {
         return write(out -> {
             out.writeByte(HANDOFF);
             out.writeLong(sessionId);
@@ -184,7 +193,13 @@ public final class VoleryWire {
                 }
             }
             writeFiredIn(out, events);
+            out.writeLong(move); // (trailing, as above)
         });
+    }
+
+    /** A trailing move number (ADR 098), or 0 from a node that does not write it. */
+    private static long readMove(DataInputStream in) throws IOException {
+        return in.available() >= Long.BYTES ? in.readLong() : 0;
     }
 
     private static List<Handed> readHanded(DataInputStream in) throws IOException {
@@ -236,13 +251,14 @@ public final class VoleryWire {
                 return new Events(readFiredIn(in, readEvents(in)), ackTo, ackZxid);
             }
             if (type == MOVED) {
-                return new Moved(in.readLong(), in.readInt());
+                return new Moved(in.readLong(), in.readInt(), readMove(in));
             }
             if (type == HANDOFF) {
                 long sessionId = in.readLong();
                 List<WatchEvent> events = readEvents(in);
                 List<Handed> handed = readHanded(in);
-                return new Handoff(sessionId, readFiredIn(in, events), handed);
+                List<WatchEvent> firedIn = readFiredIn(in, events);
+                return new Handoff(sessionId, firedIn, handed, readMove(in));
             }
             if (type == EVENTS_QUEUED) {
                 return new EventsQueued(in.readLong());

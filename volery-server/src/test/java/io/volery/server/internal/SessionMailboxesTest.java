@@ -2,6 +2,8 @@ package io.volery.server.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.volery.server.frontend.ClientConnection;
 import io.volery.server.tree.EventType;
@@ -457,6 +459,51 @@ class SessionMailboxesTest {
                 "the hand-off came after the setWatches request: what the old connection lost still goes first");
     }
 
+    /**
+     * ADR 098: the session left A (move 1) and came back (move 2); a replica that replays the order (after a
+     * restart) or lags tells A of move 1 again, late. A keeps the box of the connection the session is on; the
+     * notice of a later move takes it.
+     */
+    @Test
+    void aLateNoticeOfAnOlderMoveLeavesTheBoxOfTheSessionThatCameBack() {
+        SessionMailboxes a = new SessionMailboxes();
+        Recorded first = new Recorded();
+        a.connected(SESSION, first, false, 0);
+        a.requestArrived(SESSION, first, null);
+        reply(a, first, 10);
+        a.disconnected(SESSION, first);
+        assertEquals(List.of(), a.movedAway(SESSION, 1).kept(), "move 1 (to B) takes the box");
+
+        Recorded back = new Recorded();
+        a.handoff(SESSION, List.of(created("/b", 20)), List.of(), 2); // B's kept events, for move 2
+        a.connected(SESSION, back, true, 2);
+        a.requestArrived(SESSION, back, null);
+        reply(a, back, 30);
+        assertNull(a.movedAway(SESSION, 1), "a late copy of move 1's notice");
+        assertNull(a.movedAway(SESSION, 2), "nor of the move that brought the session here");
+        assertTrue(a.offer(changed("/c", 40)), "the box is still here");
+        assertEquals(List.of("event /b@20", "reply @30", "event /c@40"), back.written);
+
+        a.disconnected(SESSION, back);
+        a.offer(changed("/d", 50));
+        assertEquals(List.of(changed("/d", 50)), a.movedAway(SESSION, 3).kept(), "move 3 (away again) takes it");
+        assertFalse(a.offer(changed("/e", 60)));
+    }
+
+    @Test
+    void movesCrossTheWireWithTheirNumbers() {
+        VoleryWire.Moved mv = (VoleryWire.Moved) VoleryWire.decode(VoleryWire.moved(SESSION, 4, 7));
+        assertEquals(new VoleryWire.Moved(SESSION, 4, 7), mv);
+        VoleryWire.Handoff h = (VoleryWire.Handoff) VoleryWire.decode(VoleryWire.handoff(SESSION, List.of(changed("/x", 7)),
+                List.of(new VoleryWire.Handed(5, null)), 7));
+        assertEquals(7, h.move());
+        assertEquals(List.of(new VoleryWire.Handed(5, null)), h.handed());
+        // from nodes before ADR 098: no number, taken as the latest
+        byte[] full = VoleryWire.moved(SESSION, 4, 7);
+        assertEquals(new VoleryWire.Moved(SESSION, 4, 0), VoleryWire.decode(java.util.Arrays.copyOf(full, full.length - 8)));
+        assertEquals(0, ((VoleryWire.Handoff) VoleryWire.decode(oldFormatHandoff())).move());
+    }
+
     @Test
     void aHandOffFromAnOlderFrontEndCarriesNoLog() {
         VoleryWire.Handoff h = (VoleryWire.Handoff) VoleryWire.decode(oldFormatHandoff());
@@ -467,7 +514,7 @@ class SessionMailboxesTest {
     /** A hand-off as front ends before ADR 039 wrote it: the kept events and nothing after them. */
     private static byte[] oldFormatHandoff() {
         byte[] full = VoleryWire.handoff(SESSION, List.of(changed("/x", 7)), List.of());
-        return java.util.Arrays.copyOf(full, full.length - 4 - 4 - 8); // no log, no fired-in partitions
+        return java.util.Arrays.copyOf(full, full.length - 8 - 4 - 4 - 8); // no log, no fired-in partitions, no move
     }
 
     @Test
@@ -486,7 +533,7 @@ class SessionMailboxesTest {
         assertEquals(WatchEvent.UNKNOWN_PARTITIONS, old.events().get(0).firedIn());
         byte[] fullHandoff = VoleryWire.handoff(SESSION, List.of(fired), List.of(handed));
         VoleryWire.Handoff oldHandoff = (VoleryWire.Handoff) VoleryWire.decode(
-                java.util.Arrays.copyOf(fullHandoff, fullHandoff.length - 4 - 8));
+                java.util.Arrays.copyOf(fullHandoff, fullHandoff.length - 8 - 4 - 8)); // (nor a move: ADR 098)
         assertEquals(List.of(handed), oldHandoff.handed());
         assertEquals(WatchEvent.UNKNOWN_PARTITIONS, oldHandoff.events().get(0).firedIn());
     }
