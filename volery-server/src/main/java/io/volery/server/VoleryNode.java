@@ -387,6 +387,7 @@ public final class VoleryNode implements AutoCloseable {
             this.monitor = new NodeMonitor(facts, frontEnd.stats(), monitored, replica.probe(), multicast);
             monitor.frontEndCounters(service::reorderedResends, client::localReplyFallbacks);
             monitor.handoffCounters(service::handoffsFromDeadFrontEnds, service::handoffsTimedOut);
+            monitor.replayCounter(service::replayedEventsDropped);
             monitor.serviceCounters(client::inService, client::resends);
             if (options.clientTls() != null) {
                 monitor.clientTlsStores(options.clientTls().stores());

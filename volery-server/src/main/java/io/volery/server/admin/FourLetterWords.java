@@ -201,6 +201,7 @@ public final class FourLetterWords {
         m.put("volery_local_reply_fallbacks", monitor.localReplyFallbacks());
         m.put("volery_handoffs_from_dead_front_ends", monitor.handoffsFromDeadFrontEnds());
         m.put("volery_handoffs_timed_out", monitor.handoffsTimedOut());
+        m.put("volery_replayed_events_dropped", monitor.replayedEventsDropped());
         m.put("volery_requests_in_service", monitor.requestsInService());
         m.put("volery_requests_resent", monitor.requestsResent());
         NodeMonitor.ReplicaCounters rc = monitor.replicaCounters();

@@ -333,6 +333,17 @@ public final class NodeMonitor {
         return handoffsTimedOut.getAsLong();
     }
 
+    private volatile java.util.function.LongSupplier replayedEventsDropped = () -> 0;
+
+    /** Where to read how many events messages of replaying replicas the front end dropped (ADR 099). */
+    public void replayCounter(java.util.function.LongSupplier dropped) {
+        this.replayedEventsDropped = dropped;
+    }
+
+    public long replayedEventsDropped() {
+        return replayedEventsDropped.getAsLong();
+    }
+
     private volatile java.util.function.LongSupplier inService = () -> 0;
     private volatile java.util.function.LongSupplier resent = () -> 0;
 

@@ -18,8 +18,11 @@ final class SessionDirectory {
          * executed: per partition, unlike the rest of the entry.
          */
         long lastSeq;
-        /** How many times the session changed front end (ADR 098): numbers the notices of its moves. */
-        long moves;
+        /**
+         * How many times the session changed front end (ADR 098): numbers the notices of its moves. Checkpoints
+         * carry it beside the entries ({@link #movesById}), so that older checkpoints' entries still decode.
+         */
+        transient long moves;
 
         Entry() {
         }
@@ -60,5 +63,26 @@ final class SessionDirectory {
 
     void restore(SessionDirectory from) {
         entries = new TreeMap<>(from.entries);
+    }
+
+    /** Each moved session's count of moves, for a checkpoint (the entries' own field is not encoded). */
+    TreeMap<Long, Long> movesById() {
+        TreeMap<Long, Long> moves = new TreeMap<>();
+        entries.forEach((id, e) -> {
+            if (e.moves != 0) {
+                moves.put(id, e.moves);
+            }
+        });
+        return moves;
+    }
+
+    /** Takes up a checkpoint's {@link #movesById} (none from checkpoints before ADR 098). */
+    void restoreMoves(java.util.Map<Long, Long> moves) {
+        moves.forEach((id, n) -> {
+            Entry e = entries.get(id);
+            if (e != null) {
+                e.moves = n;
+            }
+        });
     }
 }

@@ -37,7 +37,8 @@ public final class VoleryService implements ZkService, AutoCloseable {
         VoleryCodec.registered(); // before the first command is encoded or decoded (ADR 088)
     }
     private static final Logger log = LoggerFactory.getLogger(VoleryService.class);
-    private static final int EVENT_KEYS_REMEMBERED = 100_000;
+    /** Events (and moved sessions) a front end remembers; {@code -Dvolery.eventKeysRemembered} for tests. */
+    private static final int EVENT_KEYS_REMEMBERED = Integer.getInteger("volery.eventKeysRemembered", 100_000);
     /** How long a reply waits for front ends to queue the events its command fired. */
     public static final long EVENT_ACK_TIMEOUT_MILLIS = 5_000;
 
@@ -71,6 +72,12 @@ public final class VoleryService implements ZkService, AutoCloseable {
     static final long HANDOFF_CHECK_MILLIS = 25;
     private final AtomicLong handoffsFromDeadFrontEnds = new AtomicLong();
     private final AtomicLong handoffsTimedOut = new AtomicLong();
+    /**
+     * Per sending replica, the position of the newest command whose events it sent here (ADR 099): a replica
+     * sends in its execution order, so an older one comes from a replica that restarted and replays.
+     */
+    private final Map<Integer, Long> eventsHeardUpTo = new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicLong replayedEventsDropped = new AtomicLong();
     /** For tests: while set, incoming event messages wait here instead of reaching the sessions. */
     private java.util.List<Runnable> heldEvents;
     /** For tests: while set, replies to requests of {@link #heldSession} wait here instead of going out. */
@@ -345,6 +352,12 @@ public final class VoleryService implements ZkService, AutoCloseable {
             return;
         }
         if (m instanceof VoleryWire.Events ev) {
+            if (replayed(from, ev.ackZxid())) {
+                // this front end had the events of later commands from that replica already: it restarted and
+                // replays the order from its checkpoint, and sent these before its crash (ADR 099)
+                replayedEventsDropped.incrementAndGet();
+                return;
+            }
             synchronized (this) {
                 if (heldEvents != null) {
                     heldEvents.add(() -> deliver(ev));
@@ -372,6 +385,21 @@ public final class VoleryService implements ZkService, AutoCloseable {
                 c.close("session 0x" + Long.toHexString(x.sessionId()) + " expired or was closed through another connection");
             }
         }
+    }
+
+    /** Whether {@code from} sent the events of a later command than {@code position} here already (ADR 099). */
+    private boolean replayed(int from, long position) {
+        long[] before = {Long.MIN_VALUE};
+        eventsHeardUpTo.merge(from, position, (was, now) -> {
+            before[0] = was;
+            return Math.max(was, now);
+        });
+        return position < before[0];
+    }
+
+    /** Events messages dropped because their replica had sent later ones here before (ADR 099). */
+    public long replayedEventsDropped() {
+        return replayedEventsDropped.get();
     }
 
     private void deliver(VoleryWire.Events ev) {

@@ -1381,7 +1381,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         return (StateImage) out -> {
             ByteArrayOutputStream treeBytes = new ByteArrayOutputStream();
             image.writeTo(treeBytes);
-            out.write(KryoCodec.encode(new Object[] {treeBytes.toByteArray(), directory, clock}));
+            out.write(KryoCodec.encode(new Object[] {treeBytes.toByteArray(), directory, clock, directory.movesById()}));
         };
     }
 
@@ -1394,7 +1394,9 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         try {
             ByteArrayOutputStream treeBytes = new ByteArrayOutputStream();
             tree.snapshot(treeBytes);
-            byte[] written = KryoCodec.encode(new Object[] {treeBytes.toByteArray(), sessionDirectory.copy(), sessionClock});
+            SessionDirectory directory = sessionDirectory.copy();
+            byte[] written = KryoCodec.encode(new Object[] {treeBytes.toByteArray(), directory, sessionClock,
+                    directory.movesById()});
             return (StateImage) out -> out.write(written);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -1417,6 +1419,11 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
             throw new UncheckedIOException(e);
         }
         sessionDirectory.restore((SessionDirectory) s[1]);
+        if (s.length > 3) {
+            @SuppressWarnings("unchecked")
+            java.util.Map<Long, Long> moves = (java.util.Map<Long, Long>) s[3];
+            sessionDirectory.restoreMoves(moves);
+        }
         sessionClock = (Long) s[2];
     }
 

@@ -163,7 +163,7 @@ class MonitoringTest {
             for (String key : List.of("volery_frames_dropped", "volery_proposal_gap_resends", "volery_reordered_resends",
                     "volery_local_reply_fallbacks", "volery_volunteerings", "volery_volunteering_ms", "volery_long_exchange_waits", "volery_exchanges_redundant",
                     "volery_fetches_sent", "volery_fetched_bytes", "volery_handoffs_from_dead_front_ends",
-                    "volery_handoffs_timed_out")) {
+                    "volery_handoffs_timed_out", "volery_replayed_events_dropped")) {
                 assertTrue(Long.parseLong(v.get(key)) >= 0, "counter " + key + " of node " + n.nodeId() + ": " + v.get(key));
             }
             // a replica talks to its peers (ring messages at least), and the TCP transport counts its writes

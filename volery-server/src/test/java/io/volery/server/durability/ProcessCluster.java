@@ -35,6 +35,7 @@ final class ProcessCluster implements AutoCloseable {
     private final Path config;
     private final Map<Integer, Integer> clientPorts = new TreeMap<>();
     private final Map<Integer, Process> processes = new TreeMap<>();
+    private final List<String> jvmOptions = new ArrayList<>();
 
     /**
      * @param storage   {@code durable} or {@code memory}
@@ -76,6 +77,11 @@ final class ProcessCluster implements AutoCloseable {
         Files.writeString(config, cfg);
     }
 
+    /** A JVM option (a {@code -D} test setting) for every node started from now on. */
+    void jvmOption(String option) {
+        jvmOptions.add(option);
+    }
+
     static int partitionOf(int node) {
         return node <= 3 ? 1 : 2;
     }
@@ -107,9 +113,11 @@ final class ProcessCluster implements AutoCloseable {
         if (processes.containsKey(id) && processes.get(id).isAlive()) {
             throw new IllegalStateException("node " + id + " is running");
         }
-        List<String> cmd = List.of(JAVA, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "-cp", CLASSPATH, "io.volery.server.VoleryMain",
-                "start", "--config", config.toString(), "--node", String.valueOf(id));
+        List<String> cmd = new ArrayList<>(List.of(JAVA, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info"));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", CLASSPATH, "io.volery.server.VoleryMain", "start", "--config", config.toString(),
+                "--node", String.valueOf(id)));
         Path log = log(id);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
@@ -181,6 +189,24 @@ final class ProcessCluster implements AutoCloseable {
 
     Map<String, String> mntr(int id) throws IOException {
         return FourLetterWordClient.parseMntr(FourLetterWordClient.ask(clientAddress(id), "mntr", 15_000));
+    }
+
+    /** The position of the last command delivered to node {@code id}'s replica ({@code volery_position}). */
+    long position(int id) throws IOException {
+        String[] f = mntr(id).get("volery_position").split("\\.");
+        return io.eyrie.multicast.Position.of(Long.parseLong(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]),
+                Integer.parseInt(f[3]));
+    }
+
+    /** Waits until node {@code id}'s replica has executed everything up to {@code position} (a restart replays). */
+    void awaitExecuted(int id, long position) throws InterruptedException {
+        await("node " + id + " executed up to position " + io.eyrie.multicast.Position.toString(position), 60_000, () -> {
+            try {
+                return position(id) >= position && "0".equals(mntr(id).get("volery_deliveries_waiting"));
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        });
     }
 
     /** Whether node {@code id}'s acceptor of {@code ring} has joined it (ADR 074); false if the node does not answer. */

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.volery.server.CuttableProxy;
 import io.volery.server.VoleryCluster;
-import io.volery.server.admin.FourLetterWordClient;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,16 +21,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A replica killed with kill -9 replays the order from its last checkpoint when it restarts, and so
- * executes again the reconnects of sessions that moved between front ends in the meantime. Every
- * replica executing such a reconnect tells the session's previous front end that it moved (ADR 017);
- * the replayed copies come late, possibly long after the session came back to that front end. A late
- * copy must not take the session's mailbox away from the front end it is connected to again (ADR 098):
- * here a real ZooKeeper client moves node 1 -> node 4 -> node 1, a replica of the other partition is
- * killed and replays both moves, and the client's persistent watch must go on firing.
+ * A replica killed with kill -9 replays the order from its last checkpoint when it restarts, and tells the front
+ * ends again what the commands it replays did: the watch events they fired, the sessions that moved. Its peers told
+ * them long before; none of it may reach a session a second time or undo what happened since.
  */
-class ReplayedMovesProcessTest {
+class ReplayingReplicaProcessTest {
 
+    /**
+     * Every replica executing a reconnect through another front end tells the session's previous front end that
+     * it moved (ADR 017); the replayed copies come late, possibly long after the session came back to that front
+     * end, and must not take the session's mailbox away from the front end it is connected to again (ADR 098):
+     * here a real ZooKeeper client moves node 1 -> node 4 -> node 1, a replica of the other partition is killed and
+     * replays both moves, and the client's persistent watch must go on firing.
+     */
     @Test
     void aReplicaReplayingASessionsOldMovesLeavesItsEventsWithTheFrontEndItIsBackOn(@TempDir Path dir)
             throws Exception {
@@ -69,11 +71,10 @@ class ReplayedMovesProcessTest {
                 assertEquals("NodeDataChanged /w", next(events, "back on node 1"));
 
                 // a replica of partition 2 (which runs every reconnect too) replays both moves
-                String reached = lastPosition(cluster, 4);
+                long reached = cluster.position(4);
                 cluster.kill(5);
                 cluster.start(5);
-                ProcessCluster.await("node 5 replayed up to position " + reached + ", where node 4 was before the kill",
-                        60_000, () -> replayedTo(cluster, 5, reached));
+                cluster.awaitExecuted(5, reached);
 
                 for (int i = 0; i < 3; i++) {
                     writer.setData("/w", new byte[] {(byte) ++changes}, -1);
@@ -83,6 +84,55 @@ class ReplayedMovesProcessTest {
                 assertEquals(List.of(), List.copyOf(events), "no event twice");
             } finally {
                 proxies.forEach(CuttableProxy::close);
+            }
+        }
+    }
+
+    /**
+     * ADR 099: a front end drops a replica's events of commands older than ones whose events that replica sent it
+     * already. Front ends also drop copies of events they delivered, but remember only so many (100,000; here 16):
+     * the replays of the older ones would reach the session again. A client's persistent watch fires 40 times; one
+     * replica of each partition is killed and replays all 40 changes; the client must hear nothing more until the
+     * next change, once.
+     */
+    @Test
+    void aReplicaReplayingOldCommandsSendsTheirEventsToNoSessionAgain(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 100_000)) {
+            cluster.jvmOption("-Dvolery.eventKeysRemembered=16");
+            cluster.startAll();
+            LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+            try (ZooKeeper zk = new ZooKeeper(cluster.connectString(1), 20_000, e -> {
+                if (e.getType() != Watcher.Event.EventType.None) {
+                    events.add(e);
+                }
+            }); ZooKeeper writer = cluster.session(2)) {
+                writer.create("/w", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                zk.addWatch("/w", AddWatchMode.PERSISTENT);
+                int changes = 40;
+                for (int i = 1; i <= changes; i++) {
+                    writer.setData("/w", new byte[] {(byte) i}, -1);
+                }
+                for (int i = 1; i <= changes; i++) {
+                    assertEquals("NodeDataChanged /w", next(events, "for change " + i));
+                }
+
+                // whichever partition owns /w, one of its replicas (not the client's node 1) replays every change
+                long reached3 = cluster.position(2);
+                long reached5 = cluster.position(4);
+                cluster.kill(3);
+                cluster.kill(5);
+                cluster.start(3);
+                cluster.start(5);
+                cluster.awaitExecuted(3, reached3);
+                cluster.awaitExecuted(5, reached5);
+                writer.setData("/w", new byte[] {0}, -1);
+                assertEquals("NodeDataChanged /w", next(events, "for the change after the replay"));
+                Thread.sleep(500);
+                assertEquals(List.of(), events.stream().map(e -> e.getType() + " " + e.getPath()).toList(),
+                        "nothing else: no replayed event");
+                long dropped = Long.parseLong(cluster.mntr(1).get("volery_replayed_events_dropped"));
+                org.junit.jupiter.api.Assertions.assertTrue(dropped > 0,
+                        "node 1 heard the replayed events (and dropped them): " + dropped);
             }
         }
     }
@@ -101,19 +151,5 @@ class ReplayedMovesProcessTest {
         WatchedEvent e = events.poll(10, TimeUnit.SECONDS);
         assertNotNull(e, "the persistent watch fired " + when);
         return e.getType() + " " + e.getPath();
-    }
-
-    /** The position of the last command node {@code node} executed ({@code dgst} lists them oldest first). */
-    private static String lastPosition(ProcessCluster cluster, int node) throws java.io.IOException {
-        String[] lines = FourLetterWordClient.ask(cluster.clientAddress(node), "dgst", 15_000).strip().split("\n");
-        return lines[lines.length - 1].strip().split(" ")[0];
-    }
-
-    private static boolean replayedTo(ProcessCluster cluster, int node, String position) {
-        try {
-            return cluster.digests(node).containsKey(position);
-        } catch (java.io.IOException e) {
-            return false;
-        }
     }
 }
