@@ -19,7 +19,8 @@ final class SessionDirectory {
          */
         long lastSeq;
         /**
-         * How many times the session changed front end (ADR 098): numbers the notices of its moves. Checkpoints
+         * How many times the session reconnected (ADR 098, ADR 100): numbers its stays at front ends, and so the
+         * notices of its moves and the events of each stay. Checkpoints
          * carry it beside the entries ({@link #movesById}), so that older checkpoints' entries still decode.
          */
         transient long moves;

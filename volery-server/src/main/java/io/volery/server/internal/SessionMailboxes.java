@@ -114,7 +114,7 @@ final class SessionMailboxes {
         /** The session's close is answered: the box goes once that reply is written (see {@link #closing}). */
         boolean closing;
         /**
-         * The session's changes of front end up to the one that brought it here (ADR 098): a late copy of an
+         * The session's reconnects up to the one that brought it here (ADR 098): a late copy of an
          * older move's notice (a lagging or replaying replica's) does not take the box away.
          */
         long arrivedBy;
@@ -125,6 +125,17 @@ final class SessionMailboxes {
     }
 
     private final Map<Long, Box> boxes = new HashMap<>();
+    /**
+     * Per session, the move that first brought it to this front end's run (ADR 100): its events of an earlier
+     * stay here were the previous run's. Bounded; a session forgotten here is not filtered.
+     */
+    private final Map<Long, Long> firstStay = new java.util.LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+            return size() > FIRST_STAYS_REMEMBERED;
+        }
+    };
+    private static final int FIRST_STAYS_REMEMBERED = 100_000;
     private final Precedence precedence;
 
     SessionMailboxes() {
@@ -140,10 +151,11 @@ final class SessionMailboxes {
         connected(sessionId, c, awaitingHandoff, 0);
     }
 
-    /** As above, after the session's {@code move}th change of front end (ADR 098). */
+    /** As above, after the session's {@code move}th reconnect (ADR 098). */
     synchronized void connected(long sessionId, ClientConnection c, boolean awaitingHandoff, long move) {
         Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
         b.arrivedBy = Math.max(b.arrivedBy, move);
+        firstStay.putIfAbsent(sessionId, move);
         ClientConnection was = b.connection;
         b.connection = c;
         b.live = false;
@@ -405,10 +417,13 @@ final class SessionMailboxes {
         handoff(sessionId, older, handed, 0);
     }
 
-    /** As above, for the session's {@code move}th change of front end (ADR 098; 0: unknown). */
+    /** As above, for the session's {@code move}th reconnect (ADR 098; 0: unknown). */
     synchronized void handoff(long sessionId, List<WatchEvent> older, List<VoleryWire.Handed> handed, long move) {
         Box b = boxes.computeIfAbsent(sessionId, k -> new Box());
         b.arrivedBy = Math.max(b.arrivedBy, move);
+        if (move > 0) {
+            firstStay.putIfAbsent(sessionId, move);
+        }
         if (b.connection == null && !b.awaitingHandoff) {
             b.handedOff = true;
         }
@@ -465,7 +480,7 @@ final class SessionMailboxes {
     }
 
     /**
-     * As above, for the session's {@code move}th change of front end (0: unknown, taken as the latest); null
+     * As above, for the session's {@code move}th reconnect (0: unknown, taken as the latest); null
      * too, leaving the box, when the session came here by that move or a later one: the notice is a late
      * copy (ADR 098).
      */
@@ -486,6 +501,17 @@ final class SessionMailboxes {
 
     synchronized void forget(long sessionId) {
         boxes.remove(sessionId);
+        firstStay.remove(sessionId);
+    }
+
+    /**
+     * Whether an event of the session's stay here that began with its {@code move}th move belongs to an earlier
+     * run of this front end (ADR 100): the session first came to this run by a later move. A replica replaying the
+     * order sends such events here again; the earlier run delivered them, or its sessions lost them with it.
+     */
+    synchronized boolean ofAnEarlierRun(long sessionId, long move) {
+        Long first = firstStay.get(sessionId);
+        return first != null && move < first;
     }
 
     /** Keeps {@code e} behind the replies of the requests that arrived before it. */

@@ -355,7 +355,7 @@ public final class VoleryService implements ZkService, AutoCloseable {
             if (replayed(from, ev.ackZxid())) {
                 // this front end had the events of later commands from that replica already: it restarted and
                 // replays the order from its checkpoint, and sent these before its crash (ADR 099)
-                replayedEventsDropped.incrementAndGet();
+                replayedEventsDropped.addAndGet(ev.events().size());
                 return;
             }
             synchronized (this) {
@@ -397,14 +397,21 @@ public final class VoleryService implements ZkService, AutoCloseable {
         return position < before[0];
     }
 
-    /** Events messages dropped because their replica had sent later ones here before (ADR 099). */
+    /** Events dropped as a replaying replica's: sent here before (ADR 099), or for this node's previous run (ADR 100). */
     public long replayedEventsDropped() {
         return replayedEventsDropped.get();
     }
 
     private void deliver(VoleryWire.Events ev) {
         Map<String, Integer> occurrences = new java.util.HashMap<>();
-        for (WatchEvent e : ev.events()) {
+        long[] moves = ev.moves();
+        for (int i = 0; i < ev.events().size(); i++) {
+            WatchEvent e = ev.events().get(i);
+            if (moves != null && mailboxes.ofAnEarlierRun(e.sessionId(), moves[i])) {
+                // fired while the session was at this node's previous run, sent again by a replaying replica
+                replayedEventsDropped.incrementAndGet();
+                continue;
+            }
             // Every replica of the partition (and every partition, for commands they all run) sends
             // the same list; the first copy of each event wins. One command may fire the same event
             // twice (a persistent watch and two setData in a multi): its occurrence tells them apart.

@@ -325,9 +325,11 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         }
         // The session moves to the front end it reconnected through; requests still in flight from
         // the old one get SessionMoved.
-        // moves are numbered, the same at every replica of every partition, so that a front end can tell a
-        // late notice of an older move (a lagging or replaying replica's) from the latest (ADR 098)
-        long moves = e.moves + (e.frontEnd != r.frontEnd ? 1 : 0);
+        // reconnects are numbered, the same at every replica of every partition, so that a front end can tell a
+        // late notice of an older move (a lagging or replaying replica's) from the latest (ADR 098), and an event
+        // of the session's stay at a previous run of the front end it came back to (ADR 100); a reconnect through
+        // the same front end counts too, since that front end may have restarted in between
+        long moves = e.moves + 1;
         sessionDirectory.put(r.sessionId, r.frontEnd, e.passwd);
         sessionDirectory.get(r.sessionId).moves = moves;
         if (e.frontEnd == r.frontEnd) {
@@ -1325,17 +1327,21 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         // events of deferred commands go first, so that every session sees its events in zxid order
         settleIfDeferring();
         Map<Integer, List<WatchEvent>> byFrontEnd = new TreeMap<>();
+        Map<Integer, List<Long>> movesByFrontEnd = new TreeMap<>();
         for (WatchEvent e : events) {
             SessionDirectory.Entry s = sessionDirectory.get(e.sessionId());
             if (s != null) {
                 byFrontEnd.computeIfAbsent(s.frontEnd, k -> new ArrayList<>()).add(e);
+                // which stay of the session at that front end the event belongs to (ADR 100)
+                movesByFrontEnd.computeIfAbsent(s.frontEnd, k -> new ArrayList<>()).add(s.moves);
             }
         }
         byFrontEnd.forEach((node, list) -> {
             if (commandFrontEnd != VoleryWire.NO_ACK) {
                 eventTargets.add(node);
             }
-            endpoint.sendDirect(node, VoleryWire.events(list, commandFrontEnd, commandZxid));
+            long[] moves = movesByFrontEnd.get(node).stream().mapToLong(Long::longValue).toArray();
+            endpoint.sendDirect(node, VoleryWire.events(list, commandFrontEnd, commandZxid, moves));
         });
     }
 
@@ -1441,7 +1447,7 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         public int timeoutMillis;
         /** On a reconnect through another front end: the one the session left, else -1. */
         public int previousFrontEnd = -1;
-        /** The session's changes of front end so far, this one included (ADR 098). */
+        /** The session's reconnects so far, this one included (ADR 098, ADR 100). */
         public long move;
 
         public SessionReply() {

@@ -36,7 +36,7 @@ public final class VoleryWire {
 
     /**
      * From replicas to a session's old front end: the session reconnected through front end {@code to}, its
-     * {@code move}th change of front end (ADR 098; 0 from nodes before it: unknown).
+     * {@code move}th reconnect (ADR 098; 0 from nodes before it: unknown).
      */
     public record Moved(long sessionId, int to, long move) implements Message {
     }
@@ -44,7 +44,7 @@ public final class VoleryWire {
     /**
      * From a session's old front end to its new one: the events it kept for the session, oldest first, and
      * what it had handed the session's last connection there (ADR 039; empty from older front ends), for
-     * the session's {@code move}th change of front end (ADR 098; 0: unknown).
+     * the session's {@code move}th reconnect (ADR 098; 0: unknown).
      */
     public record Handoff(long sessionId, List<WatchEvent> events, List<Handed> handed, long move) implements Message {
     }
@@ -57,7 +57,10 @@ public final class VoleryWire {
      * @param ackTo the front end waiting for the receiver to queue these events before it releases the
      *              reply of the command at {@code ackZxid} that fired them, or {@link #NO_ACK}
      */
-    public record Events(List<WatchEvent> events, int ackTo, long ackZxid) implements Message {
+    public record Events(List<WatchEvent> events, int ackTo, long ackZxid, long[] moves) implements Message {
+        public Events(List<WatchEvent> events, int ackTo, long ackZxid) {
+            this(events, ackTo, ackZxid, null);
+        }
     }
 
     /** The sender has handed its sessions the events of the command at {@code zxid}. */
@@ -91,12 +94,27 @@ public final class VoleryWire {
     }
 
     static byte[] events(List<WatchEvent> events, int ackTo, long ackZxid) {
+        return events(events, ackTo, ackZxid, null);
+    }
+
+    /**
+     * @param moves for each event, its session's count of reconnects when it fired (ADR 100: which stay of the
+     *              session at the receiving front end it belongs to), or null
+     */
+    static byte[] events(List<WatchEvent> events, int ackTo, long ackZxid, long[] moves) {
         return write(out -> {
             out.writeByte(EVENTS);
             out.writeInt(ackTo);
             out.writeLong(ackZxid);
             writeEvents(out, events);
             writeFiredIn(out, events);
+            if (moves != null) {
+                // (trailing: a node before ADR 100 leaves it unread)
+                out.writeInt(moves.length);
+                for (long m : moves) {
+                    out.writeLong(m);
+                }
+            }
         });
     }
 
@@ -197,6 +215,22 @@ public final class VoleryWire {
         });
     }
 
+    /** The trailing moves of an events message (ADR 100), or null from a node that does not write them. */
+    private static long[] readMoves(DataInputStream in, int events) throws IOException {
+        if (in.available() == 0) {
+            return null;
+        }
+        int n = in.readInt();
+        if (n != events) {
+            throw new IOException("move count " + n + " for " + events + " events");
+        }
+        long[] moves = new long[n];
+        for (int i = 0; i < n; i++) {
+            moves[i] = in.readLong();
+        }
+        return moves;
+    }
+
     /** A trailing move number (ADR 098), or 0 from a node that does not write it. */
     private static long readMove(DataInputStream in) throws IOException {
         return in.available() >= Long.BYTES ? in.readLong() : 0;
@@ -248,7 +282,8 @@ public final class VoleryWire {
             if (type == EVENTS) {
                 int ackTo = in.readInt();
                 long ackZxid = in.readLong();
-                return new Events(readFiredIn(in, readEvents(in)), ackTo, ackZxid);
+                List<WatchEvent> events = readFiredIn(in, readEvents(in));
+                return new Events(events, ackTo, ackZxid, readMoves(in, events.size()));
             }
             if (type == MOVED) {
                 return new Moved(in.readLong(), in.readInt(), readMove(in));

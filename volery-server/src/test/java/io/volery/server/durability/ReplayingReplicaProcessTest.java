@@ -137,6 +137,74 @@ class ReplayingReplicaProcessTest {
         }
     }
 
+    /**
+     * ADR 100: a node that restarted knows nothing of what its previous run heard. A session moves away when node 1
+     * is killed and comes back to node 1's new run; replicas that replay the changes fired while the session was on
+     * node 1's previous run send their events to node 1 again, whose new run has heard nothing from them yet. Those
+     * events belong to the session's stay at the previous run, which delivered them: none may reach it again.
+     */
+    @Test
+    void aSessionBackOnARestartedNodeGetsNoReplayedEventOfItsStayAtThePreviousRun(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 100_000)) {
+            // node 1's own replica replays the changes too, to node 1: their copies stay in its memory of events
+            // delivered unless that is shorter than the replay (as under load)
+            cluster.jvmOption("-Dvolery.eventKeysRemembered=16");
+            cluster.startAll();
+            int[] ports = {VoleryCluster.freePort(), VoleryCluster.freePort(), VoleryCluster.freePort()};
+            LinkedBlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+            LinkedBlockingQueue<KeeperState> states = new LinkedBlockingQueue<>();
+            List<CuttableProxy> proxies = new ArrayList<>();
+            proxies.add(new CuttableProxy(cluster.clientAddress(1), ports[0]));
+            try (ZooKeeper zk = new ZooKeeper("127.0.0.1:" + ports[0] + ",127.0.0.1:" + ports[1] + ",127.0.0.1:" + ports[2],
+                    20_000, e -> {
+                        if (e.getType() == Watcher.Event.EventType.None) {
+                            states.add(e.getState());
+                        } else {
+                            events.add(e);
+                        }
+                    }); ZooKeeper writer = cluster.session(3)) {
+                assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "connected through node 1");
+                writer.create("/w", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+                zk.addWatch("/w", AddWatchMode.PERSISTENT);
+                int changes = 40;
+                for (int i = 1; i <= changes; i++) {
+                    writer.setData("/w", new byte[] {(byte) i}, -1);
+                }
+                for (int i = 1; i <= changes; i++) {
+                    assertEquals("NodeDataChanged /w", next(events, "for change " + i));
+                }
+
+                cluster.kill(1);
+                assertEquals(KeeperState.Disconnected, states.poll(20, TimeUnit.SECONDS), "node 1 killed");
+                proxies.get(0).cut();
+                proxies.add(new CuttableProxy(cluster.clientAddress(2), ports[1]));
+                assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "moved to node 2");
+                long reached1 = cluster.position(3);
+                cluster.start(1);
+                cluster.awaitExecuted(1, reached1);
+                proxies.add(moveTo(cluster, 1, ports[2], proxies.get(1), states));
+
+                // whichever partition owns /w, one of its replicas other than the writer's node replays every change
+                long reached2 = cluster.position(3);
+                long reached5 = cluster.position(4);
+                cluster.kill(2);
+                cluster.kill(5);
+                cluster.start(2);
+                cluster.start(5);
+                cluster.awaitExecuted(2, reached2);
+                cluster.awaitExecuted(5, reached5);
+
+                writer.setData("/w", new byte[] {0}, -1);
+                assertEquals("NodeDataChanged /w", next(events, "for the change after the replay"));
+                Thread.sleep(500);
+                assertEquals(List.of(), events.stream().map(e -> e.getType() + " " + e.getPath()).toList(),
+                        "nothing else: no replayed event");
+            } finally {
+                proxies.forEach(CuttableProxy::close);
+            }
+        }
+    }
+
     /** Cuts the client's relay {@code from} and opens one to node {@code node} on {@code port}; awaits the reconnect. */
     private static CuttableProxy moveTo(ProcessCluster cluster, int node, int port, CuttableProxy from,
             LinkedBlockingQueue<KeeperState> states) throws Exception {

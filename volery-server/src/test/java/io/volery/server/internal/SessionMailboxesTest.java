@@ -1,5 +1,6 @@
 package io.volery.server.internal;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -488,6 +489,41 @@ class SessionMailboxesTest {
         a.offer(changed("/d", 50));
         assertEquals(List.of(changed("/d", 50)), a.movedAway(SESSION, 3).kept(), "move 3 (away again) takes it");
         assertFalse(a.offer(changed("/e", 60)));
+    }
+
+    /**
+     * ADR 100: this front end's run first had the session at its 3rd reconnect; an event of its stay here before
+     * (a previous run's, sent again by a replaying replica) is not for this run, those of later stays are.
+     */
+    @Test
+    void anEventOfAStayAtAPreviousRunIsToldApart() {
+        SessionMailboxes m = new SessionMailboxes();
+        assertFalse(m.ofAnEarlierRun(SESSION, 0), "a session never here: nothing to tell");
+        Recorded c = new Recorded();
+        m.connected(SESSION, c, true, 3);
+        assertTrue(m.ofAnEarlierRun(SESSION, 0));
+        assertTrue(m.ofAnEarlierRun(SESSION, 2));
+        assertFalse(m.ofAnEarlierRun(SESSION, 3));
+        m.disconnected(SESSION, c);
+        m.movedAway(SESSION, 4);
+        m.connected(SESSION, new Recorded(), true, 6);
+        assertFalse(m.ofAnEarlierRun(SESSION, 3), "the stay at this run that began with reconnect 3");
+        assertTrue(m.ofAnEarlierRun(SESSION, 1));
+        m.forget(SESSION);
+        assertFalse(m.ofAnEarlierRun(SESSION, 1), "expired: forgotten");
+        SessionMailboxes created = new SessionMailboxes();
+        created.connected(SESSION, new Recorded(), false, 0);
+        assertFalse(created.ofAnEarlierRun(SESSION, 0), "a session created here");
+    }
+
+    @Test
+    void eventsCrossTheWireWithTheirStays() {
+        VoleryWire.Events ev = (VoleryWire.Events) VoleryWire.decode(VoleryWire.events(List.of(changed("/x", 10),
+                changed("/y", 11)), 2, 11, new long[] {4, 5}));
+        assertEquals(List.of(changed("/x", 10), changed("/y", 11)), ev.events());
+        assertArrayEquals(new long[] {4, 5}, ev.moves());
+        assertNull(((VoleryWire.Events) VoleryWire.decode(VoleryWire.events(List.of(changed("/x", 10)), 2, 10))).moves(),
+                "from a node before ADR 100");
     }
 
     @Test
