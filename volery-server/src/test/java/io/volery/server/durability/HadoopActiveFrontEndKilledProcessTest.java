@@ -2,6 +2,7 @@ package io.volery.server.durability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.volery.server.admin.FourLetterWordClient;
 import io.volery.server.clients.HadoopParticipant;
@@ -32,8 +33,8 @@ class HadoopActiveFrontEndKilledProcessTest {
     void theActiveParticipantKeepsItsLockWhenTheVoleryNodeServingItDies(@TempDir Path dir) throws Exception {
         try (ProcessCluster cluster = new ProcessCluster(dir, "durable", 100_000)) {
             cluster.startAll();
-            // the active one's client knows nodes 1 and 4, the standbys' nodes 2, 3, 5 and 6: the node
-            // among 1 and 4 that has a client connection serves the active one's session
+            // the active one's client knows nodes 1 and 4, the standbys' nodes 2, 3, 5 and 6; which of 1 and 4
+            // serves the active one's session, cons says (the lock's owner)
             String standbys = cluster.connectString(2) + "," + cluster.connectString(3) + "," + cluster.connectString(5)
                     + "," + cluster.connectString(6);
             try (HadoopParticipant nn1 = new HadoopParticipant(cluster.connectString(1) + "," + cluster.connectString(4),
@@ -49,7 +50,7 @@ class HadoopActiveFrontEndKilledProcessTest {
                 long lockOwner = lockOwner(cluster);
 
                 int serving = holds(cluster, 1, lockOwner) ? 1 : 4;
-                assertEquals(true, holds(cluster, serving, lockOwner), "node 1 or 4 serves nn1's session");
+                assertTrue(holds(cluster, serving, lockOwner), "node 1 or 4 serves nn1's session");
                 cluster.kill(serving);
                 assertEquals("NEUTRAL", nn1.next(), "nn1's client lost its connection");
                 int other = serving == 1 ? 4 : 1;
@@ -88,7 +89,7 @@ class HadoopActiveFrontEndKilledProcessTest {
         try (ZooKeeper zk = cluster.session(2)) {
             Stat stat = new Stat();
             byte[] data = zk.getData(HadoopParticipant.PARENT + "/ActiveStandbyElectorLock", false, stat);
-            assertEquals(true, new String(data, StandardCharsets.ISO_8859_1).contains("nn1"), "the lock names nn1");
+            assertTrue(new String(data, StandardCharsets.ISO_8859_1).contains("nn1"), "the lock names nn1");
             return stat.getEphemeralOwner();
         }
     }

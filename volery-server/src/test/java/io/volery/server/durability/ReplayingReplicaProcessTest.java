@@ -106,30 +106,11 @@ class ReplayingReplicaProcessTest {
                     events.add(e);
                 }
             }); ZooKeeper writer = cluster.session(2)) {
-                writer.create("/w", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                zk.addWatch("/w", AddWatchMode.PERSISTENT);
-                int changes = 40;
-                for (int i = 1; i <= changes; i++) {
-                    writer.setData("/w", new byte[] {(byte) i}, -1);
-                }
-                for (int i = 1; i <= changes; i++) {
-                    assertEquals("NodeDataChanged /w", next(events, "for change " + i));
-                }
+                fortyChangesHeard(writer, zk, events);
 
                 // whichever partition owns /w, one of its replicas (not the client's node 1) replays every change
-                long reached3 = cluster.position(2);
-                long reached5 = cluster.position(4);
-                cluster.kill(3);
-                cluster.kill(5);
-                cluster.start(3);
-                cluster.start(5);
-                cluster.awaitExecuted(3, reached3);
-                cluster.awaitExecuted(5, reached5);
-                writer.setData("/w", new byte[] {0}, -1);
-                assertEquals("NodeDataChanged /w", next(events, "for the change after the replay"));
-                Thread.sleep(500);
-                assertEquals(List.of(), events.stream().map(e -> e.getType() + " " + e.getPath()).toList(),
-                        "nothing else: no replayed event");
+                replay(cluster, 3, 2, 5, 4);
+                onlyTheNextChangeHeard(writer, events);
                 long dropped = Long.parseLong(cluster.mntr(1).get("volery_replayed_events_dropped"));
                 org.junit.jupiter.api.Assertions.assertTrue(dropped > 0,
                         "node 1 heard the replayed events (and dropped them): " + dropped);
@@ -164,15 +145,7 @@ class ReplayingReplicaProcessTest {
                         }
                     }); ZooKeeper writer = cluster.session(3)) {
                 assertEquals(KeeperState.SyncConnected, states.poll(30, TimeUnit.SECONDS), "connected through node 1");
-                writer.create("/w", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-                zk.addWatch("/w", AddWatchMode.PERSISTENT);
-                int changes = 40;
-                for (int i = 1; i <= changes; i++) {
-                    writer.setData("/w", new byte[] {(byte) i}, -1);
-                }
-                for (int i = 1; i <= changes; i++) {
-                    assertEquals("NodeDataChanged /w", next(events, "for change " + i));
-                }
+                fortyChangesHeard(writer, zk, events);
 
                 cluster.kill(1);
                 assertEquals(KeeperState.Disconnected, states.poll(20, TimeUnit.SECONDS), "node 1 killed");
@@ -185,24 +158,51 @@ class ReplayingReplicaProcessTest {
                 proxies.add(moveTo(cluster, 1, ports[2], proxies.get(1), states));
 
                 // whichever partition owns /w, one of its replicas other than the writer's node replays every change
-                long reached2 = cluster.position(3);
-                long reached5 = cluster.position(4);
-                cluster.kill(2);
-                cluster.kill(5);
-                cluster.start(2);
-                cluster.start(5);
-                cluster.awaitExecuted(2, reached2);
-                cluster.awaitExecuted(5, reached5);
-
-                writer.setData("/w", new byte[] {0}, -1);
-                assertEquals("NodeDataChanged /w", next(events, "for the change after the replay"));
-                Thread.sleep(500);
-                assertEquals(List.of(), events.stream().map(e -> e.getType() + " " + e.getPath()).toList(),
-                        "nothing else: no replayed event");
+                replay(cluster, 2, 3, 5, 4);
+                onlyTheNextChangeHeard(writer, events);
             } finally {
                 proxies.forEach(CuttableProxy::close);
             }
         }
+    }
+
+    /** A persistent watch on a new /w, and 40 changes of /w, each heard once. */
+    private static void fortyChangesHeard(ZooKeeper writer, ZooKeeper zk, LinkedBlockingQueue<WatchedEvent> events)
+            throws Exception {
+        writer.create("/w", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        zk.addWatch("/w", AddWatchMode.PERSISTENT);
+        int changes = 40;
+        for (int i = 1; i <= changes; i++) {
+            writer.setData("/w", new byte[] {(byte) i}, -1);
+        }
+        for (int i = 1; i <= changes; i++) {
+            assertEquals("NodeDataChanged /w", next(events, "for change " + i));
+        }
+    }
+
+    /**
+     * Kills nodes {@code a} and {@code b} with kill -9 and restarts them; waits until each has replayed what its peer
+     * ({@code peerOfA}, {@code peerOfB}) had executed before.
+     */
+    private static void replay(ProcessCluster cluster, int a, int peerOfA, int b, int peerOfB) throws Exception {
+        long reachedA = cluster.position(peerOfA);
+        long reachedB = cluster.position(peerOfB);
+        cluster.kill(a);
+        cluster.kill(b);
+        cluster.start(a);
+        cluster.start(b);
+        cluster.awaitExecuted(a, reachedA);
+        cluster.awaitExecuted(b, reachedB);
+    }
+
+    /** One more change of /w: its event comes, and nothing else (no replayed event before or after it). */
+    private static void onlyTheNextChangeHeard(ZooKeeper writer, LinkedBlockingQueue<WatchedEvent> events)
+            throws Exception {
+        writer.setData("/w", new byte[] {0}, -1);
+        assertEquals("NodeDataChanged /w", next(events, "for the change after the replay"));
+        Thread.sleep(500);
+        assertEquals(List.of(), events.stream().map(e -> e.getType() + " " + e.getPath()).toList(),
+                "nothing else: no replayed event");
     }
 
     /** Cuts the client's relay {@code from} and opens one to node {@code node} on {@code port}; awaits the reconnect. */
