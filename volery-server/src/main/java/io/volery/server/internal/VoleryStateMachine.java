@@ -1327,20 +1327,21 @@ public final class VoleryStateMachine extends StateMachine implements io.volery.
         // events of deferred commands go first, so that every session sees its events in zxid order
         settleIfDeferring();
         Map<Integer, List<WatchEvent>> byFrontEnd = new TreeMap<>();
-        Map<Integer, List<Long>> movesByFrontEnd = new TreeMap<>();
         for (WatchEvent e : events) {
             SessionDirectory.Entry s = sessionDirectory.get(e.sessionId());
             if (s != null) {
                 byFrontEnd.computeIfAbsent(s.frontEnd, k -> new ArrayList<>()).add(e);
-                // which stay of the session at that front end the event belongs to (ADR 100)
-                movesByFrontEnd.computeIfAbsent(s.frontEnd, k -> new ArrayList<>()).add(s.moves);
             }
         }
         byFrontEnd.forEach((node, list) -> {
             if (commandFrontEnd != VoleryWire.NO_ACK) {
                 eventTargets.add(node);
             }
-            long[] moves = movesByFrontEnd.get(node).stream().mapToLong(Long::longValue).toArray();
+            // which stay of its session at that front end each event belongs to (ADR 100)
+            long[] moves = new long[list.size()];
+            for (int i = 0; i < moves.length; i++) {
+                moves[i] = sessionDirectory.get(list.get(i).sessionId()).moves;
+            }
             endpoint.sendDirect(node, VoleryWire.events(list, commandFrontEnd, commandZxid, moves));
         });
     }

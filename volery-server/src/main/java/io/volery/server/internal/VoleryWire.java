@@ -145,18 +145,34 @@ public final class VoleryWire {
 
     /** {@code events} with the partitions that fired them, when the message trails them (see above). */
     private static List<WatchEvent> readFiredIn(DataInputStream in, List<WatchEvent> events) throws IOException {
-        if (in.available() == 0) {
+        long[] firedIn = readTrailingLongs(in, events.size(), "fired-in");
+        if (firedIn == null) {
             return events;
         }
-        int n = in.readInt();
-        if (n != events.size()) {
-            throw new IOException("fired-in count " + n + " for " + events.size() + " events");
-        }
-        List<WatchEvent> out = new ArrayList<>(n);
-        for (WatchEvent e : events) {
-            out.add(e.withFiredIn(in.readLong()));
+        List<WatchEvent> out = new ArrayList<>(firedIn.length);
+        for (int i = 0; i < firedIn.length; i++) {
+            out.add(events.get(i).withFiredIn(firedIn[i]));
         }
         return out;
+    }
+
+    /**
+     * A trailing list of one long per event ({@code what}: for the error), or null when the message ends before
+     * it (a sender that does not write it).
+     */
+    private static long[] readTrailingLongs(DataInputStream in, int events, String what) throws IOException {
+        if (in.available() == 0) {
+            return null;
+        }
+        int n = in.readInt();
+        if (n != events) {
+            throw new IOException(what + " count " + n + " for " + events + " events");
+        }
+        long[] values = new long[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = in.readLong();
+        }
+        return values;
     }
 
     private static List<WatchEvent> readEvents(DataInputStream in) throws IOException {
@@ -217,18 +233,7 @@ public final class VoleryWire {
 
     /** The trailing moves of an events message (ADR 100), or null from a node that does not write them. */
     private static long[] readMoves(DataInputStream in, int events) throws IOException {
-        if (in.available() == 0) {
-            return null;
-        }
-        int n = in.readInt();
-        if (n != events) {
-            throw new IOException("move count " + n + " for " + events + " events");
-        }
-        long[] moves = new long[n];
-        for (int i = 0; i < n; i++) {
-            moves[i] = in.readLong();
-        }
-        return moves;
+        return readTrailingLongs(in, events, "move");
     }
 
     /** A trailing move number (ADR 098), or 0 from a node that does not write it. */
