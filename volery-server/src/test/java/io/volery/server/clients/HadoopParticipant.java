@@ -1,16 +1,13 @@
 package io.volery.server.clients;
 
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One participant of a Hadoop HA election in its own JVM (src/test/resources/clients/HadoopElector.java: Hadoop
@@ -29,9 +26,7 @@ public final class HadoopParticipant implements AutoCloseable {
     private final String connectString;
     /** What it printed and the test has not taken yet. */
     public final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    private final StringBuilder stderr = new StringBuilder();
-    private Process process;
-    private Writer stdin;
+    private LineProcess process;
 
     /** Not started yet: {@link #start}. */
     public HadoopParticipant(String connectString, String name) {
@@ -49,49 +44,29 @@ public final class HadoopParticipant implements AutoCloseable {
                 client.resolve("3.8.4").resolve("zookeeper-3.8.4.jar").toString(),
                 client.resolve("3.8.4").resolve("zookeeper-jute-3.8.4.jar").toString(),
                 client.resolve("slf4j-api-1.7.36.jar").toString());
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        process = new ProcessBuilder(java, "-Xmx64m", "-cp", classPath, ELECTOR.toString(), connectString, PARENT, name)
-                .start();
-        stdin = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-        Thread out = new Thread(() -> {
-            try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    lines.add(line);
-                }
-            } catch (IOException e) {
-                // killed
-            }
-        }, name + "-stdout");
-        out.setDaemon(true);
-        out.start();
-        ExternalProcess.drain(process.getErrorStream(), stderr);
+        process = new LineProcess(name, List.of(LineProcess.java(), "-Xmx64m", "-cp", classPath, ELECTOR.toString(),
+                connectString, PARENT, name), lines);
     }
 
     /** The next line it prints (within 60 s). */
     public String next() throws InterruptedException {
-        String line = lines.poll(60, TimeUnit.SECONDS);
-        assertNotNull(line, name + " said nothing within 60 s; its stderr:\n" + stderr);
-        return line;
+        return process.next(60);
     }
 
     /** "quit" (leave the election gracefully) or "active" (print "ACTIVE-IS name"). */
     public void send(String command) throws IOException {
-        stdin.write(command + "\n");
-        stdin.flush();
+        process.send(command);
     }
 
     /** kill -9. */
     public void kill() throws InterruptedException {
-        process.destroyForcibly();
-        assertTrue(process.waitFor(20, TimeUnit.SECONDS), name + " died on kill -9");
+        process.kill();
     }
 
     @Override
     public void close() throws InterruptedException {
         if (process != null) {
-            process.destroyForcibly();
-            process.waitFor(20, TimeUnit.SECONDS);
+            process.close();
         }
     }
 }
