@@ -26,11 +26,19 @@ public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
         this(dataDir, "");
     }
 
-    /** @param extraConfig more zoo.cfg lines (each ending in a newline), e.g. "maxClientCnxns=3\n" */
-    public EmbeddedZooKeeper(Path dataDir, String extraConfig) throws IOException {
-        // read once, when ZooKeeper's digest provider class initialises
+    /**
+     * Makes {@link #SUPER_CREDENTIALS} ZooKeeper's super user in this JVM. ZooKeeper reads the property once, when its
+     * digest provider class initialises (with the first server a JVM starts), so every server a test starts in this
+     * JVM calls this first: one started without it (an ensemble) would leave every later oracle without a super user.
+     */
+    public static void superUser() {
         System.setProperty("zookeeper.DigestAuthenticationProvider.superDigest",
                 ZnodeTreeDriver.digest(SUPER_CREDENTIALS));
+    }
+
+    /** @param extraConfig more zoo.cfg lines (each ending in a newline), e.g. "maxClientCnxns=3\n" */
+    public EmbeddedZooKeeper(Path dataDir, String extraConfig) throws IOException {
+        superUser();
         System.setProperty("zookeeper.admin.enableServer", "false");
         System.setProperty("zookeeper.extendedTypesEnabled", "true");
         // containers and TTL nodes are reaped by the oracle only when the test asks, never behind its back

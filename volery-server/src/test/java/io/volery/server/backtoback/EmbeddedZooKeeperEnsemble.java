@@ -49,6 +49,7 @@ public final class EmbeddedZooKeeperEnsemble implements AutoCloseable {
     }
 
     public EmbeddedZooKeeperEnsemble(Path dir, int n) throws IOException {
+        EmbeddedZooKeeper.superUser();
         System.setProperty("zookeeper.admin.enableServer", "false");
         clientPorts = new int[n];
         StringBuilder members = new StringBuilder();
