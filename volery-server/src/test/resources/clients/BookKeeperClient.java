@@ -18,13 +18,39 @@ import org.apache.bookkeeper.net.BookieId;
  * A BookKeeper 4.18 client in its own JVM (for BookKeeperOnVoleryTest), driven line by line from stdin; one line
  * of answer per command. Argument: the metadata service URI (zk+hierarchical://host:port;host:port/ledgers). Two
  * clients (two ZooKeeper sessions): one writes, creates and deletes ledgers, the other opens them with recovery,
- * which fences the writer; an admin lists bookies and ledgers as BookKeeper's shell does.
+ * which fences the writer; an admin lists bookies and ledgers as BookKeeper's shell does. With arguments "bookie
+ * FILE", a bookie instead. Either stops when its stdin closes.
  */
 public class BookKeeperClient {
     private static final byte[] PASSWORD = "volery".getBytes(StandardCharsets.UTF_8);
 
     public static void main(String[] args) throws Exception {
-        String uri = args[0];
+        if (args[0].equals("bookie")) {
+            bookie(args[1]);
+            return;
+        }
+        try {
+            client(args[0]);
+        } finally {
+            Runtime.getRuntime().halt(0); // BookKeeper's threads would keep the JVM alive
+        }
+    }
+
+    /**
+     * A bookie ({@code org.apache.bookkeeper.server.Main --conf FILE}) that stops, as with kill -9, when its stdin
+     * closes: a bookie whose test JVM died must not outlive it, retrying a metadata store that is gone.
+     */
+    private static void bookie(String conf) throws Exception {
+        Thread server = new Thread(() -> org.apache.bookkeeper.server.Main.main(new String[] {"--conf", conf}),
+                "bookie-main");
+        server.start();
+        while (System.in.read() >= 0) {
+            // nothing is sent to a bookie
+        }
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void client(String uri) throws Exception {
         ClientConfiguration conf = new ClientConfiguration();
         conf.setMetadataServiceUri(uri);
         conf.setZkTimeout(10_000);
@@ -96,6 +122,15 @@ public class BookKeeperClient {
                         }
                         lh.close();
                         say("read " + w[1] + ": last entry " + last + ", " + good + " entries as written");
+                    }
+                    case "holders" -> { // holders ID: every bookie of the ledger's ensembles, read without recovery
+                        LedgerHandle lh = admin.openLedgerNoRecovery(Long.parseLong(w[1]));
+                        java.util.TreeSet<String> ids = new java.util.TreeSet<>();
+                        for (List<BookieId> e : lh.getLedgerMetadata().getAllEnsembles().values()) {
+                            e.forEach(id -> ids.add(id.toString()));
+                        }
+                        lh.close();
+                        say("holders " + w[1] + " " + String.join(",", ids));
                     }
                     case "delete" -> {
                         writer.deleteLedger(Long.parseLong(w[1]));

@@ -47,7 +47,7 @@ public final class BookKeeperNodes implements AutoCloseable {
         for (int i = 0; i < bookies; i++) {
             names.put("127.0.0.1:" + ports[i], name(i + 1));
         }
-        client = new LineProcess("bookkeeper-client", jvm("BookKeeperClient.java", uri), new LinkedBlockingQueue<>());
+        client = new LineProcess("bookkeeper-client", jvm(uri), new LinkedBlockingQueue<>());
     }
 
     /** Bookie {@code n}'s name. */
@@ -80,11 +80,16 @@ public final class BookKeeperNodes implements AutoCloseable {
                 // its registration is an ephemeral znode of a session that expires 4 s after the bookie dies
                 "zkTimeout=4000", "httpServerEnabled=false",
                 "ledgerStorageClass=org.apache.bookkeeper.bookie.InterleavedLedgerStorage",
-                "autoRecoveryDaemonEnabled=false", "journalSyncData=false", "journalPreAllocSizeMB=1",
+                // autorecovery: the bookies elect an auditor, which marks the ledgers of a lost bookie
+                // under-replicated at once (no periodic checks), and each bookie's replication worker takes a lock on
+                // one and copies it
+                "autoRecoveryDaemonEnabled=true", "lostBookieRecoveryDelay=0", "auditorPeriodicCheckInterval=0",
+                "auditorPeriodicBookieCheckInterval=0", "auditorPeriodicPlacementPolicyCheckInterval=0",
+                "auditorPeriodicReplicasCheckInterval=0", "journalSyncData=false", "journalPreAllocSizeMB=1",
                 "journalWriteBufferSizeKB=64", "entryLogSizeLimit=16777216", "skipListSizeLimit=8388608",
                 "diskUsageThreshold=0.99", "diskUsageWarnThreshold=0.98", ""));
-        bookies[n - 1] = new LineProcess("bookie " + name(n),
-                jvm("org.apache.bookkeeper.server.Main", "--conf", conf.toString()), new LinkedBlockingQueue<>());
+        bookies[n - 1] = new LineProcess("bookie " + name(n), jvm("bookie", conf.toString()),
+                new LinkedBlockingQueue<>());
     }
 
     /** kill -9 of bookie {@code n}. */
@@ -94,34 +99,70 @@ public final class BookKeeperNodes implements AutoCloseable {
 
     /** The registered bookies ("bookies bk1,bk2,..."), sorted by name. */
     public String bookies() throws Exception {
-        String line = ask("bookies");
-        if (!line.startsWith("bookies ")) {
-            return line;
-        }
-        List<String> sorted = new ArrayList<>(Arrays.asList(line.substring("bookies ".length()).split(",")));
+        return sorted(ask("bookies"));
+    }
+
+    /** An answer whose last word lists bookies, with that list sorted by name. */
+    private static String sorted(String line) {
+        int last = line.lastIndexOf(' ') + 1;
+        List<String> sorted = new ArrayList<>(Arrays.asList(line.substring(last).split(",")));
         sorted.sort(null);
-        return "bookies " + String.join(",", sorted);
+        return line.substring(0, last) + String.join(",", sorted);
     }
 
     /** Asks for the registered bookies until they are {@code expected} (60 s); the last answer. */
     public String awaitBookies(String expected) throws Exception {
+        return await("bookies", expected);
+    }
+
+    /** Sends {@code command} until its answer is {@code expected} (60 s), bookies sorted by name; the last answer. */
+    public String await(String command, String expected) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String line = bookies();
+        String line = sorted(ask(command));
         while (!line.equals(expected) && System.nanoTime() < deadline) {
             Thread.sleep(200);
-            line = bookies();
+            line = sorted(ask(command));
         }
-        assertEquals(expected, line, "the registered bookies within 60 s");
+        assertEquals(expected, line, "the answer to " + command + " within 60 s");
         return line;
     }
 
-    /** A JVM on BookKeeper's class path running {@code main} (a class, or a source file of the resources). */
-    private static List<String> jvm(String main, String... args) {
+    /** A JVM on BookKeeper's class path running BookKeeperClient (a client, or with "bookie" first, a bookie). */
+    private static List<String> jvm(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(LineProcess.java(), "-Xmx128m", "-XX:MaxDirectMemorySize=64m",
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-Dlog4j2.configurationFile=" + RESOURCES.resolve("bookkeeper-log4j2.properties"),
-                "-cp", JARS + "/*", main.endsWith(".java") ? RESOURCES.resolve(main).toString() : main));
+                "-cp", JARS + "/*" + java.io.File.pathSeparator + compiled(), "BookKeeperClient"));
         command.addAll(List.of(args));
         return command;
+    }
+
+    private static Path classes;
+
+    /** BookKeeperClient.java compiled against BookKeeper's jars, once per test JVM. */
+    private static synchronized Path compiled() throws IOException {
+        if (classes == null) {
+            Path out = Files.createTempDirectory("bookkeeper-client");
+            javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+            StringBuilder errors = new StringBuilder();
+            int rc = javac.run(null, null, new java.io.OutputStream() {
+                @Override
+                public void write(int b) {
+                    errors.append((char) b);
+                }
+            }, "-d", out.toString(), "-cp", jars(), RESOURCES.resolve("BookKeeperClient.java").toString());
+            assertEquals(0, rc, "BookKeeperClient.java compiles: " + errors);
+            classes = out;
+        }
+        return classes;
+    }
+
+    /** BookKeeper's jars, listed (the compiler API does not expand "dir/*"). */
+    private static String jars() throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(JARS)) {
+            return files.map(Path::toString).filter(f -> f.endsWith(".jar"))
+                    .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+        }
     }
 
     @Override
