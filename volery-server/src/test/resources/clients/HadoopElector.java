@@ -11,7 +11,7 @@ import org.apache.zookeeper.ZooDefs;
  * connect string, the election's parent znode, this participant's name (its breadcrumb data). Prints what the
  * elector tells it, one line each (ACTIVE, STANDBY, NEUTRAL, FENCE name-of-the-old-active, FATAL message);
  * reads commands from stdin: "quit" leaves the election gracefully (no fencing needed), "active" prints the
- * active participant's name as the elector reads it.
+ * active participant's name as the elector reads it. It stops when its stdin closes.
  */
 public class HadoopElector {
     public static void main(String[] args) throws Exception {
@@ -54,6 +54,7 @@ public class HadoopElector {
                 say("ACTIVE-IS " + new String(elector.getActiveData(), StandardCharsets.UTF_8));
             }
         }
+        Runtime.getRuntime().halt(0); // stdin closed: the test is done with it, or its JVM died
     }
 
     private static synchronized void say(String line) {
