@@ -75,7 +75,7 @@ class BookKeeperOnVoleryTest extends VoleryBesideZooKeeper {
             List<String> ensemble = ensemble(createdB);
             t.add(createdB.replaceAll(" ensemble .*", ", 3 bookies"));
             t.add(bk.ask("write b 0 50").replaceAll(", last ensemble .*", ""));
-            // a bookie of both ledgers (two of four ensembles of three share at least two)
+            // a bookie of both ledgers (two ensembles of three out of four bookies share at least two)
             String victim = ensemble.stream().filter(ensemble(createdA)::contains).findFirst().orElseThrow();
             int v = Integer.parseInt(victim.substring(2));
             String spare = IntStream.rangeClosed(1, BOOKIES).mapToObj(BookKeeperNodes::name)
@@ -123,7 +123,7 @@ class BookKeeperOnVoleryTest extends VoleryBesideZooKeeper {
      * Every znode under BookKeeper's root, bookies by name, sorted; the auditor votes without their numbers, which
      * depend on the order in which the bookies started (the killed one's goes).
      */
-    static List<String> znodes(String connectString, BookKeeperNodes bk) throws Exception {
+    private static List<String> znodes(String connectString, BookKeeperNodes bk) throws Exception {
         try (ZooKeeper zk = Clients.zooKeeper(connectString, 10_000, null)) {
             List<String> znodes = new ArrayList<>();
             list(zk, BookKeeperNodes.ROOT, znodes);
