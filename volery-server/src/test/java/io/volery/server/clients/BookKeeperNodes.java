@@ -142,15 +142,12 @@ public final class BookKeeperNodes implements AutoCloseable {
     /** BookKeeperClient.java compiled against BookKeeper's jars, once per test JVM. */
     private static synchronized Path compiled() throws IOException {
         if (classes == null) {
-            Path out = Files.createTempDirectory("bookkeeper-client");
-            javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
-            StringBuilder errors = new StringBuilder();
-            int rc = javac.run(null, null, new java.io.OutputStream() {
-                @Override
-                public void write(int b) {
-                    errors.append((char) b);
-                }
-            }, "-d", out.toString(), "-cp", jars(), RESOURCES.resolve("BookKeeperClient.java").toString());
+            // under target (mvn clean removes it), one directory per test JVM (two forks compile at once)
+            Path out = Files.createDirectories(Path.of("target", "bookkeeper-client-" + ProcessHandle.current().pid())
+                    .toAbsolutePath());
+            java.io.ByteArrayOutputStream errors = new java.io.ByteArrayOutputStream();
+            int rc = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, errors, "-d", out.toString(),
+                    "-cp", jars(), RESOURCES.resolve("BookKeeperClient.java").toString());
             assertEquals(0, rc, "BookKeeperClient.java compiles: " + errors);
             classes = out;
         }
