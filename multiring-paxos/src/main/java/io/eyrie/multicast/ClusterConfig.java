@@ -136,6 +136,46 @@ public final class ClusterConfig {
         return c;
     }
 
+    /**
+     * What differs between this file and {@code other} besides nodes' addresses (host and port): nodes, their
+     * groups, rings and their acceptors, groups' rings, the ALL ring, parameters. Empty when the two differ only
+     * where a running cluster can take a new file up (ADR 102); peer TLS settings are not compared.
+     */
+    public List<String> differencesBesidesAddresses(ClusterConfig other) {
+        List<String> d = new java.util.ArrayList<>();
+        if (!nodes.keySet().equals(other.nodes.keySet())) {
+            d.add("nodes " + nodes.keySet() + " become " + other.nodes.keySet());
+        } else {
+            for (Node n : nodes.values()) {
+                int[] g = other.nodes.get(n.id()).groups();
+                if (!Arrays.equals(n.groups(), g)) {
+                    d.add("node." + n.id() + ".groups " + Arrays.toString(n.groups()) + " becomes " + Arrays.toString(g));
+                }
+            }
+        }
+        if (!rings.keySet().equals(other.rings.keySet())) {
+            d.add("rings " + rings.keySet() + " become " + other.rings.keySet());
+        } else {
+            for (Ring r : rings.values()) {
+                int[] a = other.rings.get(r.id()).acceptors();
+                if (!Arrays.equals(r.acceptors(), a)) {
+                    d.add("ring." + r.id() + ".acceptors " + Arrays.toString(r.acceptors()) + " become "
+                            + Arrays.toString(a));
+                }
+            }
+        }
+        if (!groupToRing.equals(other.groupToRing)) {
+            d.add("groups' rings " + groupToRing + " become " + other.groupToRing);
+        }
+        if (allRingId != other.allRingId) {
+            d.add("ring.all " + allRingId + " becomes " + other.allRingId);
+        }
+        if (!parameters.equals(other.parameters)) {
+            d.add("parameters " + parameters + " become " + other.parameters);
+        }
+        return d;
+    }
+
     public Node node(int id) {
         Node n = nodes.get(id);
         if (n == null) {

@@ -51,7 +51,7 @@ public final class MulticastNode implements MulticastEndpoint {
     /** Events handled per loop turn before the turn's fsync and sends. */
     private static final int EVENTS_PER_TURN = 4096;
 
-    private final ClusterConfig config;
+    private volatile ClusterConfig config;
     private final int nodeId;
     private final Transport transport;
     private final Map<Integer, AcceptorLog> logs;
@@ -158,6 +158,27 @@ public final class MulticastNode implements MulticastEndpoint {
     @Override
     public ClusterConfig config() {
         return config;
+    }
+
+    /**
+     * Takes up a new version of the cluster file in which other nodes have moved to other addresses (a machine
+     * replaced, ADR 102): they are dialled there from now on, and peers still running with the previous version
+     * are not refused meanwhile. Nothing else may differ.
+     *
+     * @return the ids of the nodes whose address changed (empty: nothing to do)
+     * @throws IllegalArgumentException naming what differs besides other nodes' addresses, or this node's move;
+     *                                  nothing is taken up then
+     * @throws UnsupportedOperationException when the transport cannot dial peers elsewhere
+     */
+    public synchronized List<Integer> readdress(ClusterConfig next) {
+        List<String> differences = config.differencesBesidesAddresses(next);
+        if (!differences.isEmpty()) {
+            throw new IllegalArgumentException("only nodes' addresses may change in a running cluster; "
+                    + String.join("; ", differences));
+        }
+        List<Integer> moved = transport.readdress(next);
+        config = next.withPeerTls(config.peerTls());
+        return moved;
     }
 
     @Override

@@ -77,6 +77,18 @@ public interface Transport extends AutoCloseable {
     TransportStats stats();
 
     /**
+     * Takes up a new version of the cluster file in which other nodes' addresses may differ, and nothing else
+     * (ADR 102): peers that moved are dialled at their new address from now on.
+     *
+     * @return the ids of the nodes whose address changed
+     * @throws UnsupportedOperationException when this transport cannot (the default)
+     * @throws IllegalArgumentException      when the new file names other nodes or moves this one
+     */
+    default java.util.List<Integer> readdress(ClusterConfig config) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot change peers' addresses");
+    }
+
+    /**
      * True while the last attempt to connect to {@code nodeId} was refused and none has succeeded since (see
      * {@link DirectChannel#peerRefuses}); false when unknown (the default).
      */

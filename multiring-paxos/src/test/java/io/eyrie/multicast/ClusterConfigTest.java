@@ -30,6 +30,23 @@ class ClusterConfigTest {
             """;
 
     @Test
+    void aRunningClusterCanTakeUpOtherAddressesAndNothingElse() {
+        ClusterConfig running = ClusterConfig.parse(THREE_NODES, "a.cfg");
+        assertEquals(java.util.List.of(), running.differencesBesidesAddresses(ClusterConfig.parse(
+                THREE_NODES.replace("node.3 = 127.0.0.1:7003", "node.3 = 127.0.0.9:7103"), "b.cfg")));
+        assertEquals(java.util.List.of("ring.2.acceptors [3, 2, 1] become [3, 1, 2]"), running.differencesBesidesAddresses(
+                ClusterConfig.parse(THREE_NODES.replace("ring.2.acceptors = 3,2,1", "ring.2.acceptors = 3,1,2"), "b.cfg")));
+        assertEquals(java.util.List.of("node.3.groups [1, 2] becomes [1]"), running.differencesBesidesAddresses(
+                ClusterConfig.parse(THREE_NODES.replace("node.3.groups = 1,2", "node.3.groups = 1"), "b.cfg")));
+        java.util.List<String> d = running.differencesBesidesAddresses(ClusterConfig.parse(
+                THREE_NODES.replace("merge.slotsPerRound = 2", "merge.slotsPerRound = 3"), "b.cfg"));
+        assertEquals(1, d.size(), d.toString());
+        assertTrue(d.get(0).startsWith("parameters "), d.toString());
+        d = running.differencesBesidesAddresses(ClusterConfig.parse(THREE_NODES + "node.5 = 127.0.0.1:7005\n", "b.cfg"));
+        assertEquals(java.util.List.of("nodes [1, 2, 3, 4] become [1, 2, 3, 4, 5]"), d);
+    }
+
+    @Test
     void learnersAreDerivedFromGroupsAndAllRingIsLearnedByEveryGroupMember() {
         ClusterConfig c = ClusterConfig.parse(THREE_NODES, "test.cfg");
         assertArrayEquals(new int[] {1, 3}, c.ring(1).learners());

@@ -104,7 +104,7 @@ public final class RingAccess implements AutoCloseable {
         void expired();
     }
 
-    private final ClusterConfig config;
+    private volatile ClusterConfig config;
     private final int nodeId;
     private final Options options;
     private final MulticastNode node;
@@ -224,6 +224,23 @@ public final class RingAccess implements AutoCloseable {
 
     public ClusterConfig config() {
         return config;
+    }
+
+    /**
+     * Takes up a new version of the cluster file in which server nodes moved to other addresses (a machine
+     * replaced, ADR 102): this client dials them there from now on. Servers take such a version up by themselves;
+     * a long-lived client is told by its application (or restarted).
+     *
+     * @return the ids of the nodes whose address changed
+     * @throws IllegalArgumentException naming what else changed (nothing is taken up then), or a bad file
+     */
+    public List<Integer> readdress(Path clusterFile) throws IOException {
+        ClusterConfig next = VoleryConfig.loadForClient(clusterFile).cluster();
+        synchronized (this) {
+            List<Integer> moved = node.readdress(next);
+            config = node.config();
+            return moved;
+        }
     }
 
     /** The address this client is known by to the ip ACL scheme: its node's host. */

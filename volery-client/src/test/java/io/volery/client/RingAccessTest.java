@@ -58,6 +58,27 @@ class RingAccessTest {
     }
 
     @Test
+    void aServerMovedInTheClusterFileIsTakenUpAndAnythingElseIsRefused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        ClusterConfig config = file(1);
+        String text = "node.1 = 127.0.0.1:" + config.node(1).port() + "\nnode.1.groups = 1\nnode.10 = 127.0.0.1:"
+                + config.node(10).port() + "\nring.1.acceptors = 1\ngroup.1.ring = 1\nring.0.acceptors = 1\nring.all = 0\n";
+        java.nio.file.Path file = dir.resolve("volery.cfg");
+        java.nio.file.Files.writeString(file, text);
+        try (RingAccess access = RingAccess.open(file, RingAccess.Options.defaults())) {
+            int moved = freePort();
+            java.nio.file.Files.writeString(file, text.replace(":" + config.node(1).port() + "\n", ":" + moved + "\n"));
+            assertEquals(java.util.List.of(1), access.readdress(file));
+            assertEquals(moved, access.config().node(1).port());
+
+            java.nio.file.Files.writeString(file, text + "batch.maxMessages = 7\n");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> access.readdress(file));
+            assertTrue(e.getMessage().contains("only nodes' addresses may change"), "got: " + e.getMessage());
+            assertEquals(moved, access.config().node(1).port(), "a refused file changes nothing");
+        }
+    }
+
+    @Test
     void optionsOutOfRangeAreRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> RingAccess.Options.defaults().withSessionTimeouts(5_000, 1_000));

@@ -149,7 +149,10 @@ public final class VoleryMain implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            VoleryConfig c = VoleryConfig.load(config);
+            VoleryConfig.load(config); // a missing or bad file: one clear line
+            // the text runs, and is kept: later versions of the file are compared with it (ADR 102)
+            String text = Files.readString(config, java.nio.charset.StandardCharsets.UTF_8);
+            VoleryConfig c = VoleryConfig.parse(text, config.toString());
             c.node(node);
             if (c.logDir() != null) {
                 // read once, when the first logger is made: before any Volery class logs
@@ -166,7 +169,12 @@ public final class VoleryMain implements Runnable {
                     + (n.adminAddress() == null ? "" : "; admin commands on http://" + n.adminAddress().getHostString()
                     + ":" + n.adminAddress().getPort() + "/commands"));
             out.flush();
-            return serveUntilStopped(n);
+            // other nodes moved in the file (a machine replaced) are dialled at their new addresses (ADR 102)
+            ClusterFileWatcher watcher = new ClusterFileWatcher(config, text, node, n).start();
+            return serveUntilStopped(() -> {
+                watcher.close();
+                n.close();
+            });
         }
     }
 

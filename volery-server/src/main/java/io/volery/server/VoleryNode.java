@@ -327,7 +327,7 @@ public final class VoleryNode implements AutoCloseable {
                 log.warn("node {}: its transport has no side channel; peers cannot fetch its snapshots", nodeId);
             }
             if (!snapshotPeers.isEmpty()) {
-                replica.setPeerCheckpoints(new io.volery.server.admin.PeerSnapshotFetcher(config, nodeId, snapshotPeers, 10_000));
+                replica.setPeerCheckpoints(new io.volery.server.admin.PeerSnapshotFetcher(multicast::config, nodeId, snapshotPeers, 10_000));
             }
         }
         replica.runStateMachine();
@@ -491,6 +491,17 @@ public final class VoleryNode implements AutoCloseable {
      */
     public void publishEnsemble(java.util.List<io.volery.server.tree.EnsembleConfig.Member> members) {
         replica.ensembleConfig().publish(members);
+    }
+
+    /**
+     * Takes up a new version of the cluster file in which other nodes moved (ADR 102): this node dials them, and
+     * asks them for snapshots, at their new addresses from now on. The caller publishes the new front ends.
+     *
+     * @return the ids of the nodes whose ring address changed
+     * @throws IllegalArgumentException naming what else changed; nothing is taken up then
+     */
+    public java.util.List<Integer> readdress(ClusterConfig next) {
+        return multicast.readdress(next);
     }
 
     /** This replica's tree: for tests and tools, read only while no command runs. */

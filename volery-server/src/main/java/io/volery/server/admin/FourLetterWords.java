@@ -149,6 +149,9 @@ public final class FourLetterWords {
         m.put("volery_tls_store_reload_failures", clientStores[1]);
         m.put("volery_peer_tls_store_reloads", peerStores[0]);
         m.put("volery_peer_tls_store_reload_failures", peerStores[1]);
+        long[] clusterFile = monitor.clusterFileReloads();
+        m.put("volery_cluster_file_reloads", clusterFile[0]);
+        m.put("volery_cluster_file_refused", clusterFile[1]);
         m.put("zk_packets_sent", monitor.frontEnd().requestsTotal() - s.outstanding() + monitor.frontEnd().notificationsSent());
         m.put("zk_packets_received", monitor.frontEnd().requestsTotal());
         m.put("zk_watch_count", c.watchCount());

@@ -370,6 +370,20 @@ public final class NodeMonitor {
         return tls == null ? new long[] {0, 0} : new long[] {tls.stores().reloads(), tls.stores().failures()};
     }
 
+    private volatile java.util.function.LongSupplier clusterFileReloads = () -> 0;
+    private volatile java.util.function.LongSupplier clusterFileRefused = () -> 0;
+
+    /** Counts of the cluster file's new versions taken up and refused while the node runs (ADR 102). */
+    public void clusterFileCounters(java.util.function.LongSupplier reloads, java.util.function.LongSupplier refused) {
+        this.clusterFileReloads = reloads;
+        this.clusterFileRefused = refused;
+    }
+
+    /** {taken up, refused} new versions of the cluster file (ADR 102); zeros when nothing watches the file. */
+    public long[] clusterFileReloads() {
+        return new long[] {clusterFileReloads.getAsLong(), clusterFileRefused.getAsLong()};
+    }
+
     public void serviceCounters(java.util.function.LongSupplier inService, java.util.function.LongSupplier resent) {
         this.inService = inService;
         this.resent = resent;

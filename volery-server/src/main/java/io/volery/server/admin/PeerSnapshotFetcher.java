@@ -24,7 +24,8 @@ public final class PeerSnapshotFetcher implements PeerCheckpoints {
     /** Bounds what a peer can make this node buffer. */
     static final int MAX_SNAPSHOT_BYTES = 1 << 30;
 
-    private final ClusterConfig config;
+    /** The cluster file's current version: peers are asked at the addresses it gives (ADR 102). */
+    private final java.util.function.Supplier<ClusterConfig> config;
     private final int selfId;
     private final List<Integer> peers;
     private final int timeoutMillis;
@@ -33,6 +34,12 @@ public final class PeerSnapshotFetcher implements PeerCheckpoints {
      * @param peers the node ids of the other replicas of this node's partition
      */
     public PeerSnapshotFetcher(ClusterConfig config, int selfId, List<Integer> peers, int timeoutMillis) {
+        this(() -> config, selfId, peers, timeoutMillis);
+    }
+
+    /** @param config the cluster file's current version, read at each fetch */
+    public PeerSnapshotFetcher(java.util.function.Supplier<ClusterConfig> config, int selfId, List<Integer> peers,
+                               int timeoutMillis) {
         this.config = config;
         this.selfId = selfId;
         this.peers = List.copyOf(peers);
@@ -46,7 +53,7 @@ public final class PeerSnapshotFetcher implements PeerCheckpoints {
         for (int peer : peers) {
             byte[] file;
             try {
-                file = SideChannel.ask(config, selfId, peer, SNAPSHOT_KIND, timeoutMillis, MAX_SNAPSHOT_BYTES);
+                file = SideChannel.ask(config.get(), selfId, peer, SNAPSHOT_KIND, timeoutMillis, MAX_SNAPSHOT_BYTES);
             } catch (IOException e) {
                 log.info("no snapshot from node {}: {}", peer, e.toString());
                 continue;

@@ -156,6 +156,65 @@ public final class VoleryConfig {
         this.touchMillis = touchMillis;
     }
 
+    /** A node's keys that the other nodes take up from a changed file while they run (ADR 102). */
+    private static final Set<String> MOVABLE_NODE_KEYS = Set.of("clientPort", "clientHost", "advertisedClientAddress",
+            "metricsPort", "secureClientPort", "adminPort");
+
+    /**
+     * Why node {@code self}, running with the file text {@code running}, cannot take up {@code next} without a
+     * restart (ADR 102), or null when it can: every key must read as it did, except other nodes' addresses
+     * ({@code node.ID = host:port} of a node in both versions) and their client-facing keys (ports, hosts, the
+     * advertised address). Values are compared as written, so a default spelled out where it was left out is a change.
+     */
+    public static String reloadRefusal(String running, String next, int self) {
+        Map<String, String> was = keyValues(running);
+        Map<String, String> now = keyValues(next);
+        java.util.List<String> refused = new java.util.ArrayList<>();
+        java.util.Set<String> keys = new java.util.TreeSet<>(was.keySet());
+        keys.addAll(now.keySet());
+        for (String key : keys) {
+            String a = was.get(key);
+            String b = now.get(key);
+            if (java.util.Objects.equals(a, b)) {
+                continue;
+            }
+            String[] parts = key.split("\\.");
+            int node = parts.length >= 2 && parts[0].equals("node") ? nodeId(parts[1]) : -1;
+            boolean movable = node >= 0 && node != self && was.containsKey("node." + node) && now.containsKey("node." + node)
+                    && (parts.length == 2 ? a != null && b != null
+                    : parts.length == 3 && MOVABLE_NODE_KEYS.contains(parts[2]));
+            if (!movable) {
+                refused.add(key + (a == null ? " added" : b == null ? " removed" : ": '" + a + "' becomes '" + b + "'"));
+            }
+        }
+        if (refused.isEmpty()) {
+            return null;
+        }
+        return "only other nodes' addresses can change while a node runs (restart every node for the rest): "
+                + String.join("; ", refused);
+    }
+
+    private static int nodeId(String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** The file's {@code key = value} lines, stripped; comments, blank and malformed lines left out. */
+    private static Map<String, String> keyValues(String text) {
+        Map<String, String> m = new TreeMap<>();
+        for (String line : text.split("\n")) {
+            String t = line.strip();
+            int eq = t.indexOf('=');
+            if (!t.isEmpty() && !t.startsWith("#") && eq > 0) {
+                m.putIfAbsent(t.substring(0, eq).strip(), t.substring(eq + 1).strip());
+            }
+        }
+        return m;
+    }
+
     public static VoleryConfig load(Path file) throws IOException {
         if (!Files.isRegularFile(file)) {
             throw new ConfigException(file + ": no such configuration file");

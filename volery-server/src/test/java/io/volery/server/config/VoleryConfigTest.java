@@ -46,6 +46,34 @@ public class VoleryConfigTest {
             "");
 
     @Test
+    void aRunningNodeTakesUpOtherNodesAddressesAndRefusesEverythingElse() {
+        String moved = GOOD.replace("node.3 = 10.0.0.3:7001", "node.3 = 10.0.0.13:7001")
+                .replace("node.3.clientPort = 2181", "node.3.clientPort = 2182\nnode.3.advertisedClientAddress = zk3:2182");
+        assertNull(VoleryConfig.reloadRefusal(GOOD, moved, 1));
+        assertNull(VoleryConfig.reloadRefusal(GOOD, GOOD.replace("# a Volery cluster", "# moved\n\n"), 1),
+                "comments and blank lines are no change");
+        assertNull(VoleryConfig.reloadRefusal(GOOD, GOOD.replace("node.1 = 10.0.0.1:7001", "node.1=10.0.0.1:7001"), 1),
+                "nor is spacing");
+        assertEquals("only other nodes' addresses can change while a node runs (restart every node for the rest): "
+                        + "node.3: '10.0.0.3:7001' becomes '10.0.0.13:7001'; "
+                        + "node.3.advertisedClientAddress added; node.3.clientPort: '2181' becomes '2182'",
+                VoleryConfig.reloadRefusal(GOOD, moved, 3), "a node cannot move itself while it runs");
+        assertEquals("only other nodes' addresses can change while a node runs (restart every node for the rest): "
+                        + "tickTime: '1000' becomes '2000'",
+                VoleryConfig.reloadRefusal(GOOD, GOOD.replace("tickTime = 1000", "tickTime = 2000"), 1));
+        assertEquals("only other nodes' addresses can change while a node runs (restart every node for the rest): "
+                        + "node.4.groups: '2' becomes '1'",
+                VoleryConfig.reloadRefusal(GOOD, GOOD.replace("node.4.groups = 2", "node.4.groups = 1"), 1));
+        String added = GOOD + "node.5 = 10.0.0.5:7001\nnode.5.groups = 2\n";
+        assertEquals("only other nodes' addresses can change while a node runs (restart every node for the rest): "
+                + "node.5 added; node.5.groups added", VoleryConfig.reloadRefusal(GOOD, added, 1));
+        assertEquals("only other nodes' addresses can change while a node runs (restart every node for the rest): "
+                        + "storage removed",
+                VoleryConfig.reloadRefusal(GOOD, GOOD.replace("storage = memory", ""), 1),
+                "a default left out where it was spelled out is a change");
+    }
+
+    @Test
     void readsVoleryKeysAndLeavesTheRingKeysToClusterConfig() {
         VoleryConfig c = VoleryConfig.parse(GOOD, "volery.cfg");
         assertEquals(4, c.nodes().size());

@@ -82,6 +82,28 @@ final class ProcessCluster implements AutoCloseable {
         jvmOptions.add(option);
     }
 
+    /**
+     * Moves node {@code id} to fresh ring and client ports in the cluster file, as when its machine is replaced by
+     * one at another address (ADR 102); running nodes read the file again within seconds. Returns the new client port.
+     */
+    int moveNode(int id) throws IOException {
+        List<Integer> ports = freePorts(2);
+        String text = Files.readString(config)
+                .replaceAll("(?m)^node\\." + id + " = 127\\.0\\.0\\.1:\\d+$", "node." + id + " = 127.0.0.1:" + ports.get(0))
+                .replaceAll("(?m)^node\\." + id + "\\.clientPort = \\d+$", "node." + id + ".clientPort = " + ports.get(1));
+        rewriteConfig(text);
+        clientPorts.put(id, ports.get(1));
+        return ports.get(1);
+    }
+
+    /** Replaces the cluster file with {@code text} in one rename, as a configuration tool would. */
+    void rewriteConfig(String text) throws IOException {
+        Path next = dir.resolve("volery.cfg.next");
+        Files.writeString(next, text);
+        Files.move(next, config, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+
     static int partitionOf(int node) {
         return node <= 3 ? 1 : 2;
     }

@@ -10,7 +10,8 @@ import java.util.function.IntPredicate;
 
 /**
  * Guards an accepted connection until its first frame, which must be a valid {@link Hello} from a
- * node of our cluster file (same fingerprint, not our own id) and, with an {@link IdentityCheck}, one whose
+ * node of our cluster file (same fingerprint, or that of a version of the file this node ran with before a reload,
+ * ADR 102; not our own id) and, with an {@link IdentityCheck}, one whose
  * TLS certificate may belong to that node (ADR 065). On success it hands the connection
  * to an {@link InboundDispatcher} for that peer; anything else, or silence past the hello timeout,
  * rejects the connection.
@@ -32,6 +33,7 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
     private final InboundSessions sessions;
     private final SideDesk sideDesk;
     private final IdentityCheck identity;
+    private java.util.function.LongPredicate earlier = f -> false;
     private ScheduledFuture<?> timeout;
     private boolean sideRequestTaken;
 
@@ -62,6 +64,16 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
         this.helloTimeoutMillis = helloTimeoutMillis;
         this.rejector = rejector;
         this.sessions = sessions;
+    }
+
+    /**
+     * Also accepts hellos and side requests carrying a fingerprint {@code earlier} accepts: those of the versions of
+     * the cluster file this node ran with before it reloaded the file (ADR 102), so that a node whose file is not
+     * yet the new one is not shut out meanwhile.
+     */
+    public HandshakeAcceptor acceptingEarlier(java.util.function.LongPredicate earlier) {
+        this.earlier = earlier;
+        return this;
     }
 
     @Override
@@ -126,9 +138,10 @@ public final class HandshakeAcceptor extends ChannelInboundHandlerAdapter {
     }
 
     private String refusal(ChannelHandlerContext ctx, int nodeId, long fingerprint) {
-        if (fingerprint != clusterFingerprint) {
+        if (fingerprint != clusterFingerprint && !earlier.test(fingerprint)) {
             return String.format("hello from node %d with cluster fingerprint %016x, ours is %016x "
-                    + "(started with another cluster file?)", nodeId, fingerprint, clusterFingerprint);
+                    + "(started with another cluster file, or with a newer version of ours that this node has not read yet?)",
+                    nodeId, fingerprint, clusterFingerprint);
         }
         if (nodeId == localNodeId) {
             return "hello claims our own node id " + localNodeId + " (two processes started as the same node?)";

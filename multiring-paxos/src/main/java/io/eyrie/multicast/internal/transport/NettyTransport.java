@@ -46,13 +46,21 @@ public final class NettyTransport implements Transport {
 
     private static final Logger LOG = LoggerFactory.getLogger(NettyTransport.class);
 
-    private final ClusterConfig config;
+    /** The cluster file's current version: replaced by {@link #readdress} (ADR 102). */
+    private volatile ClusterConfig config;
     private final int nodeId;
     private final int maxFrameBytes;
     private final TransportOptions options;
     private final TransportCounters counters = new TransportCounters();
     private final ConnectionRejector rejector;
-    private final long fingerprint;
+    private volatile long fingerprint;
+    /** Fingerprints of the versions of the cluster file this node ran with before reloads, newest last (ADR 102). */
+    private volatile long[] earlierFingerprints = new long[0];
+    /** Kept at most: a node whose file is this many versions behind is refused. */
+    static final int EARLIER_FINGERPRINTS_KEPT = 8;
+    // Made at start; readdress makes new links with them.
+    private Bootstrap dialer;
+    private InboundSessions sessions;
     private final Set<Channel> inboundChannels = ConcurrentHashMap.newKeySet();
     private final SideDesk sideDesk;
 
@@ -199,10 +207,10 @@ public final class NettyTransport implements Transport {
         if (config.peerTls() != null && config.peerTls().reloadsFiles()) {
             storeWatch = config.peerTls().stores().watch(); // sslQuorumReloadCertFiles (ADR 066)
         }
-        InboundSessions sessions = new InboundSessions(nodeId, counters, handler);
+        sessions = new InboundSessions(nodeId, counters, handler);
         WriteBufferWaterMark waterMark = new WriteBufferWaterMark(options.writeBufferLowBytes(), options.writeBufferHighBytes());
 
-        Bootstrap dialer = new Bootstrap()
+        dialer = new Bootstrap()
                 .channel(flavor.channelClass())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, options.connectTimeoutMillis())
@@ -240,7 +248,7 @@ public final class NettyTransport implements Transport {
                         ch.pipeline().addLast("frameDecoder", new FrameDecoder(maxFrameBytes, rejector));
                         ch.pipeline().addLast("handshake", new HandshakeAcceptor(nodeId, fingerprint,
                                 id -> config.nodes().containsKey(id), options.helloTimeoutMillis(), rejector, sessions,
-                                sideDesk, identityCheck()));
+                                sideDesk, identityCheck()).acceptingEarlier(NettyTransport.this::earlierFingerprint));
                     }
                 });
         ChannelFuture bound = server.bind(self.host(), self.port()).awaitUninterruptibly();
@@ -259,6 +267,88 @@ public final class NettyTransport implements Transport {
                         : "TLS between nodes, host names " + (tls.verifiesHostnames() ? "verified" : "not verified")
                         + (tls.trustRevocation() == io.eyrie.multicast.TlsStore.Revocation.NONE ? ""
                         : ", revocation checked: " + tls.trustRevocation()));
+    }
+
+    private boolean earlierFingerprint(long f) {
+        for (long e : earlierFingerprints) {
+            if (e == f) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Takes up a new version of the cluster file in which other nodes may have moved (ADR 102): a peer whose
+     * address changed is dialled at its new one from now on (what was queued for its old address is dropped; the
+     * protocol sends again what it needs), every link says the new file's hello on its next connection, and hellos
+     * made with the versions this node ran with before are still accepted, for nodes that have not read the new
+     * one yet. The caller checks that nothing else changed; this node's own address cannot (it listens there).
+     *
+     * @return the ids of the peers now dialled at another address
+     * @throws IllegalArgumentException when the file names other nodes, or moves this one
+     */
+    @Override
+    public synchronized java.util.List<Integer> readdress(ClusterConfig next) {
+        ClusterConfig previous = config;
+        if (!next.nodes().keySet().equals(previous.nodes().keySet())) {
+            throw new IllegalArgumentException("the nodes changed from " + previous.nodes().keySet() + " to "
+                    + next.nodes().keySet() + ": adding or removing a node needs every node restarted");
+        }
+        ClusterConfig.Node self = previous.node(nodeId);
+        if (!sameAddress(self, next.node(nodeId))) {
+            throw new IllegalArgumentException("node " + nodeId + " itself moves from " + self.host() + ":"
+                    + self.port() + " to " + next.node(nodeId).host() + ":" + next.node(nodeId).port()
+                    + ": restart it to move it");
+        }
+        long nextFingerprint = ClusterFingerprint.of(next);
+        java.util.List<Integer> moved = new java.util.ArrayList<>();
+        for (ClusterConfig.Node n : next.nodes().values()) {
+            if (!sameAddress(n, previous.node(n.id()))) {
+                moved.add(n.id());
+            }
+        }
+        // the TLS stores (and their watch) stay those the transport started with
+        ClusterConfig taken = next.withPeerTls(previous.peerTls());
+        if (nextFingerprint != fingerprint) {
+            long[] kept = java.util.Arrays.copyOf(earlierFingerprints, earlierFingerprints.length + 1);
+            kept[kept.length - 1] = fingerprint;
+            if (kept.length > EARLIER_FINGERPRINTS_KEPT) {
+                kept = java.util.Arrays.copyOfRange(kept, kept.length - EARLIER_FINGERPRINTS_KEPT, kept.length);
+            }
+            earlierFingerprints = kept;
+            fingerprint = nextFingerprint;
+        }
+        config = taken;
+        sideDesk.clusterHosts(clusterHosts(taken));
+        Link[] current = links;
+        if (current == null || closed) {
+            return moved; // not started: start makes the links from the new file
+        }
+        Hello hello = new Hello(nodeId, nextFingerprint);
+        Link[] byId = current.clone();
+        java.util.List<Link> retired = new java.util.ArrayList<>();
+        for (ClusterConfig.Node peer : taken.nodes().values()) {
+            if (peer.id() == nodeId) {
+                continue;
+            }
+            if (moved.contains(peer.id())) {
+                retired.add(byId[peer.id()]);
+                byId[peer.id()] = new PeerLink(nodeId, peer.id(), peer.host(), peer.port(), group.next(), dialer, hello,
+                        options, counters, sessions, taken.peerTls());
+                LOG.info("node={} dials peer={} at {}:{} from now on (the cluster file moved it)", nodeId, peer.id(),
+                        peer.host(), peer.port());
+            } else if (byId[peer.id()] instanceof PeerLink p) {
+                p.hello(hello);
+            }
+        }
+        links = byId;
+        retired.forEach(Link::close);
+        return moved;
+    }
+
+    private static boolean sameAddress(ClusterConfig.Node a, ClusterConfig.Node b) {
+        return a.host().equals(b.host()) && a.port() == b.port();
     }
 
     @Override

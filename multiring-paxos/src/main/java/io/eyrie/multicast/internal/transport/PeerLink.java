@@ -39,7 +39,8 @@ final class PeerLink implements Link {
     private final int port;
     private final EventLoop loop;
     private final Bootstrap bootstrap;
-    private final Hello hello;
+    /** Said on every connection from the next dial on; replaced when the cluster file is reloaded (ADR 102). */
+    private volatile Hello hello;
     private final TransportOptions options;
     private final TransportCounters counters;
     private final InboundSessions events;
@@ -88,6 +89,11 @@ final class PeerLink implements Link {
                 ch.pipeline().addLast("link", new LinkHandler());
             }
         });
+    }
+
+    /** The hello said on connections dialled from now on (the cluster file changed, ADR 102). */
+    void hello(Hello next) {
+        this.hello = next;
     }
 
     @Override

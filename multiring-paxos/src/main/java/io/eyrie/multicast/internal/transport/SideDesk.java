@@ -31,7 +31,7 @@ public final class SideDesk implements AutoCloseable {
 
     private final int nodeId;
     private final boolean tls;
-    private final Set<InetAddress> clusterHosts;
+    private volatile Set<InetAddress> clusterHosts;
     private final AtomicLong served = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private volatile SideChannel.Server server;
@@ -46,6 +46,11 @@ public final class SideDesk implements AutoCloseable {
         this.nodeId = nodeId;
         this.tls = tls;
         this.clusterHosts = Set.copyOf(clusterHosts);
+    }
+
+    /** The hosts answered without TLS from now on (the cluster file was reloaded, ADR 102). */
+    public void clusterHosts(Set<InetAddress> hosts) {
+        this.clusterHosts = Set.copyOf(hosts);
     }
 
     public void serveWith(SideChannel.Server server) {

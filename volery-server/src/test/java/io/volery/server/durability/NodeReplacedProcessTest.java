@@ -1,0 +1,113 @@
+package io.volery.server.durability;
+
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A failed machine replaced at another address without restarting the rest (ADR 102): a 2 x 3 Volery cluster as six
+ * processes with in-memory acceptors. Node 3 is killed with kill -9 and its entry in the cluster file moved to other
+ * ports; the running nodes read the file again and dial node 3 there. The replacement starts empty at the new
+ * address, rejoins ring 1 (which needs its peers to reach it), and then carries the ring's votes with node 1 killed.
+ * A file that changes anything else is refused while every node goes on serving.
+ */
+class NodeReplacedProcessTest {
+
+    private static final int[] SURVIVORS = {1, 2, 4, 5, 6};
+
+    @Test
+    void aDeadNodeIsReplacedAtAnotherAddressAndTheOthersTakeItUpWithoutARestart(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = new ProcessCluster(dir, "memory", 100_000)) {
+            cluster.startAll();
+            AcknowledgedWrites writes = new AcknowledgedWrites();
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(3))) {
+                writes.run(zk, 40);
+            }
+            assertEquals(40, writes.acknowledged(), "failures: " + writes.failures());
+
+            // the machine of node 3 dies; its replacement has another address and nothing on disk
+            cluster.kill(3);
+            deleteTree(cluster.nodeData(3));
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(1))) {
+                writes.run(zk, 20);
+            }
+            int newClientPort = cluster.moveNode(3);
+            for (int id : SURVIVORS) {
+                ProcessCluster.await("node " + id + " taking up the new cluster file", 30_000,
+                        () -> counter(cluster, id, "volery_cluster_file_reloads") >= 1);
+                assertEquals(0, counter(cluster, id, "volery_cluster_file_refused"), "node " + id + ": " + cluster.tail(id));
+            }
+            assertTrue(Files.readString(cluster.log(1)).contains("nodes [3] are dialled at"), cluster.tail(1));
+
+            cluster.start(3);
+            ProcessCluster.await("the replacement of node 3 rejoining ring 1 (its peers reach it at its new address)",
+                    60_000, () -> cluster.acceptorJoined(3, 1));
+
+            // ring 1 (acceptors 1, 2, 3) now decides only with the replacement's votes
+            cluster.kill(1);
+            try (ZooKeeper zk = cluster.session(3)) {
+                assertEquals(newClientPort, io.volery.server.ServerOfClient.port(zk));
+                writes.run(zk, 40);
+                String ensemble = new String(zk.getConfig(false, null), StandardCharsets.UTF_8);
+                assertTrue(ensemble.contains("server.3=127.0.0.1:") && ensemble.contains(";127.0.0.1:" + newClientPort + "\n"),
+                        "/zookeeper/config should list node 3's new client address:\n" + ensemble);
+            }
+            assertEquals(100, writes.acknowledged(), "with node 1 down, ring 1 needs the replacement's votes; failures: "
+                    + writes.failures() + "\nnode 3:\n" + cluster.tail(3));
+            for (int id : new int[] {2, 3, 5}) {
+                try (ZooKeeper reader = cluster.session(id)) {
+                    assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, as read through node " + id);
+                }
+            }
+            try (ZooKeeper zk = cluster.session(4)) {
+                String ensemble = new String(zk.getConfig(false, null), StandardCharsets.UTF_8);
+                assertTrue(ensemble.contains(";127.0.0.1:" + newClientPort + "\n"),
+                        "node 4's /zookeeper/config should list node 3's new client address:\n" + ensemble);
+            }
+            cluster.start(1);
+            cluster.assertReplicasAgree(1);
+
+            // anything else changed while the nodes run is refused, and they go on serving with the file they run with
+            String moved = Files.readString(cluster.config());
+            assertTrue(moved.contains("snapCount = 100000\n"), moved);
+            cluster.rewriteConfig(moved.replace("snapCount = 100000", "snapCount = 5000"));
+            for (int id : ProcessCluster.NODES) {
+                ProcessCluster.await("node " + id + " refusing a new snapCount", 30_000,
+                        () -> counter(cluster, id, "volery_cluster_file_refused") >= 1);
+            }
+            assertTrue(Files.readString(cluster.log(2)).contains("snapCount: '100000' becomes '5000'"), cluster.tail(2));
+            try (ZooKeeper zk = cluster.session(2)) {
+                writes.run(zk, 10);
+            }
+            assertEquals(110, writes.acknowledged(), "failures: " + writes.failures());
+        }
+    }
+
+    private static long counter(ProcessCluster cluster, int id, String key) {
+        try {
+            return Long.parseLong(cluster.mntr(id).getOrDefault(key, "-1"));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (var paths = Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
