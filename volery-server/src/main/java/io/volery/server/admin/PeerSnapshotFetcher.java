@@ -46,28 +46,56 @@ public final class PeerSnapshotFetcher implements PeerCheckpoints {
         this.timeoutMillis = timeoutMillis;
     }
 
+    /**
+     * How long refusals are asked again. A peer refuses a node whose address it does not know yet: a replacement at
+     * a name whose new address the peer's name cache still hides (ADR 102), or a busy peer. A peer that cannot be
+     * reached or has no snapshot is not asked again (a new cluster's nodes start together, none with a snapshot).
+     */
+    static final long REFUSALS_RETRIED_MILLIS = 60_000;
+    static final long RETRY_PAUSE_MILLIS = 2_000;
+
     @Override
     public byte[] fetchNewest() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(REFUSALS_RETRIED_MILLIS);
+        List<Integer> asking = peers;
         byte[] best = null;
         long bestPosition = Long.MIN_VALUE;
-        for (int peer : peers) {
-            byte[] file;
+        while (true) {
+            List<Integer> refusedBy = new java.util.ArrayList<>();
+            for (int peer : asking) {
+                byte[] file;
+                try {
+                    file = SideChannel.ask(config.get(), selfId, peer, SNAPSHOT_KIND, timeoutMillis, MAX_SNAPSHOT_BYTES);
+                } catch (SideChannel.Refused e) {
+                    log.info("no snapshot from node {}: {}", peer, e.toString());
+                    refusedBy.add(peer);
+                    continue;
+                } catch (IOException e) {
+                    log.info("no snapshot from node {}: {}", peer, e.toString());
+                    continue;
+                }
+                if (file == null) {
+                    log.info("node {} has no snapshot", peer);
+                    continue;
+                }
+                long position = file.length >= 16 ? ByteBuffer.wrap(file, 8, 8).getLong() : Long.MIN_VALUE;
+                if (best == null || position > bestPosition) {
+                    best = file;
+                    bestPosition = position;
+                }
+            }
+            if (best != null || refusedBy.isEmpty() || System.nanoTime() > deadline) {
+                return best;
+            }
+            log.info("nodes {} refused; asking them again in {} ms (for up to {} s in all)", refusedBy,
+                    RETRY_PAUSE_MILLIS, REFUSALS_RETRIED_MILLIS / 1000);
             try {
-                file = SideChannel.ask(config.get(), selfId, peer, SNAPSHOT_KIND, timeoutMillis, MAX_SNAPSHOT_BYTES);
-            } catch (IOException e) {
-                log.info("no snapshot from node {}: {}", peer, e.toString());
-                continue;
+                Thread.sleep(RETRY_PAUSE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
             }
-            if (file == null) {
-                log.info("node {} has no snapshot", peer);
-                continue;
-            }
-            long position = file.length >= 16 ? ByteBuffer.wrap(file, 8, 8).getLong() : Long.MIN_VALUE;
-            if (best == null || position > bestPosition) {
-                best = file;
-                bestPosition = position;
-            }
+            asking = refusedBy;
         }
-        return best;
     }
 }

@@ -27,18 +27,21 @@ public final class EmbeddedZooKeeper extends ZooKeeperServerMain {
     }
 
     /**
-     * Makes {@link #SUPER_CREDENTIALS} ZooKeeper's super user in this JVM. ZooKeeper reads the property once, when its
-     * digest provider class initialises (with the first server a JVM starts), so every server a test starts in this
-     * JVM calls this first: one started without it (an ensemble) would leave every later oracle without a super user.
+     * The settings ZooKeeper reads once per JVM, as every in-JVM oracle needs them: {@link #SUPER_CREDENTIALS} as its
+     * super user (read when its digest provider class initialises, with the first server a JVM starts) and every
+     * four-letter word answered (read at the first four-letter word any server of the JVM is asked). Every server a
+     * test starts in this JVM calls this first: one started without it (an ensemble) would leave every later oracle
+     * without a super user, or with only {@code srvr} answered.
      */
-    public static void superUser() {
+    public static void readOnceSettings() {
         System.setProperty("zookeeper.DigestAuthenticationProvider.superDigest",
                 ZnodeTreeDriver.digest(SUPER_CREDENTIALS));
+        System.setProperty("zookeeper.4lw.commands.whitelist", "*");
     }
 
     /** @param extraConfig more zoo.cfg lines (each ending in a newline), e.g. "maxClientCnxns=3\n" */
     public EmbeddedZooKeeper(Path dataDir, String extraConfig) throws IOException {
-        superUser();
+        readOnceSettings();
         System.setProperty("zookeeper.admin.enableServer", "false");
         System.setProperty("zookeeper.extendedTypesEnabled", "true");
         // containers and TTL nodes are reaped by the oracle only when the test asks, never behind its back

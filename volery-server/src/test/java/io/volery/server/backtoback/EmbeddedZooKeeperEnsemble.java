@@ -49,7 +49,7 @@ public final class EmbeddedZooKeeperEnsemble implements AutoCloseable {
     }
 
     public EmbeddedZooKeeperEnsemble(Path dir, int n) throws IOException {
-        EmbeddedZooKeeper.superUser();
+        EmbeddedZooKeeper.readOnceSettings();
         System.setProperty("zookeeper.admin.enableServer", "false");
         clientPorts = new int[n];
         StringBuilder members = new StringBuilder();

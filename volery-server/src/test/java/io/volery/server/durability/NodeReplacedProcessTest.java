@@ -92,6 +92,58 @@ class NodeReplacedProcessTest {
         }
     }
 
+    /**
+     * The same machine replaced behind its host name instead (a Kubernetes pod rescheduled, a DNS record moved): the
+     * file names nodes by host names and does not change; node 3's name points elsewhere when its replacement starts,
+     * with durable storage and an empty disk. The others dial the name's new address once their lookups expire, and
+     * answer the replacement's snapshot request from its new address: a node resolves the names again when a side
+     * request comes from an address that is not among them.
+     */
+    @Test
+    void aNodeWhoseNameMovesToAnotherAddressIsFoundThereWithTheSameFile(@TempDir Path dir) throws Exception {
+        try (ProcessCluster cluster = ProcessCluster.named(dir, "durable", 20)) {
+            cluster.startAll();
+            AcknowledgedWrites writes = new AcknowledgedWrites();
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(3))) {
+                writes.run(zk, 60);
+            }
+            assertEquals(60, writes.acknowledged(), "failures: " + writes.failures());
+            assertTrue(cluster.snapshots(1).size() > 0, "node 1 should have taken a snapshot with snapCount=20");
+
+            cluster.kill(3);
+            deleteTree(cluster.nodeData(3));
+            try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(1))) {
+                writes.run(zk, 20);
+            }
+            // the replacement's address: no node was there before, so only a fresh lookup admits its side requests
+            cluster.pointName(3, "127.0.0.1");
+            String file = Files.readString(cluster.config());
+            cluster.start(3);
+            ProcessCluster.await("the replacement of node 3 rejoining ring 1 (its peers dial its name's new address)",
+                    60_000, () -> cluster.acceptorJoined(3, 1));
+            assertEquals(1, counter(cluster, 3, "volery_snapshots_fetched"),
+                    "the replacement should have restored a peer's snapshot; node 3:\n" + cluster.tail(3));
+
+            cluster.kill(1);
+            try (ZooKeeper zk = cluster.session(3)) {
+                writes.run(zk, 40);
+            }
+            assertEquals(120, writes.acknowledged(), "with node 1 down, ring 1 needs the replacement's votes; failures: "
+                    + writes.failures() + "\nnode 3:\n" + cluster.tail(3));
+            for (int id : new int[] {2, 3, 5}) {
+                try (ZooKeeper reader = cluster.session(id)) {
+                    assertEquals(List.of(), writes.lostWrites(reader), "acknowledged writes lost, as read through node " + id);
+                }
+            }
+            cluster.start(1);
+            cluster.assertReplicasAgree(1);
+            assertEquals(file, Files.readString(cluster.config()), "the cluster file did not change");
+            for (int id : SURVIVORS) {
+                assertEquals(0, counter(cluster, id, "volery_cluster_file_reloads"), "node " + id);
+            }
+        }
+    }
+
     private static long counter(ProcessCluster cluster, int id, String key) {
         try {
             return Long.parseLong(cluster.mntr(id).getOrDefault(key, "-1"));

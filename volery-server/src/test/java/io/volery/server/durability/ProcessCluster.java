@@ -34,6 +34,10 @@ final class ProcessCluster implements AutoCloseable {
     private final Path dir;
     private final Path config;
     private final Map<Integer, Integer> clientPorts = new TreeMap<>();
+    /** Where each node's client port is, as this JVM reaches it (the address its host name resolves to). */
+    private final Map<Integer, String> clientIps = new TreeMap<>();
+    /** With host names: the nodes' hosts file (node ID's name {@code volery-ID}), else null. */
+    private final Path hostsFile;
     private final Map<Integer, Process> processes = new TreeMap<>();
     private final List<String> jvmOptions = new ArrayList<>();
 
@@ -47,12 +51,37 @@ final class ProcessCluster implements AutoCloseable {
 
     /** @param extraConfig more lines of the cluster file (for example {@code eyrie.sentPositionsMax = 32\n}) */
     ProcessCluster(Path dir, String storage, int snapCount, String extraConfig) throws IOException {
+        this(dir, storage, snapCount, extraConfig, false);
+    }
+
+    /**
+     * Nodes named in the cluster file by host names ({@code volery-ID}) instead of 127.0.0.1: the nodes' JVMs
+     * resolve them through a hosts file of this cluster ({@code -Djdk.net.hosts.file}, looked up again after a
+     * second), node ID's name first to 127.0.0.(10 + ID); {@link #pointName} moves a name, as DNS does for a
+     * replaced machine or a rescheduled pod.
+     */
+    static ProcessCluster named(Path dir, String storage, int snapCount) throws IOException {
+        return new ProcessCluster(dir, storage, snapCount, "", true);
+    }
+
+    private ProcessCluster(Path dir, String storage, int snapCount, String extraConfig, boolean named) throws IOException {
         this.dir = dir;
+        this.hostsFile = named ? dir.resolve("hosts") : null;
+        for (int id : NODES) {
+            clientIps.put(id, named ? "127.0.0." + (10 + id) : "127.0.0.1");
+        }
+        if (named) {
+            writeHosts();
+            jvmOptions.add("-Djdk.net.hosts.file=" + hostsFile);
+            jvmOptions.add("-Dsun.net.inetaddr.ttl=1");
+            jvmOptions.add("-Dsun.net.inetaddr.negative.ttl=0");
+        }
         List<Integer> ports = freePorts(2 * NODES.length);
         StringBuilder cfg = new StringBuilder();
         for (int id : NODES) {
             clientPorts.put(id, ports.get(NODES.length + id - 1));
-            cfg.append("node.").append(id).append(" = 127.0.0.1:").append(ports.get(id - 1)).append('\n');
+            cfg.append("node.").append(id).append(" = ").append(named ? "volery-" + id : "127.0.0.1").append(':')
+                    .append(ports.get(id - 1)).append('\n');
             cfg.append("node.").append(id).append(".groups = ").append(partitionOf(id)).append('\n');
             cfg.append("node.").append(id).append(".clientPort = ").append(clientPorts.get(id)).append('\n');
         }
@@ -94,6 +123,23 @@ final class ProcessCluster implements AutoCloseable {
         rewriteConfig(text);
         clientPorts.put(id, ports.get(1));
         return ports.get(1);
+    }
+
+    /** Points node {@code id}'s host name at {@code ip} (a cluster made by {@link #named}), in one rename. */
+    void pointName(int id, String ip) throws IOException {
+        clientIps.put(id, ip);
+        writeHosts();
+    }
+
+    private void writeHosts() throws IOException {
+        StringBuilder b = new StringBuilder("127.0.0.1 localhost\n");
+        for (int id : NODES) {
+            b.append(clientIps.get(id)).append(" volery-").append(id).append('\n');
+        }
+        Path next = dir.resolve("hosts.next");
+        Files.writeString(next, b);
+        Files.move(next, hostsFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** Replaces the cluster file with {@code text} in one rename, as a configuration tool would. */
@@ -189,15 +235,15 @@ final class ProcessCluster implements AutoCloseable {
     }
 
     InetSocketAddress clientAddress(int id) {
-        return new InetSocketAddress("127.0.0.1", clientPorts.get(id));
+        return new InetSocketAddress(clientIps.get(id), clientPorts.get(id));
     }
 
     String connectString() {
-        return clientPorts.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        return clientPorts.keySet().stream().map(this::connectString).collect(Collectors.joining(","));
     }
 
     String connectString(int id) {
-        return "127.0.0.1:" + clientPorts.get(id);
+        return clientIps.get(id) + ":" + clientPorts.get(id);
     }
 
     /** A ZooKeeper session with node {@code id} alone; on failure the node's log tail is in the error. */

@@ -95,6 +95,7 @@ public final class NettyTransport implements Transport {
         this.rejector = new ConnectionRejector(counters, nodeId);
         this.fingerprint = ClusterFingerprint.of(config);
         this.sideDesk = new SideDesk(nodeId, config.peerTls() != null, clusterHosts(config));
+        sideDesk.resolveWith(() -> clusterHosts(this.config));
     }
 
     /** The addresses the cluster file's hosts resolve to here (names that do not resolve are left out). */

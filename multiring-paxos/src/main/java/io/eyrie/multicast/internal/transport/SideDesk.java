@@ -32,6 +32,11 @@ public final class SideDesk implements AutoCloseable {
     private final int nodeId;
     private final boolean tls;
     private volatile Set<InetAddress> clusterHosts;
+    /** Resolves the cluster file's host names again; null: the set above stays as given. */
+    private volatile java.util.function.Supplier<Set<InetAddress>> resolver;
+    private volatile long resolvedAtNanos = System.nanoTime();
+    /** A request from elsewhere resolves the names again at most this often. */
+    static final long RESOLVE_AGAIN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
     private final AtomicLong served = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private volatile SideChannel.Server server;
@@ -51,6 +56,29 @@ public final class SideDesk implements AutoCloseable {
     /** The hosts answered without TLS from now on (the cluster file was reloaded, ADR 102). */
     public void clusterHosts(Set<InetAddress> hosts) {
         this.clusterHosts = Set.copyOf(hosts);
+        this.resolvedAtNanos = System.nanoTime();
+    }
+
+    /**
+     * How to resolve the cluster's host names again: a request from an address that is not among them resolves
+     * them anew first (at most once a second), since a name may have moved to another address since (a machine or a
+     * pod replaced behind the same name, ADR 102).
+     */
+    public void resolveWith(java.util.function.Supplier<Set<InetAddress>> resolver) {
+        this.resolver = resolver;
+    }
+
+    /** Whether {@code from} is a cluster host, resolving the names again when it is not and they are a second old. */
+    private boolean isClusterHost(InetAddress from) {
+        if (clusterHosts.contains(from)) {
+            return true;
+        }
+        java.util.function.Supplier<Set<InetAddress>> r = resolver;
+        if (r == null || System.nanoTime() - resolvedAtNanos < RESOLVE_AGAIN_NANOS) {
+            return false;
+        }
+        clusterHosts(r.get());
+        return clusterHosts.contains(from);
     }
 
     public void serveWith(SideChannel.Server server) {
@@ -75,10 +103,7 @@ public final class SideDesk implements AutoCloseable {
     /** Answers {@code request}, which came on {@code ctx}'s connection and passed the hello's checks, then closes it. */
     void answer(ChannelHandlerContext ctx, SideRequest request) {
         InetAddress from = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress();
-        if (!tls && !clusterHosts.contains(from)) {
-            refuse(ctx, request, "side requests without TLS are answered only to the cluster's hosts, not " + from);
-            return;
-        }
+        boolean checkHost = !tls && !clusterHosts.contains(from); // on the side thread: resolving may block
         SideChannel.Server s = server;
         if (s == null) {
             refuse(ctx, request, "node " + nodeId + " serves no side requests");
@@ -88,6 +113,10 @@ public final class SideDesk implements AutoCloseable {
             executor().execute(() -> {
                 if (!ctx.channel().isActive()) {
                     refused.incrementAndGet(); // the asker gave up while it waited: nothing to compute
+                    return;
+                }
+                if (checkHost && !isClusterHost(from)) {
+                    refuse(ctx, request, "side requests without TLS are answered only to the cluster's hosts, not " + from);
                     return;
                 }
                 byte[] bytes;
