@@ -43,6 +43,23 @@ public final class SideChannel {
     }
 
     /**
+     * A socket that connects from the asker's own host as the cluster file names it, when that address is this
+     * machine's: without TLS the peer answers only the cluster's hosts, and a machine with several addresses (or
+     * several loopback ones) would otherwise connect from whichever its routes pick. Unbound when the address is
+     * not local (a NAT'd or advertised one).
+     */
+    private static Socket fromOwnHost(String host) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.bind(new InetSocketAddress(host, 0));
+            return s;
+        } catch (IOException | IllegalArgumentException | SecurityException e) {
+            s.close();
+            return new Socket();
+        }
+    }
+
+    /**
      * Asks node {@code peerId}'s ring port for {@code kind} on behalf of node {@code selfId} and reads the answer.
      *
      * @param maxBytes the largest answer accepted (a bound on what a peer can make this node buffer)
@@ -53,10 +70,10 @@ public final class SideChannel {
      */
     public static byte[] ask(ClusterConfig config, int selfId, int peerId, int kind, int timeoutMillis, int maxBytes)
             throws IOException {
-        config.node(selfId);
+        ClusterConfig.Node self = config.node(selfId);
         ClusterConfig.Node peer = config.node(peerId);
         byte[] request = new SideRequest(selfId, ClusterFingerprint.of(config), kind).frame();
-        Socket plain = new Socket();
+        Socket plain = fromOwnHost(self.host());
         try {
             plain.connect(new InetSocketAddress(peer.host(), peer.port()), timeoutMillis);
             plain.setSoTimeout(timeoutMillis);

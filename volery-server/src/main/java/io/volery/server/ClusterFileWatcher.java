@@ -118,14 +118,6 @@ final class ClusterFileWatcher implements AutoCloseable {
                 + "{}; it goes on with the version it runs with", nodeId, file, why);
     }
 
-    long reloads() {
-        return reloads.get();
-    }
-
-    long refused() {
-        return refused.get();
-    }
-
     @Override
     public synchronized void close() {
         if (thread != null) {

@@ -31,13 +31,9 @@ public final class PeerSnapshotFetcher implements PeerCheckpoints {
     private final int timeoutMillis;
 
     /**
-     * @param peers the node ids of the other replicas of this node's partition
+     * @param config the cluster file's current version, read at each fetch
+     * @param peers  the node ids of the other replicas of this node's partition
      */
-    public PeerSnapshotFetcher(ClusterConfig config, int selfId, List<Integer> peers, int timeoutMillis) {
-        this(() -> config, selfId, peers, timeoutMillis);
-    }
-
-    /** @param config the cluster file's current version, read at each fetch */
     public PeerSnapshotFetcher(java.util.function.Supplier<ClusterConfig> config, int selfId, List<Integer> peers,
                                int timeoutMillis) {
         this.config = config;

@@ -119,14 +119,25 @@ class SideChannelTest {
     @Test
     void withoutTlsOnlyTheClustersHostsAreAnswered() throws Exception {
         int[] ports = TestCluster.freePorts(2);
-        // the nodes live on 127.0.0.2 and .3; this test's connections come from 127.0.0.1
-        ClusterConfig config = ClusterConfig.parse("node.1 = 127.0.0.2:" + ports[0] + "\nnode.2 = 127.0.0.3:" + ports[1]
+        // node 2's address (TEST-NET-1) is no address of this machine, so its request comes from 127.0.0.1
+        ClusterConfig config = ClusterConfig.parse("node.1 = 127.0.0.2:" + ports[0] + "\nnode.2 = 192.0.2.1:" + ports[1]
                 + "\nring.0.acceptors = 1,2\nring.all = 0\n", "test cluster");
         NettyTransport n1 = serving(config, 1, secret(100));
         SideChannel.Refused refused = assertThrows(SideChannel.Refused.class,
                 () -> SideChannel.ask(config, 2, 1, KIND, 10_000, 1024));
         assertTrue(refused.getMessage().contains("only to the cluster's hosts"), refused.getMessage());
         assertEquals(0, n1.sideDesk().served());
+    }
+
+    @Test
+    void aRequestLeavesFromTheAskersOwnHostSoAMachineWithSeveralAddressesIsAnswered() throws Exception {
+        int[] ports = TestCluster.freePorts(2);
+        // both on loopback addresses other than 127.0.0.1, where connections would come from without binding
+        ClusterConfig config = ClusterConfig.parse("node.1 = 127.0.0.2:" + ports[0] + "\nnode.2 = 127.0.0.3:" + ports[1]
+                + "\nring.0.acceptors = 1,2\nring.all = 0\n", "test cluster");
+        NettyTransport n1 = serving(config, 1, secret(100));
+        assertArrayEquals(secret(100), SideChannel.ask(config, 2, 1, KIND, 10_000, 1024));
+        assertEquals(1, n1.sideDesk().served());
     }
 
     @Test
