@@ -327,6 +327,23 @@ public final class ClusterConfig {
     public static ClusterConfig parse(String text, String source) {
         Map<String, String> values = new LinkedHashMap<>();
         Map<String, Integer> lines = new LinkedHashMap<>();
+        readLines(text, source, values, lines);
+        return fromMap(values, lines, source);
+    }
+
+    /**
+     * The {@code key = value} lines of cluster-file text, stripped, in file order (comments and blank lines left
+     * out), whatever the keys: a file's other readers (Volery's keys) and comparisons of two versions use it.
+     *
+     * @throws ConfigException on a line without '=' or a key set twice
+     */
+    public static Map<String, String> keyValues(String text, String source) {
+        Map<String, String> values = new LinkedHashMap<>();
+        readLines(text, source, values, new LinkedHashMap<>());
+        return values;
+    }
+
+    private static void readLines(String text, String source, Map<String, String> values, Map<String, Integer> lines) {
         try (BufferedReader r = new BufferedReader(new StringReader(text))) {
             String line;
             int no = 0;
@@ -351,7 +368,6 @@ public final class ClusterConfig {
         } catch (IOException e) {
             throw new ConfigException("cannot read " + source + ": " + e.getMessage());
         }
-        return fromMap(values, lines, source);
     }
 
     private static ClusterConfig fromMap(Map<String, String> values, Map<String, Integer> lines, String source) {

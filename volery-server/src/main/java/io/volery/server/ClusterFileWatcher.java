@@ -102,14 +102,15 @@ final class ClusterFileWatcher implements AutoCloseable {
             refuse(e.getMessage());
             return;
         }
-        node.publishEnsemble(VoleryMain.ensembleOf(next));
+        List<io.volery.server.tree.EnsembleConfig.Member> ensemble = VoleryMain.ensembleOf(next);
+        node.publishEnsemble(ensemble);
         running = text;
         reloads.incrementAndGet();
         LOG.info("node {}: took up the new version of {}: {}; /zookeeper/config lists {}", nodeId, file,
                 moved.isEmpty() ? "no node's ring address changed" : "nodes " + moved + " are dialled at "
                         + moved.stream().map(id -> id + "=" + next.cluster().node(id).host() + ":"
-                        + next.cluster().node(id).port()).toList(), VoleryMain.ensembleOf(next).stream()
-                        .map(m -> m.id() + "=" + m.clientHost() + ":" + m.clientPort()).toList());
+                        + next.cluster().node(id).port()).toList(),
+                ensemble.stream().map(m -> m.id() + "=" + m.clientHost() + ":" + m.clientPort()).toList());
     }
 
     private void refuse(String why) {

@@ -149,10 +149,7 @@ public final class VoleryMain implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            VoleryConfig.load(config); // a missing or bad file: one clear line
-            // the text runs, and is kept: later versions of the file are compared with it (ADR 102)
-            String text = Files.readString(config, java.nio.charset.StandardCharsets.UTF_8);
-            VoleryConfig c = VoleryConfig.parse(text, config.toString());
+            VoleryConfig c = VoleryConfig.load(config);
             c.node(node);
             if (c.logDir() != null) {
                 // read once, when the first logger is made: before any Volery class logs
@@ -170,7 +167,7 @@ public final class VoleryMain implements Runnable {
                     + ":" + n.adminAddress().getPort() + "/commands"));
             out.flush();
             // other nodes moved in the file (a machine replaced) are dialled at their new addresses (ADR 102)
-            ClusterFileWatcher watcher = new ClusterFileWatcher(config, text, node, n).start();
+            ClusterFileWatcher watcher = new ClusterFileWatcher(config, c.text(), node, n).start();
             return serveUntilStopped(() -> {
                 watcher.close();
                 n.close();

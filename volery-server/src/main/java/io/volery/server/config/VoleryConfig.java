@@ -127,6 +127,8 @@ public final class VoleryConfig {
     }
 
     private final String source;
+    /** The text this configuration was read from (a later version of the file is compared with it, ADR 102). */
+    private String text;
     private final ClusterConfig cluster;
     private final Map<Integer, NodeSettings> nodes;
     private final int tickTime;
@@ -165,10 +167,12 @@ public final class VoleryConfig {
      * restart (ADR 102), or null when it can: every key must read as it did, except other nodes' addresses
      * ({@code node.ID = host:port} of a node in both versions) and their client-facing keys (ports, hosts, the
      * advertised address). Values are compared as written, so a default spelled out where it was left out is a change.
+     *
+     * @throws ClusterConfig.ConfigException when either text has a malformed line (parse it first)
      */
     public static String reloadRefusal(String running, String next, int self) {
-        Map<String, String> was = keyValues(running);
-        Map<String, String> now = keyValues(next);
+        Map<String, String> was = ClusterConfig.keyValues(running, "the running cluster file");
+        Map<String, String> now = ClusterConfig.keyValues(next, "the new cluster file");
         java.util.List<String> refused = new java.util.ArrayList<>();
         java.util.Set<String> keys = new java.util.TreeSet<>(was.keySet());
         keys.addAll(now.keySet());
@@ -200,19 +204,6 @@ public final class VoleryConfig {
         } catch (NumberFormatException e) {
             return -1;
         }
-    }
-
-    /** The file's {@code key = value} lines, stripped; comments, blank and malformed lines left out. */
-    private static Map<String, String> keyValues(String text) {
-        Map<String, String> m = new TreeMap<>();
-        for (String line : text.split("\n")) {
-            String t = line.strip();
-            int eq = t.indexOf('=');
-            if (!t.isEmpty() && !t.startsWith("#") && eq > 0) {
-                m.putIfAbsent(t.substring(0, eq).strip(), t.substring(eq + 1).strip());
-            }
-        }
-        return m;
     }
 
     public static VoleryConfig load(Path file) throws IOException {
@@ -382,6 +373,7 @@ public final class VoleryConfig {
         VoleryConfig config = new VoleryConfig(source, cluster, nodes, tick, min, max, jute, partitioning, digest, words,
                 logDir, touch);
         config.advertisedClients.putAll(advertisedClients);
+        config.text = text;
         config.snapCount = r.intValue("snapCount", 100_000, 1, Integer.MAX_VALUE);
         config.snapMaxAgeSeconds = r.intValue("snapMaxAgeSeconds", DEFAULT_SNAP_MAX_AGE_SECONDS, 0, 86_400);
         config.sentPositionsMax = r.intValue("eyrie.sentPositionsMax", DEFAULT_SENT_POSITIONS_MAX, 1, Integer.MAX_VALUE);
@@ -426,6 +418,11 @@ public final class VoleryConfig {
      */
     public Path auditLog(int nodeId) {
         return auditLogDir == null ? null : auditLogDir.resolve("volery-" + nodeId + "-audit.log");
+    }
+
+    /** The file's text this configuration was read from. */
+    public String text() {
+        return text;
     }
 
     public String source() {

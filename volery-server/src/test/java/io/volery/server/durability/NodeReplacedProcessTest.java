@@ -36,7 +36,9 @@ class NodeReplacedProcessTest {
 
             // the machine of node 3 dies; its replacement has another address and nothing on disk
             cluster.kill(3);
-            deleteTree(cluster.nodeData(3));
+            if (Files.exists(cluster.nodeData(3))) {
+                org.apache.commons.io.file.PathUtils.deleteDirectory(cluster.nodeData(3));
+            }
             try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(1))) {
                 writes.run(zk, 20);
             }
@@ -111,7 +113,9 @@ class NodeReplacedProcessTest {
             assertTrue(cluster.snapshots(1).size() > 0, "node 1 should have taken a snapshot with snapCount=20");
 
             cluster.kill(3);
-            deleteTree(cluster.nodeData(3));
+            if (Files.exists(cluster.nodeData(3))) {
+                org.apache.commons.io.file.PathUtils.deleteDirectory(cluster.nodeData(3));
+            }
             try (ZooKeeper zk = AcknowledgedWrites.connect(cluster.connectString(1))) {
                 writes.run(zk, 20);
             }
@@ -149,17 +153,6 @@ class NodeReplacedProcessTest {
             return Long.parseLong(cluster.mntr(id).getOrDefault(key, "-1"));
         } catch (IOException | RuntimeException e) {
             return -1;
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }
