@@ -507,6 +507,14 @@ public abstract class StateMachine implements AutoCloseable {
         return runtime == null ? 0 : runtime.stats().stateTransfers.get();
     }
 
+    /**
+     * Times this replica, behind what the acceptors keep (it started without a checkpoint while no peer
+     * could give one), took a peer's checkpoint and moved its learner there while running.
+     */
+    public synchronized long learnerRepositions() {
+        return runtime == null ? 0 : runtime.stats().learnerRepositions.get();
+    }
+
     /** Where to get a checkpoint when none on disk is usable (with checkpointing on). Before run. */
     public void setPeerCheckpoints(PeerCheckpoints source) {
         requireNotRunning();

@@ -26,4 +26,17 @@ public interface MulticastEndpoint extends AtomicMulticast, DirectChannel {
 
     /** The application durably holds the state that {@code learnerCheckpoint} reflects. */
     void checkpointed(byte[] learnerCheckpoint);
+
+    /**
+     * Moves the running learner forward to {@code learnerCheckpoint}, a peer's, taken with the state the
+     * application has just restored in place of its own (see {@link DeliveryListener#behindTrimmedLogs}).
+     * Deliveries then continue after that checkpoint.
+     *
+     * @return completes with false, nothing changed, when the checkpoint is not ahead of the learner; fails
+     *         when it is corrupt or of other rings, or the endpoint cannot reposition its learner
+     */
+    default java.util.concurrent.CompletableFuture<Boolean> repositionLearner(byte[] learnerCheckpoint) {
+        return java.util.concurrent.CompletableFuture.failedFuture(
+                new UnsupportedOperationException(getClass().getSimpleName() + " cannot reposition its learner"));
+    }
 }

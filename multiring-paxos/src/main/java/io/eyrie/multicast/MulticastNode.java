@@ -297,6 +297,24 @@ public final class MulticastNode implements MulticastEndpoint {
         }
     }
 
+    @Override
+    public CompletableFuture<Boolean> repositionLearner(byte[] learnerCheckpoint) {
+        CompletableFuture<Boolean> f = new CompletableFuture<>();
+        byte[] copy = learnerCheckpoint.clone();
+        if (closed.get() || !started.get()) {
+            f.completeExceptionally(new MulticastException("node " + nodeId + " is not running"));
+        } else if (!post(() -> {
+            try {
+                f.complete(protocol.repositionLearner(copy, nowMillis(), out));
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        })) {
+            f.completeExceptionally(new MulticastException("node " + nodeId + " overloaded: event queue full"));
+        }
+        return f;
+    }
+
     /** A recent snapshot of the protocol's state, for monitoring; never blocks the loop. */
     public NodeStatus status() {
         return lastStatus;
@@ -574,6 +592,11 @@ public final class MulticastNode implements MulticastEndpoint {
                 ordered = Arrays.copyOf(ordered, orderedCount * 2);
             }
             ordered[orderedCount++] = proposalSeq;
+        }
+
+        @Override
+        public void behindTrimmedLogs(int ring, long neededInstance, long lowestKept) {
+            listener.behindTrimmedLogs(ring, neededInstance, lowestKept);
         }
 
         @Override

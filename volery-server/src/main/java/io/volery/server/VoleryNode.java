@@ -422,6 +422,11 @@ public final class VoleryNode implements AutoCloseable {
                 }
 
                 @Override
+                public long learnerRepositions() {
+                    return replica.learnerRepositions();
+                }
+
+                @Override
                 public long[] sideRequests() {
                     return multicast.sideRequestCounts();
                 }

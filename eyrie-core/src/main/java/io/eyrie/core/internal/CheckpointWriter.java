@@ -55,6 +55,18 @@ final class CheckpointWriter implements AutoCloseable {
         thread.start();
     }
 
+    /**
+     * A peer's checkpoint, already stored, now holds this replica's state (its learner was behind the
+     * acceptors' trimmed logs): it is the newest durable one.
+     */
+    synchronized void adopt(long position, byte[] learnerCheckpoint) {
+        if (position > durablePosition) {
+            durablePosition = position;
+            newestDurable = learnerCheckpoint;
+            submittedPosition = Math.max(submittedPosition, position);
+        }
+    }
+
     /** Hands over an image; returns at once. */
     synchronized void submit(long position, Encoder image, byte[] learnerCheckpoint) {
         if (pending != null) {
@@ -99,12 +111,19 @@ final class CheckpointWriter implements AutoCloseable {
                     log.error("checkpoint at position {} failed: {}", Position.toString(p.position), e.toString(), e);
                     continue;
                 }
-                durablePosition = p.position;
                 stats.checkpointsTaken.incrementAndGet();
-                if (newestDurable != null) {
-                    endpoint.checkpointed(newestDurable);
+                byte[] older;
+                synchronized (this) {
+                    if (p.position <= durablePosition) {
+                        continue; // a peer's newer checkpoint was adopted meanwhile
+                    }
+                    durablePosition = p.position;
+                    older = newestDurable;
+                    newestDurable = p.learnerCheckpoint;
                 }
-                newestDurable = p.learnerCheckpoint;
+                if (older != null) {
+                    endpoint.checkpointed(older);
+                }
                 log.debug("checkpoint position={} bytes={} written in {} ms", Position.toString(p.position),
                         image.length, (System.nanoTime() - start) / 1_000_000);
             }

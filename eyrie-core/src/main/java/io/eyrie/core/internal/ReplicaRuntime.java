@@ -8,6 +8,7 @@ import io.eyrie.core.PartitioningOracle;
 import io.eyrie.core.StateImage;
 import io.eyrie.multicast.ClusterConfig;
 import io.eyrie.multicast.Delivery;
+import io.eyrie.multicast.DeliveryListener;
 import io.eyrie.multicast.MulticastEndpoint;
 import io.eyrie.multicast.Position;
 import org.slf4j.Logger;
@@ -28,6 +29,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -75,7 +78,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         return signalsEnabled;
     }
 
-    private sealed interface Work permits Deliver, Stop, CaptureImage, Wake {
+    private sealed interface Work permits Deliver, Stop, CaptureImage, Wake, Reposition {
     }
 
     /** An exchange for a deferred round arrived: run the continuations that are ready. */
@@ -186,6 +189,13 @@ public final class ReplicaRuntime implements AutoCloseable {
     }
 
     private record Stop() implements Work {
+    }
+
+    /**
+     * A peer's checkpoint to take at this command boundary, because the acceptors trimmed what this
+     * replica's learner still needs; {@code taken} completes with whether it was.
+     */
+    private record Reposition(CheckpointImage image, int bytes, CompletableFuture<Boolean> taken) implements Work {
     }
 
     /** Peers asked for a state image: capture one at this command boundary. */
@@ -408,7 +418,7 @@ public final class ReplicaRuntime implements AutoCloseable {
         if (snapshots != null) {
             SnapshotStore.Verified v = snapshots.readNewestValid();
             if (v == null) {
-                v = fetchFromPeer();
+                v = fetchFromPeer(true);
             }
             if (v != null) {
                 restore(v);
@@ -418,7 +428,126 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
         endpoint.onDirect(this::onDirect);
         executor.start();
-        endpoint.start(this::onDelivery, learnerCheckpoint);
+        endpoint.start(new DeliveryListener() {
+            @Override
+            public void deliver(Delivery delivery) {
+                onDelivery(delivery);
+            }
+
+            @Override
+            public void behindTrimmedLogs(int ring, long neededInstance, long lowestKept) {
+                onBehindTrimmedLogs(ring, neededInstance, lowestKept);
+            }
+        }, learnerCheckpoint);
+    }
+
+    /** A thread is fetching a peer's checkpoint for a learner behind the trimmed logs. */
+    private final java.util.concurrent.atomic.AtomicBoolean repositioning = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * The acceptors trimmed what this replica's learner needs (its state is older than every
+     * checkpoint they keep for: it started without one while no peer could give it one). Replaying is
+     * impossible, so it takes a peer's newest checkpoint (as a replica without one does at start) and
+     * moves the learner there, without a restart. On the delivery thread: the fetch has its own.
+     */
+    private void onBehindTrimmedLogs(int ring, long neededInstance, long lowestKept) {
+        if (closed) {
+            return;
+        }
+        if (snapshots == null) {
+            log.error("node={} partition={} needs instance {} of ring {} but its acceptors keep nothing below {}, and "
+                            + "this replica keeps no checkpoints, so it cannot take a peer's: restart it with checkpointing on",
+                    nodeId, partition, neededInstance, ring, lowestKept);
+            return;
+        }
+        if (!repositioning.compareAndSet(false, true)) {
+            return;
+        }
+        log.warn("node={} partition={} needs instance {} of ring {} but its acceptors keep nothing below {}: taking a "
+                + "peer's checkpoint", nodeId, partition, neededInstance, ring, lowestKept);
+        Thread t = new Thread(this::repositionFromPeer, "eyrie-reposition-" + nodeId);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Fetches peers' checkpoints until the executor has taken one that moves the learner forward. */
+    private void repositionFromPeer() {
+        long pauseMillis = 1000;
+        try {
+            while (!closed) {
+                SnapshotStore.Verified v = fetchFromPeer(false);
+                if (v != null) {
+                    CheckpointImage ci = (CheckpointImage) KryoCodec.decode(v.image());
+                    CompletableFuture<Boolean> taken = new CompletableFuture<>();
+                    queue.add(new Reposition(ci, v.image().length, taken));
+                    if (awaitTaken(taken)) {
+                        return;
+                    }
+                }
+                Thread.sleep(pauseMillis);
+                pauseMillis = Math.min(pauseMillis * 2, 10_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | RuntimeException e) {
+            if (!closed) {
+                log.error("node={} partition={} could not take a peer's checkpoint; restart it to retry", nodeId,
+                        partition, e);
+            }
+        } finally {
+            repositioning.set(false);
+        }
+    }
+
+    /** Whether the executor took the checkpoint; false if it did not, or stopped first. */
+    private boolean awaitTaken(CompletableFuture<Boolean> taken) throws InterruptedException, ExecutionException {
+        while (!closed) {
+            try {
+                return taken.get(1, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                // executing a long command, or stopped: look again
+            }
+        }
+        return false;
+    }
+
+    /**
+     * On the executor: replaces the state with a peer's checkpoint and moves the learner to it, if the
+     * checkpoint is ahead of both; else changes nothing.
+     */
+    private boolean reposition(CheckpointImage ci, int bytes) throws InterruptedException {
+        if (ci.position <= lastPosition || ci.learnerCheckpoint == null) {
+            log.info("node={} partition={} the peer's checkpoint of position={} is not ahead of this replica's {}",
+                    nodeId, partition, Position.toString(ci.position), Position.toString(lastPosition));
+            return false;
+        }
+        boolean moved;
+        try {
+            // the learner first: if it is not behind the checkpoint, nothing changes
+            moved = endpoint.repositionLearner(ci.learnerCheckpoint).get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            log.warn("node={} partition={} could not move its learner to the peer's checkpoint: {}", nodeId, partition,
+                    e.toString());
+            return false;
+        }
+        if (!moved) {
+            log.info("node={} partition={} its learner is not behind the peer's checkpoint of position={}", nodeId,
+                    partition, Position.toString(ci.position));
+            return false;
+        }
+        long from = lastPosition;
+        restoreImage(ci);
+        inbox.finish(ci.position);
+        // deliveries still queued before the learner moved are covered by the image
+        skipUpTo = ci.position;
+        executingPosition = ci.position;
+        writer.adopt(ci.position, ci.learnerCheckpoint);
+        stats.learnerRepositions.incrementAndGet();
+        stats.stateTransferBytes.addAndGet(bytes);
+        log.warn("node={} partition={} took a peer's checkpoint of position={} ({} bytes) in place of its state of "
+                        + "position={}; its learner goes on from there", nodeId, partition, Position.toString(ci.position),
+                bytes, Position.toString(from));
+        return true;
     }
 
     private byte[] restoredLearnerCheckpoint;
@@ -428,7 +557,7 @@ public final class ReplicaRuntime implements AutoCloseable {
      * replaying from the start is impossible once the acceptors have trimmed. A peer's file is
      * checked like a local one and stored before it is used.
      */
-    private SnapshotStore.Verified fetchFromPeer() {
+    private SnapshotStore.Verified fetchFromPeer(boolean atStart) {
         byte[] framed;
         try {
             framed = app.fetchPeerCheckpoint();
@@ -437,8 +566,8 @@ public final class ReplicaRuntime implements AutoCloseable {
             return null;
         }
         if (framed == null) {
-            log.info("node={} partition={} has no checkpoint and no peer offered one: starting from the beginning",
-                    nodeId, partition);
+            log.info(atStart ? "node={} partition={} has no checkpoint and no peer offered one: starting from the beginning"
+                    : "node={} partition={} no peer offered a checkpoint; asking again", nodeId, partition);
             return null;
         }
         SnapshotStore.Verified v;
@@ -1056,6 +1185,15 @@ public final class ReplicaRuntime implements AutoCloseable {
                 if (w instanceof CaptureImage) {
                     continueOrTransfer(true);
                     serveImage();
+                    continue;
+                }
+                if (w instanceof Reposition r) {
+                    boolean taken = false;
+                    try {
+                        taken = reposition(r.image(), r.bytes());
+                    } finally {
+                        r.taken().complete(taken);
+                    }
                     continue;
                 }
                 Deliver d = (Deliver) w;

@@ -56,6 +56,11 @@ public final class ReplicaStats {
     public final AtomicLong earlyExchangesUsed = new AtomicLong();
     /** Times this replica, unable to replay a command, took a peer's state image instead. */
     public final AtomicLong stateTransfers = new AtomicLong();
+    /**
+     * Times this replica's learner, behind what the acceptors keep, was moved to a peer's checkpoint whose
+     * state it took (without a restart).
+     */
+    public final AtomicLong learnerRepositions = new AtomicLong();
     /** Bytes of the state images taken from peers. */
     public final AtomicLong stateTransferBytes = new AtomicLong();
     /** Deliveries skipped because a state image taken from a peer already covered them. */

@@ -120,7 +120,7 @@ public final class SnapshotStore {
     }
 
     /** Stores a checkpoint already framed (checked by the caller, e.g. one fetched from a peer). */
-    public void writeFramed(long position, byte[] file) {
+    public synchronized void writeFramed(long position, byte[] file) {
         Path target = dir.resolve(String.format("%s%019d%s", PREFIX, position, SUFFIX));
         Path tmp = dir.resolve(target.getFileName() + ".tmp");
         try {

@@ -194,6 +194,7 @@ public final class FourLetterWords {
         m.put("volery_side_requests_served", side[0]);
         m.put("volery_side_requests_refused", side[1]);
         m.put("volery_state_transfers", d.stateTransfers());
+        m.put("volery_learner_repositions", d.learnerRepositions());
         m.put("volery_frames_dropped", monitor.framesDropped());
         m.put("volery_frames_sent", monitor.framesSent());
         m.put("volery_socket_writes", monitor.socketWrites());

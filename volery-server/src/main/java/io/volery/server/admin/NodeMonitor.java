@@ -194,6 +194,11 @@ public final class NodeMonitor {
             return 0;
         }
 
+        /** Times the replica, behind the acceptors' trimmed logs, took a peer's snapshot while running. */
+        default long learnerRepositions() {
+            return 0;
+        }
+
         /** Peers' side requests (snapshot fetches, ADR 063) answered and refused on the ring port. */
         default long[] sideRequests() {
             return new long[] {0, 0};

@@ -259,6 +259,42 @@ final class Merger {
         return b.array();
     }
 
+    /**
+     * Moves the merge forward to a peer's learner checkpoint: this node's application replaced its state
+     * with the peer's of the same position (the acceptors trimmed what this learner still needed). Values
+     * buffered below the new place are dropped; those at or past it are kept.
+     *
+     * @return false, changing nothing, when the checkpoint is not ahead of this learner on every ring
+     * @throws IllegalArgumentException when it is corrupt or for other rings
+     */
+    boolean reposition(byte[] checkpoint) {
+        Merger at = new Merger(ringIds(), slotsPerRound, groups, checkpoint);
+        if (at.lastPosition <= lastPosition) {
+            return false;
+        }
+        for (int i = 0; i < streams.length; i++) {
+            if (at.streams[i].slotsConsumed < streams[i].slotsConsumed) {
+                return false;
+            }
+        }
+        for (int i = 0; i < streams.length; i++) {
+            RingStream s = streams[i];
+            RingStream t = at.streams[i];
+            s.nextInstance = t.nextInstance;
+            s.pendingSkipSlots = t.pendingSkipSlots;
+            s.slotsConsumed = t.slotsConsumed;
+            s.buffered.headMap(s.nextInstance).clear();
+            s.scanEnd = 0; // the walk starts over at the new next instance
+        }
+        round = at.round;
+        ringIndex = at.ringIndex;
+        slotInRound = at.slotInRound;
+        indexInBatch = at.indexInBatch;
+        lastPosition = at.lastPosition;
+        dedup = at.dedup;
+        return true;
+    }
+
     /** The per-ring instance below which this checkpoint needs nothing. */
     static TreeMap<Integer, Long> checkpointedInstances(byte[] checkpoint) {
         try {

@@ -382,6 +382,30 @@ public final class NodeProtocol {
         return merger.checkpoint();
     }
 
+    /**
+     * Moves the learner to a peer's checkpoint, whose state the application took because the acceptors
+     * trimmed what this learner still needed ({@link Output#behindTrimmedLogs}). Values it already
+     * holds past that place are delivered at once.
+     *
+     * @return false, changing nothing, when the checkpoint is not ahead of this learner
+     * @throws IllegalArgumentException when the checkpoint is corrupt or of other rings
+     */
+    public boolean repositionLearner(byte[] cp, long nowMillis, Output out) {
+        Output outer = begin(nowMillis, out);
+        try {
+            if (!merger.reposition(cp)) {
+                return false;
+            }
+            trimmedGapsReported.clear();
+            learnerLag.clear();
+            lastFetchMillis.clear();
+            merger.drain(this.out::deliver);
+            return true;
+        } finally {
+            finish(outer);
+        }
+    }
+
     public void checkpointed(byte[] cp, long nowMillis, Output out) {
         Map<Integer, Long> instances = Merger.checkpointedInstances(cp);
         Output outer = begin(nowMillis, out);
@@ -540,10 +564,12 @@ public final class NodeProtocol {
             RingAcceptor a = acceptors.get(l.ring());
             Merger.RingStream needs = merger.stream(l.ring());
             if (needs != null && l.lowestInstance() > needs.nextInstance && trimmedGapsReported.add(l.ring())) {
-                // this learner can never deliver again from here: say so rather than stall in silence
-                LOG.error("node={} ring={} needs instance {} but node {} trimmed its log below {}: this replica's "
-                                + "state is older than every acceptor keeps; restore it from a peer's snapshot",
+                // this learner can never deliver again from here: the application must take a peer's state
+                // and move the learner to that state's checkpoint (repositionLearner), once per stall
+                LOG.warn("node={} ring={} needs instance {} but node {} trimmed its log below {}: this replica's "
+                                + "state is older than every acceptor keeps; it needs a peer's checkpoint",
                         nodeId, l.ring(), needs.nextInstance, from, l.lowestInstance());
+                out.behindTrimmedLogs(l.ring(), needs.nextInstance, l.lowestInstance());
             }
             if (a != null && a.rejoining()) {
                 a.peerTrimmedBelow(l.lowestInstance());

@@ -26,4 +26,12 @@ public interface Output {
 
     /** An application message that came over the node's connections. */
     void direct(int fromNodeId, byte[] appMessage);
+
+    /**
+     * The learner needs instance {@code neededInstance} of {@code ring} but the acceptors kept nothing
+     * below {@code lowestKept}: it cannot deliver again until it is moved to a later checkpoint. Said once
+     * per stall.
+     */
+    default void behindTrimmedLogs(int ring, long neededInstance, long lowestKept) {
+    }
 }

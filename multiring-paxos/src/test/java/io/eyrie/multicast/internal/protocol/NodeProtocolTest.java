@@ -13,6 +13,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -167,6 +168,59 @@ class NodeProtocolTest {
         assertEquals(21, got.size(), "after restarting from its checkpoint node 3 should deliver only the new message");
         assertArrayEquals(new byte[] {99}, got.get(20).payload());
         assertTrue(got.get(20).position() > got.get(19).position(), "positions keep increasing across the restart");
+    }
+
+    /**
+     * A learner whose state is older than every acceptor keeps (its application lost its checkpoints after
+     * the ring trimmed) is told so once, and moved to a peer's checkpoint it delivers what follows at the
+     * same positions as its peers. Before: it logged an error and never delivered again.
+     */
+    @Test
+    void aLearnerBehindTrimmedLogs_isReported_andDeliversAgainFromAPeersCheckpoint() {
+        TestCluster c = new TestCluster(RingPaxosTest.cluster(3, ""), 1);
+        c.run(100);
+        for (int i = 0; i < 20; i++) {
+            c.propose(1 + i % 3, new int[] {1}, new byte[] {(byte) i});
+            c.run(2);
+        }
+        c.run(100);
+        byte[][] cps = new byte[4][];
+        for (int n = 1; n <= 3; n++) {
+            cps[n] = c.nodes.get(n).learnerCheckpoint();
+            c.nodes.get(n).checkpointed(cps[n], c.now, c.outputOf(n));
+        }
+        c.run(50);
+        long lowest = c.logs.get(1).get(1).lowestInstance();
+        assertTrue(lowest > 0, "ring 1 should be trimmed, lowest " + lowest);
+        c.crash(3);
+        c.start(3, null); // its application lost every checkpoint: the learner starts from instance 0
+        c.propose(1, new int[] {1}, new byte[] {99});
+        c.run(300);
+        List<Delivery> stuck = c.deliveriesAt(3);
+        assertEquals(20, stuck.size(), "node 3 delivers nothing more from instance 0");
+        // once per trimmed ring it learns, however often it asks
+        assertEquals(c.config.ringsLearnedBy(3).length, c.behindTrimmed.size(), "reports " + c.behindTrimmed.size());
+        assertEquals(c.behindTrimmed.size(), c.behindTrimmed.stream().mapToLong(r -> r[1]).distinct().count());
+        for (long[] r : c.behindTrimmed) {
+            assertEquals(3, r[0]);
+            assertEquals(0, r[2], "it needs instance 0");
+            assertTrue(r[3] > 0, "the acceptors keep nothing below " + r[3]);
+        }
+
+        assertFalse(c.nodes.get(3).repositionLearner(c.nodes.get(3).learnerCheckpoint(), c.now, c.outputOf(3)),
+                "its own place is not ahead of itself");
+        // the application took node 2's state of its checkpoint: the learner follows it there
+        assertTrue(c.nodes.get(3).repositionLearner(cps[2], c.now, c.outputOf(3)));
+        c.propose(2, new int[] {1}, new byte[] {100});
+        c.run(300);
+        List<Delivery> after = c.deliveriesAt(3).subList(20, c.deliveriesAt(3).size());
+        List<Delivery> at2 = c.deliveriesAt(2).subList(20, c.deliveriesAt(2).size());
+        assertEquals(2, after.size(), "the two messages after the checkpoint, once each");
+        for (int i = 0; i < 2; i++) {
+            assertEquals(at2.get(i).position(), after.get(i).position(), "same position as at node 2");
+            assertArrayEquals(at2.get(i).payload(), after.get(i).payload());
+        }
+        assertFalse(c.nodes.get(3).repositionLearner(cps[2], c.now, c.outputOf(3)), "a checkpoint behind it now");
     }
 
     @Test

@@ -51,6 +51,8 @@ final class TestCluster {
     final List<Sent> sent = new ArrayList<>();
     final List<Delivered> delivered = new ArrayList<>();
     final List<long[]> ordered = new ArrayList<>();
+    /** {node, ring, needed instance, lowest kept} of each behindTrimmedLogs report. */
+    final List<long[]> behindTrimmed = new ArrayList<>();
     /** Called inside deliver(), as an application would be. */
     java.util.function.BiConsumer<Integer, Delivery> onDeliver = (n, d) -> { };
     /** Milliseconds a link (from, to) takes beyond linkMillis; constant per link, so links stay FIFO. */
@@ -120,6 +122,11 @@ final class TestCluster {
 
             @Override
             public void direct(int fromNodeId, byte[] appMessage) {
+            }
+
+            @Override
+            public void behindTrimmedLogs(int ring, long neededInstance, long lowestKept) {
+                behindTrimmed.add(new long[] {id, ring, neededInstance, lowestKept});
             }
         };
     }
