@@ -3,7 +3,7 @@
 #   jepsen/run.sh --workload register --nemesis partition-halves,kill --time-limit 300
 # Options: --system volery|zookeeper  --workload register|set|unique-ids|queue|transfer
 #          --nemesis F1,F2,..|none (kill pause pause-partition partition-halves partition-bridge
-#          partition-coordinator partition-partitions restart)  --time-limit S  --concurrency N
+#          partition-coordinator partition-partitions restart lose-disk restart-lose-disk)  --time-limit S  --concurrency N
 #          --fault-duration S  --nemesis-interval S  --op-timeout MS  --root-share 0..1  --seed N
 #          --signals-off (the mutation)  --no-netns  --store DIR (default jepsen/store)
 #          --partitions N  --partitioning subtree|hash  --storage durable|memory  --tls

@@ -27,7 +27,7 @@
 
 (def tls-password "jepsen-tls")
 
-(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir tls? storage partitioning]}]
+(defn- volery-config [{:keys [nodes partitions addr ring-port client-port dir tls? storage partitioning snap-max-age-s]}]
   (str/join
    "\n"
    (concat
@@ -51,6 +51,7 @@
      "timeout.heartbeatMillis = 50"
      "timeout.suspectMillis = 500"
      "batch.maxBytes = 1114112"]
+    (when snap-max-age-s [(str "snapMaxAgeSeconds = " snap-max-age-s)])
     ;; mutual TLS between the nodes (ADR 061) with host names verified (ADR 065): one certificate naming
     ;; every node's address, as the nodes share this directory
     (when tls?
@@ -83,9 +84,10 @@
   :partitions (Volery's partition count, 2 by default; partition p is nodes 3p-2..3p), :partitioning
   (:subtree by default, or :hash), :unordered-sessions?
   (-Dvolery.testing.unorderedSessions=true: front ends send a session's requests without FIFO order, the
-  pipeline workload's mutation)."
+  pipeline workload's mutation), :snap-max-age-s (Volery's snapMaxAgeSeconds, 60 unless given: runs that lose
+  disks snapshot more often, so that the acceptors trim within the run)."
   [{:keys [system dir classpath signals-off? root-reads-anywhere? netns? partitions tls? storage unordered-sessions?
-           partitioning]
+           partitioning snap-max-age-s]
     :or {system :volery partitions 2 storage :durable partitioning :subtree}}]
   (let [nodes (if (= system :zookeeper) [1 2 3] (vec (range 1 (inc (* 3 partitions)))))
         ports (into {} (for [i nodes] [i [(free-port) (free-port)]]))
@@ -103,6 +105,7 @@
      :tls? (and tls? (not= system :zookeeper))
      :storage storage
      :partitioning partitioning
+     :snap-max-age-s snap-max-age-s
      :addr (if netns? net/node-ip (constantly "127.0.0.1"))
      :ring-port (if netns? (constantly 7000) #(first (ports %)))
      :client-port (if netns? (constantly 2181) #(second (ports %)))
@@ -165,6 +168,24 @@
     (.destroyForcibly p)
     (.waitFor p 10 TimeUnit/SECONDS)
     (swap! (:procs c) dissoc i)))
+
+(defn wipe-node!
+  "Deletes a (stopped) Volery node's data directory: its acceptor logs and snapshots, as a lost disk."
+  [c i]
+  (let [d (io/file (:dir c) "data" (str "node-" i))]
+    (when (.exists d)
+      (doseq [^File f (reverse (file-seq d))] (.delete f)))))
+
+(declare four-letter)
+
+(defn await-serving!
+  "Waits up to ms milliseconds until node i answers ruok; false if it does not."
+  [c i ms]
+  (let [deadline (+ (System/currentTimeMillis) ms)]
+    (loop []
+      (cond (some-> (four-letter c i "ruok") (str/starts-with? "imok")) true
+            (> (System/currentTimeMillis) deadline) false
+            :else (do (Thread/sleep 100) (recur))))))
 
 (defn pause-node! [c i] (some->> (pid c i) str (sh! "kill" "-STOP")))
 (defn resume-node! [c i] (some->> (pid c i) str (sh! "kill" "-CONT")))

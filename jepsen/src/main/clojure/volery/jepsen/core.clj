@@ -176,6 +176,15 @@
                        (log "network partitions are not available (" netns "): running" (pr-str kept)
                             "instead of" (pr-str (:nemesis opts))))
                      (if (and (empty? kept) (seq (:nemesis opts))) [:pause] kept)))
+        ;; ZooKeeper is not meant to survive a lost disk (a wiped server may vote before it has synced) and
+        ;; in-memory Volery has none to lose: there the disk faults are the kills they include
+        faults (if (and (some nemesis/disk-fault? faults)
+                        (or (= :zookeeper (:system opts)) (= :memory (:storage opts))))
+                 (let [kept (vec (distinct (replace {:lose-disk :kill :restart-lose-disk :restart} faults)))]
+                   (log "no disk to lose on" (name (:system opts)) (name (:storage opts :durable)) ": running"
+                        (pr-str kept) "instead of" (pr-str faults))
+                   kept)
+                 faults)
         opts (assoc opts :nemesis faults)
         _ (reset! workloads/partition-count (if (= :zookeeper (:system opts)) 2 (:partitions opts 2)))
         _ (reset! workloads/partitioning (if (= :zookeeper (:system opts)) :subtree (:partitioning opts :subtree)))
@@ -201,6 +210,7 @@
                            :tls? (:tls? opts)
                            :storage (:storage opts :durable)
                            :partitioning (:partitioning opts :subtree)
+                           :snap-max-age-s (when (some nemesis/disk-fault? faults) 10)
                            :netns? (true? netns)})
         runs (vec (for [wn names]
                     {:name wn :w (workloads/workload wn opts) :rec (atom nil)

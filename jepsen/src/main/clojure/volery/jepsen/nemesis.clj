@@ -8,13 +8,21 @@
     :partition-bridge   two halves that only one node hears both of (Jepsen's bridge)
     :partition-coordinator  a ring coordinator (ZooKeeper: the leader) cut from every other node
     :partition-partitions   Volery's partition 1 nodes cut from partition 2's (the mutation check's fault)
-    :restart            every node killed (kill -9) and started again"
+    :restart            every node killed (kill -9) and started again
+    :lose-disk          kill -9 of one node and its data directory deleted (acceptor logs, snapshots): it
+                        comes back empty at the stop (its acceptors rejoin, ADR 074; its replica takes a peer's
+                        snapshot, ADR 063). Volery with durable storage only
+    :restart-lose-disk  every node killed, one node's data directory deleted, and that node started first and
+                        alone, so no peer can give it a snapshot; then the others (its learner is behind the
+                        acceptors' trimmed logs and takes a peer's snapshot while running, ADR 103)"
   (:require [clojure.string :as str]
             [volery.jepsen.cluster :as cluster]
             [volery.jepsen.net :as net]))
 
 (def all-faults [:kill :pause :pause-partition :partition-halves :partition-bridge :partition-coordinator
-                 :partition-partitions :restart])
+                 :partition-partitions :restart :lose-disk :restart-lose-disk])
+
+(defn disk-fault? [f] (contains? #{:lose-disk :restart-lose-disk} f))
 
 (defn partition-fault? [f] (str/starts-with? (name f) "partition-"))
 
@@ -56,16 +64,27 @@
     :partition-partitions (let [g (complete-grudge (vals (:partitions c)))]
                             (when (< 1 (count (:partitions c))) (net/cut! g))
                             g)
-    :restart (do (cluster/kill-all! c) (cluster/start-all! c) :all)))
+    :restart (do (cluster/kill-all! c) (cluster/start-all! c) :all)
+    :lose-disk (let [n (rand-nth (:nodes c))]
+                 (cluster/kill-node! c n)
+                 (cluster/wipe-node! c n)
+                 [n])
+    :restart-lose-disk (let [n (rand-nth (:nodes c))]
+                         (cluster/kill-all! c)
+                         (cluster/wipe-node! c n)
+                         (cluster/start-node! c n)
+                         (cluster/await-serving! c n 30000)
+                         (doseq [i (:nodes c) :when (not= i n)] (cluster/start-node! c i))
+                         {:wiped n})))
 
 (defn stop!
   "Ends fault f that start! began with value v."
   [c f v]
   (case f
-    :kill (doseq [n v] (cluster/start-node! c n))
+    (:kill :lose-disk) (doseq [n v] (cluster/start-node! c n))
     (:pause :pause-partition) (doseq [n v] (cluster/resume-node! c n))
     (:partition-halves :partition-bridge :partition-coordinator :partition-partitions) (net/heal! (:nodes c))
-    :restart nil)
+    (:restart :restart-lose-disk) nil)
   :healed)
 
 (defn heal-all!

@@ -1,7 +1,7 @@
 (ns volery.jepsen.ci-test
   "The short version CI runs (about 5 minutes): registers over both partitions under a network
   partition and a kill -9 must be linearizable, with plain TCP and with TLS between the nodes, and under
-  kills with in-memory acceptor logs (ADR 074); pipelined sessions must keep their FIFO order and
+  kills with in-memory acceptor logs (ADR 074) and through lost disks; pipelined sessions must keep their FIFO order and
   linearizability under the same faults, also under hash partitioning (registers, transfers and pipelines at
   once); and the
   mutation check: with Eyrie's signals off
@@ -59,6 +59,19 @@
     ;; a first start's rejoin holds "0..-1": this one held the ring's history
     (is (re-find #"acceptor rejoined holding instances \d+\.\.\d" logs)
         "no killed node rejoined its rings with the ring's history")
+    (is (< 100 (get-in r [:stats :ok-count] 0)) (str "expected over 100 acknowledged operations, stats " (:stats r)))))
+
+(deftest with-lost-disks-registers-stay-linearizable
+  ;; a node killed with its data directory deleted comes back empty (acceptors rejoin, ADR 074; the replica
+  ;; takes a peer's snapshot, ADR 063), and after a restart of every node the wiped one starts first and alone,
+  ;; so none can give it a snapshot (once the acceptors trimmed, its learner takes one while running, ADR 103)
+  (let [r (core/run-test (merge base {:workload :register :nemesis [:lose-disk :restart-lose-disk]
+                                      :time-limit 45 :nemesis-interval-s 4 :fault-duration-s 5}))
+        faults (faults-injected r)]
+    (is (= true (:valid? r)) (str "expected a linearizable history through lost disks, got :valid? " (:valid? r) ": "
+                                  (:workload r) " (history in " (:dir r) ")"))
+    (is (pos? (get faults :start-lose-disk 0)) (str "expected a lost disk, faults were " faults))
+    (is (pos? (get faults :start-restart-lose-disk 0)) (str "expected a restart with a lost disk, faults were " faults))
     (is (< 100 (get-in r [:stats :ok-count] 0)) (str "expected over 100 acknowledged operations, stats " (:stats r)))))
 
 (deftest pipelined-sessions-keep-fifo-order-and-linearizability-through-a-partition-and-a-kill

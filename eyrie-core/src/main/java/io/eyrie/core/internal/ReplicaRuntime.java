@@ -579,8 +579,13 @@ public final class ReplicaRuntime implements AutoCloseable {
         }
         snapshots.writeFramed(v.position(), framed);
         stats.checkpointsFetched.incrementAndGet();
-        log.warn("node={} partition={} had no usable checkpoint; restored one from a peer at position={}", nodeId,
-                partition, Position.toString(v.position()));
+        if (atStart) {
+            log.warn("node={} partition={} had no usable checkpoint; restored one from a peer at position={}", nodeId,
+                    partition, Position.toString(v.position()));
+        } else {
+            log.info("node={} partition={} fetched a peer's checkpoint of position={}", nodeId, partition,
+                    Position.toString(v.position()));
+        }
         return v;
     }
 
