@@ -48,6 +48,28 @@ public abstract class StateMachine implements AutoCloseable {
         oracle.serve(endpoint.config());
     }
 
+    /**
+     * With checkpoints on a {@link io.eyrie.multicast.MulticastNode}: answers the partition's peers' requests for
+     * this replica's newest checkpoint on the node's ring port, and, unless {@link #setPeerCheckpoints} gave
+     * another source, asks them for theirs when this replica has none (ADR 104). The source, or null.
+     */
+    private PeerCheckpoints servePeerCheckpoints() {
+        if (!(endpoint instanceof io.eyrie.multicast.MulticastNode node)) {
+            return peerCheckpoints;
+        }
+        if (!node.serveSideRequests((from, kind) ->
+                kind == SideChannelCheckpoints.SNAPSHOT_KIND ? newestCheckpointFile() : null)) {
+            org.slf4j.LoggerFactory.getLogger(StateMachine.class).warn(
+                    "node {}: its transport has no side channel; peers cannot fetch its checkpoints", node.nodeId());
+        }
+        if (peerCheckpoints != null) {
+            return peerCheckpoints;
+        }
+        java.util.List<Integer> peers = java.util.Arrays.stream(node.config().nodesInGroup(getLocalPartition().getId()))
+                .filter(id -> id != node.nodeId()).boxed().toList();
+        return peers.isEmpty() ? null : new SideChannelCheckpoints(node::config, node.nodeId(), peers, 10_000);
+    }
+
     /** Executes one command and returns its result (sent to the client; Kryo must serialize it). */
     public abstract Object executeCommand(Command c);
 
@@ -63,6 +85,7 @@ public abstract class StateMachine implements AutoCloseable {
                 .withCheckpoints(checkpointDirectory, checkpointInterval, checkpointMaxMillis)
                 .withSentPositionsMax(sentPositionsMax)
                 .withInboxPositionsMax(inboxPositionsMax);
+        PeerCheckpoints peerSource = checkpointDirectory == null ? null : servePeerCheckpoints();
         runtime = new ReplicaRuntime(endpoint, oracle, new Application() {
             @Override
             public Object execute(Command c) {
@@ -91,7 +114,7 @@ public abstract class StateMachine implements AutoCloseable {
 
             @Override
             public byte[] fetchPeerCheckpoint() {
-                return peerCheckpoints == null ? null : peerCheckpoints.fetchNewest();
+                return peerSource == null ? null : peerSource.fetchNewest();
             }
         }, options);
         runtime.replyIdleDeliveries(replyIdleDeliveries);
@@ -515,7 +538,11 @@ public abstract class StateMachine implements AutoCloseable {
         return runtime == null ? 0 : runtime.stats().learnerRepositions.get();
     }
 
-    /** Where to get a checkpoint when none on disk is usable (with checkpointing on). Before run. */
+    /**
+     * Where to get a checkpoint when none on disk is usable (with checkpointing on); by default, on a
+     * {@code MulticastNode}, the other replicas of the partition over their ring ports ({@link SideChannelCheckpoints}).
+     * Before run.
+     */
     public void setPeerCheckpoints(PeerCheckpoints source) {
         requireNotRunning();
         this.peerCheckpoints = source;

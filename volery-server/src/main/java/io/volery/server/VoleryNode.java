@@ -321,14 +321,10 @@ public final class VoleryNode implements AutoCloseable {
             // the acceptor logs are durable: snapshots make a restart replay only what follows them,
             // and let the acceptors trim
             replica.setCheckpointing(snapshotDirectory(config, nodeId), snapCount, snapMaxAge);
-            // peers fetch this replica's newest snapshot from its ring port, with the ring's guard and TLS (ADR 063)
-            if (!multicast.serveSideRequests((from, kind) ->
-                    kind == io.volery.server.admin.PeerSnapshotFetcher.SNAPSHOT_KIND ? replica.newestCheckpointFile() : null)) {
-                log.warn("node {}: its transport has no side channel; peers cannot fetch its snapshots", nodeId);
-            }
-            if (!snapshotPeers.isEmpty()) {
-                replica.setPeerCheckpoints(new io.volery.server.admin.PeerSnapshotFetcher(multicast::config, nodeId, snapshotPeers, 10_000));
-            }
+            // peers fetch this replica's newest snapshot from its ring port, with the ring's guard and TLS (ADR 063):
+            // the replica serves them (ADR 104) and asks these peers, if any are given, when it has none
+            replica.setPeerCheckpoints(snapshotPeers.isEmpty() ? () -> null
+                    : new io.eyrie.core.SideChannelCheckpoints(multicast::config, nodeId, snapshotPeers, 10_000));
         }
         replica.runStateMachine();
         this.client = new EyrieClient(multicast, oracle, 100_000, 10_000);

@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * durable acceptor logs and checkpoints, under load from this JVM. A replica is killed with SIGKILL,
  * then the designated sender of another partition: commands keep completing; each restarts on the
  * same directories, restores its checkpoint, replays, and then holds exactly its peers' state (the
- * same digest at the same position of the order).
+ * same digest at the same position of the order). Or a replica loses its disk and comes back empty.
+ * Either way the history is checked for linearizability.
  */
 class BankProcessFaultTest {
 
@@ -45,9 +46,65 @@ class BankProcessFaultTest {
     private static final int LOAD_THREADS = 4;
     private static final int PROGRESS = 60;
 
+    /** What a scenario does to the running cluster while the load goes on. */
+    private interface Faults {
+        void inject(LocalClusterFile layout, ReplicaProcesses replicas, AtomicInteger completed) throws Exception;
+    }
+
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void killedReplicasIncludingADesignatedSenderRecoverToTheirPeersState(@TempDir Path dir) throws Exception {
+        runUnderLoad(dir, (layout, replicas, completed) -> {
+            int plainReplica = layout.replicasOf(2)[1];
+            int designatedSender = layout.replicasOf(1)[0];
+            for (int victim : new int[] {plainReplica, designatedSender}) {
+                awaitCheckpoint(dir.resolve("checkpoints/node-" + victim), replicas);
+                replicas.kill9(victim);
+                awaitProgress(completed, PROGRESS, 60, "commands to keep completing after node " + victim
+                        + " was killed with SIGKILL", replicas);
+                replicas.start(victim);
+                int restarted = victim;
+                await(() -> output(replicas, restarted).contains("node=" + restarted + " restores checkpoint"), 30,
+                        () -> "restarted node " + restarted + " to restore a checkpoint; it printed:\n"
+                                + output(replicas, restarted));
+                awaitProgress(completed, PROGRESS, 60, "commands to keep completing after node " + victim
+                        + " restarted", replicas);
+            }
+        });
+    }
+
+    /**
+     * A replica's disk is lost (kill -9, its checkpoints and acceptor logs deleted) after its partition's acceptors
+     * trimmed their logs, so replaying from the start is impossible: restarted empty, with nothing configured
+     * beyond checkpointing, it takes a peer's checkpoint over the ring port (ADR 104) and then holds its peers'
+     * state. Before, a plain Eyrie replica had no source of peer checkpoints unless the application wired one:
+     * it started from the beginning and never executed again.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aReplicaThatLostItsDiskTakesAPeersCheckpointWithoutBeingToldWhere(@TempDir Path dir) throws Exception {
+        runUnderLoad(dir, (layout, replicas, completed) -> {
+            int victim = layout.replicasOf(2)[2];
+            for (int n : layout.replicasOf(2)) {
+                // two checkpoints each: the acceptors trim below the older, so the start of the ring is gone
+                awaitCheckpoints(dir.resolve("checkpoints/node-" + n), 2, replicas);
+            }
+            awaitProgress(completed, PROGRESS, 60, "commands after every replica of partition 2 checkpointed twice",
+                    replicas);
+            replicas.kill9(victim);
+            deleteTree(dir.resolve("checkpoints/node-" + victim));
+            deleteTree(dir.resolve("data/node-" + victim));
+            awaitProgress(completed, PROGRESS, 60, "commands to keep completing after node " + victim
+                    + " lost its disk", replicas);
+            replicas.start(victim);
+            await(() -> output(replicas, victim).contains("restored one from a peer"), 60,
+                    () -> "node " + victim + " to restore a peer's checkpoint; it printed:\n" + output(replicas, victim));
+            awaitProgress(completed, PROGRESS, 60, "commands to keep completing after node " + victim
+                    + " restarted", replicas);
+        });
+    }
+
+    private void runUnderLoad(Path dir, Faults faults) throws Exception {
         LocalClusterFile layout = LocalClusterFile.create(PARTITIONS, REPLICAS, 2, "durable", dir.resolve("data"));
         Path configFile = layout.writeTo(dir.resolve("cluster.cfg"));
         Path digests = dir.resolve("digests");
@@ -105,21 +162,7 @@ class BankProcessFaultTest {
             }
             awaitProgress(completed, PROGRESS, 90, "the cluster to serve its first commands", replicas);
 
-            int plainReplica = layout.replicasOf(2)[1];
-            int designatedSender = layout.replicasOf(1)[0];
-            for (int victim : new int[] {plainReplica, designatedSender}) {
-                awaitCheckpoint(dir.resolve("checkpoints/node-" + victim), replicas);
-                replicas.kill9(victim);
-                awaitProgress(completed, PROGRESS, 60, "commands to keep completing after node " + victim
-                        + " was killed with SIGKILL", replicas);
-                replicas.start(victim);
-                int restarted = victim;
-                await(() -> output(replicas, restarted).contains("node=" + restarted + " restores checkpoint"), 30,
-                        () -> "restarted node " + restarted + " to restore a checkpoint; it printed:\n"
-                                + output(replicas, restarted));
-                awaitProgress(completed, PROGRESS, 60, "commands to keep completing after node " + victim
-                        + " restarted", replicas);
-            }
+            faults.inject(layout, replicas, completed);
             stop.set(true);
             for (Thread t : load) {
                 t.join(30_000);
@@ -154,7 +197,7 @@ class BankProcessFaultTest {
                     .check(new BankModel(ACCOUNTS, OPENING), history.operations());
             assertTrue(verdict.linearizable(), "history of " + history.size() + " operations is not linearizable: "
                     + verdict.explanation());
-            System.out.printf("bank processes: %d operations through two kill -9s, linearizable; digests agree%n",
+            System.out.printf("bank processes: %d operations through the faults, linearizable; digests agree%n",
                     history.size());
         } finally {
             stop.set(true);
@@ -207,12 +250,28 @@ class BankProcessFaultTest {
 
     /** A victim must have a checkpoint to restore, or the test would not exercise recovery from one. */
     private static void awaitCheckpoint(Path checkpointDir, ReplicaProcesses replicas) throws InterruptedException {
+        awaitCheckpoints(checkpointDir, 1, replicas);
+    }
+
+    private static void awaitCheckpoints(Path checkpointDir, int count, ReplicaProcesses replicas)
+            throws InterruptedException {
         await(() -> {
             try (var files = Files.list(checkpointDir)) {
-                return files.anyMatch(f -> f.getFileName().toString().endsWith(".kryo"));
+                return files.filter(f -> f.getFileName().toString().endsWith(".kryo")).count() >= count;
             } catch (IOException e) {
                 return false;
             }
-        }, 60, () -> "a checkpoint in " + checkpointDir + "\n" + replicas.tails());
+        }, 60, () -> count + " checkpoints in " + checkpointDir + "\n" + replicas.tails());
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (var paths = Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 }

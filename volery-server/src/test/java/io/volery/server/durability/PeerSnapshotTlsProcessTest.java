@@ -59,7 +59,7 @@ class PeerSnapshotTlsProcessTest {
                                     .filter(l -> l.contains("TLS") || l.contains("handshake")).toList()));
                 }
                 assertTrue(served >= 1, "no peer of node 5 answered a side request");
-                assertTrue(Files.readString(cluster.log(5)).contains("snapshot"), cluster.tail(5));
+                assertTrue(Files.readString(cluster.log(5)).contains("restored one from a peer"), cluster.tail(5));
                 writes.run(zk, 20);
             }
             try (ZooKeeper reader = cluster.session(5)) {
