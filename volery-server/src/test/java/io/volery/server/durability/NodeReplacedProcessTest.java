@@ -4,7 +4,6 @@ import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,8 +44,8 @@ class NodeReplacedProcessTest {
             int newClientPort = cluster.moveNode(3);
             for (int id : SURVIVORS) {
                 ProcessCluster.await("node " + id + " taking up the new cluster file", 30_000,
-                        () -> counter(cluster, id, "volery_cluster_file_reloads") >= 1);
-                assertEquals(0, counter(cluster, id, "volery_cluster_file_refused"), "node " + id + ": " + cluster.tail(id));
+                        () -> cluster.counter(id, "volery_cluster_file_reloads") >= 1);
+                assertEquals(0, cluster.counter(id, "volery_cluster_file_refused"), "node " + id + ": " + cluster.tail(id));
             }
             assertTrue(Files.readString(cluster.log(1)).contains("nodes [3] are dialled at"), cluster.tail(1));
 
@@ -84,7 +83,7 @@ class NodeReplacedProcessTest {
             cluster.rewriteConfig(moved.replace("snapCount = 100000", "snapCount = 5000"));
             for (int id : ProcessCluster.NODES) {
                 ProcessCluster.await("node " + id + " refusing a new snapCount", 30_000,
-                        () -> counter(cluster, id, "volery_cluster_file_refused") >= 1);
+                        () -> cluster.counter(id, "volery_cluster_file_refused") >= 1);
             }
             assertTrue(Files.readString(cluster.log(2)).contains("snapCount: '100000' becomes '5000'"), cluster.tail(2));
             try (ZooKeeper zk = cluster.session(2)) {
@@ -125,7 +124,7 @@ class NodeReplacedProcessTest {
             cluster.start(3);
             ProcessCluster.await("the replacement of node 3 rejoining ring 1 (its peers dial its name's new address)",
                     60_000, () -> cluster.acceptorJoined(3, 1));
-            assertEquals(1, counter(cluster, 3, "volery_snapshots_fetched"),
+            assertEquals(1, cluster.counter(3, "volery_snapshots_fetched"),
                     "the replacement should have restored a peer's snapshot; node 3:\n" + cluster.tail(3));
 
             cluster.kill(1);
@@ -143,16 +142,8 @@ class NodeReplacedProcessTest {
             cluster.assertReplicasAgree(1);
             assertEquals(file, Files.readString(cluster.config()), "the cluster file did not change");
             for (int id : SURVIVORS) {
-                assertEquals(0, counter(cluster, id, "volery_cluster_file_reloads"), "node " + id);
+                assertEquals(0, cluster.counter(id, "volery_cluster_file_reloads"), "node " + id);
             }
-        }
-    }
-
-    private static long counter(ProcessCluster cluster, int id, String key) {
-        try {
-            return Long.parseLong(cluster.mntr(id).getOrDefault(key, "-1"));
-        } catch (IOException | RuntimeException e) {
-            return -1;
         }
     }
 }

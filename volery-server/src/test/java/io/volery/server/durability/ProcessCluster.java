@@ -259,6 +259,15 @@ final class ProcessCluster implements AutoCloseable {
         return FourLetterWordClient.parseMntr(FourLetterWordClient.ask(clientAddress(id), "mntr", 15_000));
     }
 
+    /** A numeric mntr value of node {@code id}, or -1 when the node does not answer or lacks the key. */
+    long counter(int id, String key) {
+        try {
+            return Long.parseLong(mntr(id).getOrDefault(key, "-1"));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** The position of the last command delivered to node {@code id}'s replica ({@code volery_position}). */
     long position(int id) throws IOException {
         String[] f = mntr(id).get("volery_position").split("\\.");
