@@ -152,9 +152,13 @@ public final class VoleryMain implements Runnable {
             VoleryConfig c = VoleryConfig.load(config);
             c.node(node);
             if (c.logDir() != null) {
-                // read once, when the first logger is made: before any Volery class logs
+                // Appended to, as ZooKeeper's log is: a restart after a crash keeps the crash's lines (slf4j-simple
+                // truncates a logFile it opens). Its default target is standard error, looked up at each line;
+                // JVM errors printed there land in the same file.
                 Files.createDirectories(c.logDir());
-                System.setProperty("org.slf4j.simpleLogger.logFile", c.logDir().resolve("volery-" + node + ".log").toString());
+                System.setErr(new java.io.PrintStream(new java.io.FileOutputStream(
+                        c.logDir().resolve("volery-" + node + ".log").toFile(), true), true,
+                        java.nio.charset.StandardCharsets.UTF_8));
             }
             VoleryNode n = new VoleryNode(c.cluster(), node, VoleryNode.Options.of(c, node), c.snapCount(),
                     peersOf(c, node), c.sentPositionsMax(), java.time.Duration.ofSeconds(c.snapMaxAgeSeconds()));
