@@ -477,7 +477,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             while (!closed) {
                 SnapshotStore.Verified v = fetchFromPeer(false);
                 if (v != null) {
-                    CheckpointImage ci = (CheckpointImage) KryoCodec.decode(v.image());
+                    CheckpointImage ci = imageOf(v);
                     CompletableFuture<Boolean> taken = new CompletableFuture<>();
                     queue.add(new Reposition(ci, v.image().length, taken));
                     if (awaitTaken(taken)) {
@@ -516,7 +516,12 @@ public final class ReplicaRuntime implements AutoCloseable {
      * checkpoint is ahead of both; else changes nothing.
      */
     private boolean reposition(CheckpointImage ci, int bytes) throws InterruptedException {
-        if (ci.position <= lastPosition || ci.learnerCheckpoint == null) {
+        if (ci.learnerCheckpoint == null) {
+            log.warn("node={} partition={} the peer's checkpoint of position={} holds no learner position", nodeId,
+                    partition, Position.toString(ci.position));
+            return false;
+        }
+        if (ci.position <= lastPosition) {
             log.info("node={} partition={} the peer's checkpoint of position={} is not ahead of this replica's {}",
                     nodeId, partition, Position.toString(ci.position), Position.toString(lastPosition));
             return false;
@@ -536,11 +541,8 @@ public final class ReplicaRuntime implements AutoCloseable {
             return false;
         }
         long from = lastPosition;
-        restoreImage(ci);
-        inbox.finish(ci.position);
         // deliveries still queued before the learner moved are covered by the image
-        skipUpTo = ci.position;
-        executingPosition = ci.position;
+        takeWhileRunning(ci);
         writer.adopt(ci.position, ci.learnerCheckpoint);
         stats.learnerRepositions.incrementAndGet();
         stats.stateTransferBytes.addAndGet(bytes);
@@ -589,16 +591,33 @@ public final class ReplicaRuntime implements AutoCloseable {
         return v;
     }
 
-    private void restore(SnapshotStore.Verified v) {
+    /** The image of a checked checkpoint file, whose header and image must name the same position. */
+    private static CheckpointImage imageOf(SnapshotStore.Verified v) {
         CheckpointImage ci = (CheckpointImage) KryoCodec.decode(v.image());
         if (ci.position != v.position()) {
             throw new IllegalStateException("checkpoint file says position " + Position.toString(v.position())
                     + " but its image says " + Position.toString(ci.position));
         }
+        return ci;
+    }
+
+    private void restore(SnapshotStore.Verified v) {
+        CheckpointImage ci = imageOf(v);
         restoreImage(ci);
         restoredLearnerCheckpoint = ci.learnerCheckpoint;
         log.info("node={} partition={} restored checkpoint position={}", nodeId, partition,
                 Position.toString(ci.position));
+    }
+
+    /**
+     * On the executor of a running replica: replaces the state with a peer's image and skips the deliveries
+     * up to its position (the image covers them).
+     */
+    private void takeWhileRunning(CheckpointImage ci) {
+        restoreImage(ci);
+        inbox.finish(ci.position);
+        skipUpTo = ci.position;
+        executingPosition = ci.position;
     }
 
     /** Replaces the whole replica state with an image's: at start from a checkpoint, or from a peer's. */
@@ -1377,10 +1396,7 @@ public final class ReplicaRuntime implements AutoCloseable {
             throw new IllegalStateException("node " + f.peer() + " offered an image of position "
                     + Position.toString(f.position()) + " but sent one of " + Position.toString(ci.position));
         }
-        restoreImage(ci);
-        inbox.finish(ci.position);
-        skipUpTo = ci.position;
-        executingPosition = ci.position;
+        takeWhileRunning(ci);
         stats.stateTransfers.incrementAndGet();
         stats.stateTransferBytes.addAndGet(f.image().length);
         if (snapshots != null) {
